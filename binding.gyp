@@ -1,0 +1,17 @@
+{
+  "targets": [
+    {
+      "target_name": "netns",
+      "sources": [
+        "native/addon.cc",
+        "native/capabilities.cc",
+        "native/js_error.cc",
+        "native/nsfd.cc",
+        "native/thread_switch.cc"
+      ],
+      "dependencies": ["<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"],
+      "defines": ["NAPI_VERSION=8", "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS", "_GNU_SOURCE"],
+      "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-fvisibility=hidden", "-fstack-protector-strong"]
+    }
+  ]
+}

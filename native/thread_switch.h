@@ -1,0 +1,36 @@
+// The per-thread namespace switch. One instance belongs to one OS thread: it
+// remembers that thread's own namespace (its home), enters a target and comes
+// back. A thread whose return fails is poisoned: it must run nothing more and
+// exit, because it can no longer know which namespace its work would land in.
+#pragma once
+#include <optional>
+
+#include "failure.h"
+
+namespace netns {
+
+class ThreadSwitch {
+ public:
+  ThreadSwitch() = default;
+  ThreadSwitch(const ThreadSwitch&) = delete;
+  ThreadSwitch& operator=(const ThreadSwitch&) = delete;
+  ~ThreadSwitch();
+
+  // Opens /proc/self/task/<tid>/ns/net for the calling thread. Must be called
+  // on the owning thread before it has ever switched.
+  std::optional<Failure> Init();
+  std::optional<Failure> Enter(int target_fd);
+  // On failure the switch is poisoned for good.
+  std::optional<Failure> Restore();
+
+  bool initialized() const { return home_fd_ >= 0; }
+  bool switched() const { return switched_; }
+  bool poisoned() const { return poisoned_; }
+
+ private:
+  int home_fd_ = -1;
+  bool switched_ = false;
+  bool poisoned_ = false;
+};
+
+}  // namespace netns

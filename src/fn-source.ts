@@ -1,0 +1,90 @@
+// `fn` travels to the worker as source text. These helpers turn a function
+// into sendable text on the calling side and back into a function there.
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { ErrorCodes, netnsError } from './errors.js';
+
+const ownDir = fileURLToPath(new URL('.', import.meta.url));
+
+export function functionSource(fn: unknown): string {
+  if (typeof fn !== 'function') {
+    throw netnsError(ErrorCodes.INVALID_ARG, `fn must be a function, got ${typeof fn}`);
+  }
+  const source = Function.prototype.toString.call(fn);
+  if (source.endsWith('{ [native code] }')) {
+    throw netnsError(
+      ErrorCodes.INVALID_ARG,
+      'fn must be written in JavaScript (a bound or built-in function has no source to send)',
+    );
+  }
+  if (source.startsWith('class')) throw netnsError(ErrorCodes.INVALID_ARG, 'fn must be a function, not a class');
+  return source;
+}
+
+/**
+ * The file of the first caller outside this package, so that `require` inside
+ * fn resolves like the caller's own module. Skipped when fn never mentions
+ * require: capturing a stack costs more than the rest of a call.
+ */
+export function callerFile(source: string): string | null {
+  if (!source.includes('require')) return null;
+  const saved = Error.prepareStackTrace;
+  const savedLimit = Error.stackTraceLimit;
+  try {
+    Error.stackTraceLimit = 20;
+    Error.prepareStackTrace = (_error, sites) => sites;
+    const holder: { stack?: NodeJS.CallSite[] } = {};
+    Error.captureStackTrace(holder);
+    for (const site of holder.stack ?? []) {
+      const file = site.getFileName();
+      if (!file || file.startsWith('node:')) continue;
+      const path = file.startsWith('file:') ? fileURLToPath(file) : file;
+      if (!path.startsWith(ownDir)) return path;
+    }
+    return null;
+  } finally {
+    Error.prepareStackTrace = saved;
+    Error.stackTraceLimit = savedLimit;
+  }
+}
+
+// Method shorthand (`run() {}`) is not an expression on its own.
+function asExpression(source: string): string {
+  return /^(async\s+)?(\*\s*)?[\p{L}_$][\p{L}\p{N}_$]*\s*\(/u.test(source) &&
+    !/^(async\s+)?function\b/.test(source) &&
+    !/^async\s*\(/.test(source)
+    ? source.replace(/^(async\s+)?/, (m) => `${m}function `)
+    : source;
+}
+
+const MAX_CACHED = 1000;
+const compiled = new Map<string, (...args: unknown[]) => unknown>();
+
+/** Rebuilds fn in this thread, with `require` resolving from `caller`. */
+export function compileFunction(source: string, caller: string | null): (...args: unknown[]) => unknown {
+  const key = `${caller ?? ''}\0${source}`;
+  const hit = compiled.get(key);
+  if (hit) return hit;
+  const require = createRequire(caller ?? `${process.cwd()}/`);
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  const factory = new Function('require', `return (${asExpression(source)});`) as (
+    req: NodeJS.Require,
+  ) => (...args: unknown[]) => unknown;
+  const fn = factory(require);
+  if (compiled.size >= MAX_CACHED) compiled.clear();
+  compiled.set(key, fn);
+  return fn;
+}
+
+/** Says why a free variable is missing, since the message alone misleads. */
+export function explainReferenceError(error: unknown): unknown {
+  if (!(error instanceof ReferenceError)) return error;
+  const match = /^(\S+) is not defined$/.exec(error.message);
+  if (!match) return error;
+  const name = match[1];
+  error.message =
+    `${name} is not defined: withNetNS sends fn to a worker thread as source text, so fn cannot ` +
+    `see variables of its enclosing scope. Pass ${name} as an argument instead: ` +
+    `withNetNS(target, (${name}) => ..., ${name}), or use require()/import() inside fn.`;
+  return error;
+}
