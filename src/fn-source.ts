@@ -1,7 +1,9 @@
 // `fn` travels to the worker as source text. These helpers turn a function
 // into sendable text on the calling side and back into a function there.
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ErrorCodes, netnsError } from './errors.js';
 
 const ownDir = fileURLToPath(new URL('.', import.meta.url));
@@ -24,10 +26,10 @@ export function functionSource(fn: unknown): string {
 /**
  * The file of the first caller outside this package, so that `require` inside
  * fn resolves like the caller's own module. Skipped when fn never mentions
- * require: capturing a stack costs more than the rest of a call.
+ * require or import: capturing a stack costs more than the rest of a call.
  */
 export function callerFile(source: string): string | null {
-  if (!source.includes('require')) return null;
+  if (!source.includes('require') && !source.includes('import')) return null;
   const saved = Error.prepareStackTrace;
   const savedLimit = Error.stackTraceLimit;
   try {
@@ -57,6 +59,17 @@ function asExpression(source: string): string {
     : source;
 }
 
+// Test runners built on Vite rewrite `import()` in the caller's source to this
+// helper; providing it lets fn written in a vitest test use import() too.
+const VITEST_DYNAMIC_IMPORT = '__vite_ssr_dynamic_import__';
+
+function resolveForImport(require: NodeJS.Require, specifier: string): string {
+  if (specifier.startsWith('node:') || specifier.startsWith('file:')) return specifier;
+  // Vite hands over ids it resolved itself, relative to its root (the cwd).
+  if (specifier.startsWith('/') && !existsSync(specifier)) specifier = join(process.cwd(), specifier);
+  return pathToFileURL(require.resolve(specifier)).href;
+}
+
 const MAX_CACHED = 1000;
 const compiled = new Map<string, (...args: unknown[]) => unknown>();
 
@@ -66,11 +79,11 @@ export function compileFunction(source: string, caller: string | null): (...args
   const hit = compiled.get(key);
   if (hit) return hit;
   const require = createRequire(caller ?? `${process.cwd()}/`);
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  const factory = new Function('require', `return (${asExpression(source)});`) as (
+  const factory = new Function('require', VITEST_DYNAMIC_IMPORT, `return (${asExpression(source)});`) as (
     req: NodeJS.Require,
+    dynamicImport: (specifier: string) => Promise<unknown>,
   ) => (...args: unknown[]) => unknown;
-  const fn = factory(require);
+  const fn = factory(require, (specifier) => import(resolveForImport(require, specifier)));
   if (compiled.size >= MAX_CACHED) compiled.clear();
   compiled.set(key, fn);
   return fn;

@@ -354,10 +354,8 @@ export class WorkerPool {
   #onMessage(worker: PoolWorker, message: FromWorker): void {
     switch (message.type) {
       case 'results':
+        if (message.poisoned) this.#onPoisoned(worker, deserializeError(message.poisoned));
         this.#onResults(worker, message.results);
-        return;
-      case 'poisoned':
-        this.#onPoisoned(worker, deserializeError(message.error));
         return;
       case 'nested':
         this.#runNested(worker, message);

@@ -27,8 +27,7 @@ export type ToWorker =
 export const RESULT_FIELDS = 3;
 
 export type FromWorker =
-  | { type: 'results'; results: unknown[] }
-  | { type: 'poisoned'; error: SerializedError }
+  | { type: 'results'; results: unknown[]; poisoned?: SerializedError }
   | { type: 'nested'; id: number; fd: number; source: string; caller: string | null; args: unknown[] };
 
 /** Shared doorbell words, so either side can wait for the other without the event loop. */

@@ -19,6 +19,7 @@ import {
   TASK_FIELDS,
   type FromWorker,
   type Outcome,
+  type SerializedError,
   type ToWorker,
 } from './wire.js';
 
@@ -40,15 +41,16 @@ function send(message: FromWorker): void {
   port.postMessage(message);
 }
 
-function flushResults(): void {
+function flushResults(poisoned?: SerializedError): void {
   if (results.length === 0) return;
   const batch = results;
   results = [];
   try {
-    send({ type: 'results', results: batch });
+    send(poisoned ? { type: 'results', results: batch, poisoned } : { type: 'results', results: batch });
   } catch {
     // One value could not be cloned; send them one by one so only it fails.
     for (let i = 0; i < batch.length; i += 3) sendOne(batch[i] as number, batch[i + 1] as boolean, batch[i + 2]);
+    if (poisoned) send({ type: 'results', results: [], poisoned });
   }
   Atomics.add(bell, BELL_RESULTS, 1);
 }
@@ -82,8 +84,9 @@ function finish(id: number, ok: boolean, value: unknown): void {
   const restoreError = native.restore();
   pushResult(id, ok, value);
   if (!restoreError) return;
-  flushResults();
-  send({ type: 'poisoned', error: serializeError(fromNative(restoreError)) });
+  // The pool learns of it in the same message as the result, so it never
+  // hands this thread another task.
+  flushResults(serializeError(fromNative(restoreError)));
   process.exit(1);
 }
 

@@ -1,0 +1,225 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closePool, configurePool, NetNS, poolStats, withNetNS } from '../../dist/index.js';
+import { addNamespace, inodeOf, openFdCount, removeNamespaces, threadCount, threadsAwayFrom } from '../helpers/namespaces.js';
+import { privileged } from '../helpers/privileges.js';
+
+const home = inodeOf('/proc/thread-self/ns/net');
+const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+describe.skipIf(!privileged)('withNetNS', () => {
+  let names: string[];
+  let blue: NetNS;
+
+  beforeAll(() => {
+    names = [addNamespace(), addNamespace(), addNamespace()];
+    blue = NetNS.open(names[0]!);
+  });
+
+  afterAll(async () => {
+    blue.close();
+    await closePool();
+    removeNamespaces();
+  });
+
+  it('runs fn inside the target namespace', async () => {
+    const seen = await withNetNS(blue, () => require('node:fs').statSync('/proc/thread-self/ns/net').ino);
+    expect(seen).toBe(blue.inode);
+    expect(seen).not.toBe(home);
+  });
+
+  it('accepts a bare name and a path as target', async () => {
+    const byName = await withNetNS(names[1]!, () => require('node:fs').statSync('/proc/thread-self/ns/net').ino);
+    const byPath = await withNetNS(`/var/run/netns/${names[1]}`, () =>
+      require('node:fs').statSync('/proc/thread-self/ns/net').ino,
+    );
+    expect(byName).toBe(inodeOf(`/run/netns/${names[1]}`));
+    expect(byPath).toBe(byName);
+  });
+
+  it('never moves the main thread, while fn runs or after', async () => {
+    const gate = new Int32Array(new SharedArrayBuffer(8));
+    const running = withNetNS(
+      blue,
+      async (gate: Int32Array) => {
+        Atomics.store(gate, 1, 1);
+        Atomics.notify(gate, 1);
+        const waited = Atomics.waitAsync(gate, 0, 0);
+        if (waited.async) await waited.value;
+        return require('node:fs').statSync('/proc/thread-self/ns/net').ino;
+      },
+      gate,
+    );
+    const started = Atomics.waitAsync(gate, 1, 0);
+    if (started.async) await started.value;
+    expect(inodeOf('/proc/thread-self/ns/net')).toBe(home);
+    expect(inodeOf('/proc/self/ns/net')).toBe(home);
+    Atomics.store(gate, 0, 1);
+    Atomics.notify(gate, 0);
+    expect(await running).toBe(blue.inode);
+    expect(inodeOf('/proc/thread-self/ns/net')).toBe(home);
+  });
+
+  it('keeps 200 concurrent calls over three namespaces apart', async () => {
+    const expected = names.map((name) => inodeOf(`/run/netns/${name}`));
+    const calls = Array.from({ length: 200 }, (_, i) =>
+      withNetNS(names[i % 3]!, (i: number) => [i, require('node:fs').statSync('/proc/thread-self/ns/net').ino], i),
+    );
+    for (const [i, inode] of await Promise.all(calls)) expect(inode).toBe(expected[i % 3]);
+  });
+
+  it('rejects with the error fn threw, and the pool keeps working', async () => {
+    const failing = withNetNS(blue, () => {
+      const error = new RangeError('no route to the moon');
+      Object.assign(error, { code: 'EMOON', detail: 42 });
+      throw error;
+    });
+    await expect(failing).rejects.toThrow(RangeError);
+    await failing.catch((error: RangeError & { code: string; detail: number }) => {
+      expect(error.message).toBe('no route to the moon');
+      expect(error.code).toBe('EMOON');
+      expect(error.detail).toBe(42);
+      expect(error.stack).toContain('no route to the moon');
+    });
+    await expect(withNetNS(blue, async () => Promise.reject(new Error('later')))).rejects.toThrow('later');
+    expect(await withNetNS(blue, () => 'still fine')).toBe('still fine');
+  });
+
+  it('explains a variable fn cannot see', async () => {
+    const outside = 5;
+    // @ts-expect-error fn is sent as source text, so `outside` is not in its scope
+    const error = await withNetNS(blue, () => outside + 1).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(ReferenceError);
+    expect((error as Error).message).toMatch(/outside is not defined: .*Pass outside as an argument/);
+  });
+
+  it('passes arguments and results by structured clone', async () => {
+    const input = { when: new Date(0), tags: new Set(['a']), bytes: new Uint8Array([1, 2]) };
+    const output = await withNetNS(blue, (value: typeof input) => ({ ...value, size: value.tags.size }), input);
+    expect(output).toEqual({ ...input, size: 1 });
+    await expect(withNetNS(blue, (f: unknown) => f, () => 1)).rejects.toMatchObject({ code: 'ERR_NETNS_NOT_CLONEABLE' });
+    await expect(withNetNS(blue, () => () => 1)).rejects.toMatchObject({ code: 'ERR_NETNS_NOT_CLONEABLE' });
+  });
+
+  it('runs nested calls, even with a single worker', async () => {
+    configurePool({ maxWorkers: 1 });
+    try {
+      const [outerBefore, inner, outerAfter] = await withNetNS(
+        blue,
+        async (other: string) => {
+          const { withNetNS } = await import('netns');
+          const ino = () => require('node:fs').statSync('/proc/thread-self/ns/net').ino;
+          const before = ino();
+          const nested = await withNetNS(other, () => require('node:fs').statSync('/proc/thread-self/ns/net').ino);
+          return [before, nested, ino()];
+        },
+        names[1]!,
+      );
+      expect(outerBefore).toBe(blue.inode);
+      expect(inner).toBe(inodeOf(`/run/netns/${names[1]}`));
+      expect(outerAfter).toBe(blue.inode);
+    } finally {
+      configurePool({ maxWorkers: 2 });
+    }
+  });
+
+  it('puts child processes and sockets made in fn inside the namespace', async () => {
+    const child = await withNetNS(blue, () =>
+      require('node:child_process').execFileSync('readlink', ['/proc/self/ns/net'], { encoding: 'utf8' }).trim(),
+    );
+    expect(child).toBe(`net:[${blue.inode}]`);
+
+    const { port, echoed, listed } = await withNetNS(blue, async () => {
+      const net = require('node:net');
+      const server = net.createServer((socket: import('node:net').Socket) => socket.pipe(socket));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const port = server.address().port as number;
+      const tcp = require('node:fs').readFileSync('/proc/thread-self/net/tcp', 'utf8') as string;
+      const echoed = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () => socket.end('ping'));
+        socket.setEncoding('utf8').on('data', resolve).on('error', reject);
+      });
+      server.close();
+      const hex = port.toString(16).toUpperCase().padStart(4, '0');
+      return { port, echoed, listed: tcp.includes(`:${hex} 00000000:0000 0A`) };
+    });
+    expect(echoed).toBe('ping');
+    expect(listed).toBe(true);
+    const hex = port.toString(16).toUpperCase().padStart(4, '0');
+    expect(readFileSync('/proc/self/net/tcp', 'utf8')).not.toContain(`:${hex} 00000000:0000 0A`);
+  });
+
+  it('aborts a call whose fn never settles by discarding its worker', async () => {
+    const before = poolStats().threadsDiscarded;
+    const controller = new AbortController();
+    const stuck = withNetNS(blue, { signal: controller.signal }, () => new Promise(() => {}));
+    setImmediate(() => controller.abort());
+    await expect(stuck).rejects.toMatchObject({ name: 'AbortError' });
+    expect(poolStats().threadsDiscarded).toBe(before + 1);
+    await expect(withNetNS(blue, { signal: AbortSignal.abort() }, () => 1)).rejects.toMatchObject({ name: 'AbortError' });
+    expect(await withNetNS(blue, { signal: new AbortController().signal }, () => 2)).toBe(2);
+  });
+
+  it('leaves every thread of the process at home once calls settle', async () => {
+    await Promise.all(Array.from({ length: 50 }, (_, i) => withNetNS(names[i % 3]!, () => 0)));
+    expect(threadsAwayFrom(home)).toEqual([]);
+  });
+
+  it('discards a thread whose restore fails, warns, and carries on', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    const before = poolStats();
+    try {
+      const result = await withNetNS(blue, () => {
+        require('netns/testing').dropThreadCapability('CAP_SYS_ADMIN');
+        return 'done before the failed restore';
+      });
+      expect(result).toBe('done before the failed restore');
+      await new Promise((resolve) => setImmediate(resolve));
+      const after = poolStats();
+      expect(after.restoreFailures).toBe(before.restoreFailures + 1);
+      expect(after.threadsDiscarded).toBe(before.threadsDiscarded + 1);
+      expect(warnings.map((w) => (w as Error & { code?: string }).code)).toContain('NETNS_RESTORE_FAILED');
+      const next = await withNetNS(names[2]!, () => require('node:fs').statSync('/proc/thread-self/ns/net').ino);
+      expect(next).toBe(inodeOf(`/run/netns/${names[2]}`));
+      await waitForThreadsHome();
+      expect(threadsAwayFrom(home)).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('leaves fd and thread counts where they were after 10,000 calls', async () => {
+    // Warm up to the pool's full size first: a second worker is not a leak.
+    await Promise.all(Array.from({ length: 1000 }, () => withNetNS(blue, () => 0)));
+    const fds = openFdCount();
+    const threads = threadCount();
+    for (let round = 0; round < 10; round++) {
+      await Promise.all(Array.from({ length: 1000 }, (_, i) => withNetNS(i % 2 ? blue : names[1]!, () => 0)));
+    }
+    expect(Math.abs(openFdCount() - fds)).toBeLessThanOrEqual(2);
+    expect(Math.abs(threadCount() - threads)).toBeLessThanOrEqual(2);
+  });
+
+  it('lets a script that makes one call exit by itself', async () => {
+    const script = `import('netns').then((m) => m.withNetNS(${JSON.stringify(names[0])}, () => 7)).then((v) => console.log('got', v))`;
+    const { code, stdout } = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = execFile(process.execPath, ['-e', script], { cwd: packageRoot }, (error, stdout) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout }),
+      );
+      child.stdin?.end();
+    });
+    expect(stdout.trim()).toBe('got 7');
+    expect(code).toBe(0);
+  });
+});
+
+// A discarded thread's exit is reported after its last message; wait for the task list to show it.
+async function waitForThreadsHome(): Promise<void> {
+  for (let i = 0; i < 100 && threadsAwayFrom(home).length > 0; i++) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
