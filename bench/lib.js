@@ -1,0 +1,97 @@
+// Shared benchmark plumbing: statistics, a scratch namespace, baselines built
+// from C, and a table that prints each figure beside its baseline.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const benchDir = fileURLToPath(new URL('.', import.meta.url));
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+export function nowUs() {
+  return Number(process.hrtime.bigint()) / 1000;
+}
+
+/** Namespaces for one benchmark run, removed on exit and on Ctrl-C. */
+export function scratchNamespaces(count) {
+  const names = Array.from({ length: count }, (_, i) => `nsbench-${process.pid}-${i}`);
+  for (const name of names) {
+    execFileSync('ip', ['netns', 'add', name]);
+    execFileSync('ip', ['-n', name, 'link', 'set', 'lo', 'up']);
+  }
+  const remove = () => {
+    for (const name of names) {
+      try {
+        execFileSync('ip', ['netns', 'del', name]);
+      } catch {
+        // already gone
+      }
+    }
+  };
+  process.once('exit', remove);
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
+  return names;
+}
+
+let cDir;
+/** Compiles bench/NAME.c once per run and returns the binary's path. */
+export function compileC(name) {
+  cDir ??= mkdtempSync(join(tmpdir(), 'netns-bench-'));
+  const out = join(cDir, name);
+  execFileSync('cc', ['-O2', '-o', out, join(benchDir, `${name}.c`)]);
+  return out;
+}
+
+/** Median wall time, in microseconds, of running a command to exit. */
+export async function commandMedianUs(argv, runs) {
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const start = nowUs();
+    await new Promise((resolve, reject) => {
+      const child = spawn(argv[0], argv.slice(1), { stdio: 'ignore' });
+      child.on('error', reject);
+      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${argv.join(' ')} exited ${code}`))));
+    });
+    times.push(nowUs() - start);
+  }
+  return median(times);
+}
+
+const rows = [];
+/** Records one figure; the ratio printed is ours / baseline. */
+export function record(section, metric, ours, unit, baselineName, baseline) {
+  rows.push({ section, metric, ours, unit, baselineName, baseline });
+}
+
+function format(value) {
+  if (value === undefined) return '';
+  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
+}
+
+function ratio(value) {
+  return value >= 0.01 ? `${value.toFixed(2)}x` : `1/${(1 / value).toFixed(0)}x`;
+}
+
+export function printTable() {
+  const header = ['section', 'metric', 'ours', 'unit', 'baseline (same run)', 'baseline', 'ratio'];
+  const lines = rows.map((r) => [
+    r.section,
+    r.metric,
+    format(r.ours),
+    r.unit,
+    r.baselineName ?? '',
+    format(r.baseline),
+    r.baseline ? ratio(r.ours / r.baseline) : '',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const show = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join('  ');
+  console.log(show(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const line of lines) console.log(show(line));
+}

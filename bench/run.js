@@ -1,0 +1,19 @@
+// `npm run bench [-- section...]`: runs the benchmarks as root on scratch
+// namespaces and prints every figure beside a baseline measured in the same run.
+import { printTable, scratchNamespaces } from './lib.js';
+import { benchWithNetNS } from './with-netns.js';
+
+const sections = { 'with-netns': benchWithNetNS };
+
+if (process.getuid?.() !== 0) {
+  console.error('bench: needs root (CAP_SYS_ADMIN) to create namespaces; run: sudo npm run bench');
+  process.exit(1);
+}
+const wanted = process.argv.slice(2);
+const names = scratchNamespaces(2);
+for (const [section, run] of Object.entries(sections)) {
+  if (wanted.length > 0 && !wanted.includes(section)) continue;
+  const note = await run(names);
+  if (note) console.error(`${section}: ${note}`);
+}
+printTable();
