@@ -89,7 +89,6 @@ describe.skipIf(!privileged)('withNetNS', () => {
 
   it('explains a variable fn cannot see', async () => {
     const outside = 5;
-    // @ts-expect-error fn is sent as source text, so `outside` is not in its scope
     const error = await withNetNS(blue, () => outside + 1).catch((e: Error) => e);
     expect(error).toBeInstanceOf(ReferenceError);
     expect((error as Error).message).toMatch(/outside is not defined: .*Pass outside as an argument/);
