@@ -5,13 +5,46 @@
       "sources": [
         "native/addon.cc",
         "native/capabilities.cc",
+        "native/io_jobs.cc",
+        "native/io_pool.cc",
         "native/js_error.cc",
         "native/nsfd.cc",
         "native/thread_switch.cc"
       ],
-      "dependencies": ["<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"],
-      "defines": ["NAPI_VERSION=8", "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS", "_GNU_SOURCE"],
-      "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-fvisibility=hidden", "-fstack-protector-strong"]
+      "dependencies": [
+        "<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"
+      ],
+      "defines": [
+        "NAPI_VERSION=8",
+        "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS",
+        "_GNU_SOURCE"
+      ],
+      "cflags_cc": [
+        "-std=c++17",
+        "-Wall",
+        "-Wextra",
+        "-fvisibility=hidden",
+        "-fstack-protector-strong"
+      ]
+    },
+    {
+      "target_name": "netns-exec",
+      "type": "executable",
+      "sources": [
+        "native/exec_helper.cc"
+      ],
+      "cflags_cc": [
+        "-std=c++17",
+        "-Wall",
+        "-Wextra",
+        "-fstack-protector-strong"
+      ],
+      "cflags_cc!": [
+        "-fno-exceptions"
+      ],
+      "defines": [
+        "_GNU_SOURCE"
+      ]
     }
   ]
 }

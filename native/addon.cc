@@ -4,7 +4,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
+#include <cerrno>
+
+#include <memory>
+
 #include "capabilities.h"
+#include "io_jobs.h"
+#include "io_pool.h"
 #include "js_error.h"
 #include "nsfd.h"
 #include "thread_switch.h"
@@ -24,6 +32,25 @@ int FdArgument(const Napi::CallbackInfo& info, size_t index) {
   return info[index].As<Napi::Number>().Int32Value();
 }
 
+int IntArgument(const Napi::CallbackInfo& info, size_t index, const char* what) {
+  if (!info[index].IsNumber()) throw Napi::TypeError::New(info.Env(), std::string(what) + " must be a number");
+  return info[index].As<Napi::Number>().Int32Value();
+}
+
+std::string StringArgument(const Napi::CallbackInfo& info, size_t index, const char* what) {
+  if (!info[index].IsString()) throw Napi::TypeError::New(info.Env(), std::string(what) + " must be a string");
+  return info[index].As<Napi::String>().Utf8Value();
+}
+
+// Each job owns its own descriptor, so closing the NetNS handle meanwhile is safe.
+int DupNamespaceFd(Napi::Env env, int fd) {
+  int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  if (dup < 0) throw ToJsError(env, Failure::Sys(errno, "fcntl"));
+  return dup;
+}
+
+constexpr size_t kIoThreads = 2;
+
 }  // namespace
 
 class NetnsAddon : public Napi::Addon<NetnsAddon> {
@@ -38,6 +65,11 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("enter", &NetnsAddon::EnterJs),
         InstanceMethod("restore", &NetnsAddon::RestoreJs),
         InstanceMethod("dropEffectiveCapability", &NetnsAddon::DropEffectiveCapabilityJs),
+        InstanceMethod("ioSocket", &NetnsAddon::IoSocketJs),
+        InstanceMethod("ioBind", &NetnsAddon::IoBindJs),
+        InstanceMethod("ioReadFile", &NetnsAddon::IoReadFileJs),
+        InstanceMethod("ioWriteFile", &NetnsAddon::IoWriteFileJs),
+        InstanceMethod("ioStats", &NetnsAddon::IoStatsJs),
     });
   }
 
@@ -105,8 +137,77 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     return env.Undefined();
   }
 
+  // The I/O threads are created from this environment's JS thread; a pool
+  // worker's JS thread may be switched, so it gets none.
+  IoPool& Io(Napi::Env env) {
+    if (switch_thread_)
+      throw ToJsError(env, Failure::Own("ERR_NETNS_SWITCHED_THREAD",
+                                        "NetNS I/O methods cannot be used inside withNetNS's fn: it already "
+                                        "runs in its namespace, so create sockets and processes directly"));
+    if (!io_) io_ = std::make_unique<IoPool>(env, kIoThreads);
+    return *io_;
+  }
+
+  Napi::Value Submit(Napi::Env env, std::unique_ptr<IoJob> job) {
+    Napi::Promise promise = job->promise();
+    Io(env).Submit(env, std::move(job));
+    return promise;
+  }
+
+  // ioSocket(nsFd, domain, type, protocol) -> Promise<fd>
+  Napi::Value IoSocketJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    int domain = IntArgument(info, 1, "domain");
+    int type = IntArgument(info, 2, "type");
+    int protocol = IntArgument(info, 3, "protocol");
+    Io(env);
+    int ns = DupNamespaceFd(env, FdArgument(info, 0));
+    return Submit(env, std::make_unique<SocketJob>(env, ns, domain, type, protocol));
+  }
+
+  // ioBind(nsFd, type, host, port, unix, backlog) -> Promise<fd>
+  Napi::Value IoBindJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    BindSpec spec;
+    int type = IntArgument(info, 1, "type");
+    spec.host = StringArgument(info, 2, "host");
+    spec.port = IntArgument(info, 3, "port");
+    spec.unix = info[4].ToBoolean();
+    spec.backlog = IntArgument(info, 5, "backlog");
+    Io(env);
+    int ns = DupNamespaceFd(env, FdArgument(info, 0));
+    return Submit(env, std::make_unique<BoundSocketJob>(env, ns, type, std::move(spec)));
+  }
+
+  // ioReadFile(nsFd, path) -> Promise<Buffer>
+  Napi::Value IoReadFileJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    std::string path = StringArgument(info, 1, "path");
+    Io(env);
+    int ns = DupNamespaceFd(env, FdArgument(info, 0));
+    return Submit(env, std::make_unique<ReadFileJob>(env, ns, std::move(path)));
+  }
+
+  // ioWriteFile(nsFd, path, data) -> Promise<void>
+  Napi::Value IoWriteFileJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    std::string path = StringArgument(info, 1, "path");
+    std::string data = StringArgument(info, 2, "data");
+    Io(env);
+    int ns = DupNamespaceFd(env, FdArgument(info, 0));
+    return Submit(env, std::make_unique<WriteFileJob>(env, ns, std::move(path), std::move(data)));
+  }
+
+  Napi::Value IoStatsJs(const Napi::CallbackInfo& info) {
+    Napi::Object stats = Napi::Object::New(info.Env());
+    stats.Set("threadsCreated", static_cast<double>(io_ ? io_->threads_created() : 0));
+    stats.Set("threadsDiscarded", static_cast<double>(io_ ? io_->threads_discarded() : 0));
+    return stats;
+  }
+
   ThreadSwitch switch_;
   bool switch_thread_ = false;
+  std::unique_ptr<IoPool> io_;
 };
 
 }  // namespace netns

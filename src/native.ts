@@ -3,6 +3,9 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
+const require = createRequire(import.meta.url);
+const packageRoot = fileURLToPath(new URL('..', import.meta.url));
+
 export interface NsIdentity {
   dev: number;
   ino: number;
@@ -17,10 +20,16 @@ export interface NativeBinding {
   enter(fd: number): void;
   restore(): Error | null;
   dropEffectiveCapability(cap: number): void;
+  ioSocket(nsFd: number, domain: number, type: number, protocol: number): Promise<number>;
+  ioBind(nsFd: number, type: number, host: string, port: number, unix: boolean, backlog: number): Promise<number>;
+  ioReadFile(nsFd: number, path: string): Promise<Buffer>;
+  ioWriteFile(nsFd: number, path: string, data: string): Promise<void>;
+  ioStats(): { threadsCreated: number; threadsDiscarded: number };
 }
 
-const require = createRequire(import.meta.url);
-const packageRoot = fileURLToPath(new URL('..', import.meta.url));
+/** The exec helper built beside the addon (see native/exec_helper.cc). */
+export const execHelperPath = process.env.NETNS_EXEC_HELPER ?? `${packageRoot}build/Release/netns-exec`;
+
 
 function load(): NativeBinding {
   const explicit = process.env.NETNS_ADDON_PATH;

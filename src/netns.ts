@@ -1,4 +1,21 @@
+import type { ChildProcess } from 'node:child_process';
+import type dgram from 'node:dgram';
+import type net from 'node:net';
 import { callNative, ErrorCodes, netnsError } from './errors.js';
+import { readFileIn } from './io/files.js';
+import {
+  connectIn,
+  createUdpSocket,
+  listenIn,
+  rawSocket,
+  type ConnectOptions,
+  type ListenOptions,
+  type SocketDomain,
+  type SocketType,
+  type UdpOptions,
+} from './io/sockets.js';
+import { execFileIn, spawnIn, type ExecFileResult, type NetnsSpawnOptions } from './io/spawn.js';
+import { Sysctl } from './io/sysctl.js';
 import { resolveNamespacePath } from './names.js';
 import { native } from './native.js';
 
@@ -11,6 +28,8 @@ export class NetNS implements Disposable {
   readonly path: string;
   readonly dev: number;
   readonly inode: number;
+  /** net.* sysctls of this namespace. */
+  readonly sysctl: Sysctl = new Sysctl(this);
   #fd: number;
   #closed = false;
   #inUse = 0;
@@ -78,6 +97,41 @@ export class NetNS implements Disposable {
   release(): void {
     this.#inUse--;
     if (this.#closed && this.#inUse === 0) native.closeFd(this.#fd);
+  }
+
+  /** Binds and listens inside this namespace, then hands the socket to `server` (net or http). */
+  listen<S extends net.Server>(server: S, options?: ListenOptions): Promise<S> {
+    return listenIn(this, server, options);
+  }
+
+  /** A TCP (or unix) connection made from inside this namespace. */
+  connect(options: ConnectOptions): Promise<net.Socket> {
+    return connectIn(this, options);
+  }
+
+  /** A UDP socket bound inside this namespace. */
+  createSocket(type: 'udp4' | 'udp6', options?: UdpOptions): Promise<dgram.Socket> {
+    return createUdpSocket(this, type, options);
+  }
+
+  /** A raw O_CLOEXEC socket descriptor made inside this namespace (netlink, packet, …); close it yourself. */
+  socket(domain: SocketDomain, type: SocketType, protocol?: number): Promise<number> {
+    return rawSocket(this, domain, type, protocol);
+  }
+
+  /** A real ChildProcess started inside this namespace. */
+  spawn(command: string, args?: string[], options?: NetnsSpawnOptions): ChildProcess {
+    return spawnIn(this, command, args, options);
+  }
+
+  /** Runs a command inside this namespace and collects its output. */
+  execFile(command: string, args?: string[], options?: NetnsSpawnOptions): Promise<ExecFileResult> {
+    return execFileIn(this, command, args, options);
+  }
+
+  /** Reads /proc/net/*, /proc/sys/net/* (and thread-self equivalents) as seen from this namespace. */
+  readFile(path: string): Promise<Buffer> {
+    return readFileIn(this, path);
   }
 
   toString(): string {

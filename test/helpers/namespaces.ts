@@ -56,3 +56,12 @@ export function openFdCount(): number {
 export function threadCount(): number {
   return readdirSync('/proc/self/task').length;
 }
+
+/** A veth pair named veth0 on both sides, with addresses (CIDR), both ends up. */
+export function linkPair(a: string, b: string, addressA: string, addressB: string): void {
+  ip('-n', a, 'link', 'add', 'veth0', 'type', 'veth', 'peer', 'name', 'veth0', 'netns', b);
+  ip('-n', a, 'addr', 'add', addressA, 'dev', 'veth0');
+  ip('-n', b, 'addr', 'add', addressB, 'dev', 'veth0');
+  ip('-n', a, 'link', 'set', 'veth0', 'up');
+  ip('-n', b, 'link', 'set', 'veth0', 'up');
+}

@@ -1,0 +1,45 @@
+// A unit of work that must run inside a network namespace: created on the JS
+// thread, run on one of the addon's I/O threads between Enter and Restore, and
+// settled back on the JS thread.
+#pragma once
+#include <napi.h>
+#include <unistd.h>
+
+#include <optional>
+
+#include "failure.h"
+
+namespace netns {
+
+class IoJob {
+ public:
+  IoJob(Napi::Env env, int ns_fd) : deferred_(Napi::Promise::Deferred::New(env)), ns_fd_(ns_fd) {}
+  virtual ~IoJob() {
+    if (ns_fd_ >= 0) close(ns_fd_);
+  }
+  IoJob(const IoJob&) = delete;
+  IoJob& operator=(const IoJob&) = delete;
+
+  // Runs on the I/O thread, inside the namespace. Sets failure_ on error.
+  virtual void Run() = 0;
+  // Runs on the JS thread when Run succeeded.
+  virtual Napi::Value Result(Napi::Env env) = 0;
+  // Runs on the JS thread if the job never ran (shutdown): frees what Run made.
+  virtual void Discard() {}
+
+  int ns_fd() const { return ns_fd_; }
+  Napi::Promise promise() const { return deferred_.Promise(); }
+  void Fail(Failure failure) { failure_ = std::move(failure); }
+  const std::optional<Failure>& failure() const { return failure_; }
+  Napi::Promise::Deferred& deferred() { return deferred_; }
+
+  // Set by the I/O thread when it could not return home after this job.
+  bool poisoned_thread = false;
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  int ns_fd_;
+  std::optional<Failure> failure_;
+};
+
+}  // namespace netns

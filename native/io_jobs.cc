@@ -1,0 +1,129 @@
+#include "io_jobs.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+
+namespace netns {
+
+SocketJob::~SocketJob() { Discard(); }
+
+void SocketJob::Discard() {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+}
+
+void SocketJob::Run() {
+  fd_ = socket(domain_, type_ | SOCK_CLOEXEC, protocol_);
+  if (fd_ < 0) Fail(Failure::Sys(errno, "socket"));
+}
+
+Napi::Value SocketJob::Result(Napi::Env env) {
+  int fd = fd_;
+  fd_ = -1;  // handed to JavaScript, which now owns it
+  return Napi::Number::New(env, fd);
+}
+
+void BoundSocketJob::Run() {
+  bool ok = spec_.unix ? BindUnix() : BindInet();
+  if (ok && spec_.backlog >= 0 && listen(fd_, spec_.backlog) != 0) {
+    Fail(Failure::Sys(errno, "listen"));
+    ok = false;
+  }
+  if (!ok) Discard();
+}
+
+bool BoundSocketJob::BindInet() {
+  addrinfo hints{};
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+  hints.ai_socktype = type_;
+  addrinfo* found = nullptr;
+  std::string port = std::to_string(spec_.port);
+  int rc = getaddrinfo(spec_.host.c_str(), port.c_str(), &hints, &found);
+  if (rc != 0) {
+    Fail(Failure::Own("ERR_NETNS_INVALID_ARG", "not a numeric address in this namespace: " + spec_.host));
+    return false;
+  }
+  fd_ = socket(found->ai_family, type_ | SOCK_CLOEXEC, 0);
+  if (fd_ < 0) {
+    Fail(Failure::Sys(errno, "socket"));
+    freeaddrinfo(found);
+    return false;
+  }
+  int one = 1;
+  if (spec_.backlog >= 0) setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (found->ai_family == AF_INET6) {
+    int v6only = spec_.host == "::" ? 0 : 1;  // "::" accepts IPv4 too, as Node does
+    setsockopt(fd_, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof v6only);
+  }
+  bool ok = bind(fd_, found->ai_addr, found->ai_addrlen) == 0;
+  if (!ok) Fail(Failure::Sys(errno, "bind"));
+  freeaddrinfo(found);
+  return ok;
+}
+
+bool BoundSocketJob::BindUnix() {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (spec_.host.empty() || spec_.host.size() >= sizeof addr.sun_path) {
+    Fail(Failure::Own("ERR_NETNS_INVALID_ARG", "unix socket path must be 1 to 107 bytes"));
+    return false;
+  }
+  memcpy(addr.sun_path, spec_.host.data(), spec_.host.size());
+  // Node (libuv) binds and connects abstract names NUL-padded to the full
+  // sun_path, and an abstract name matches on its length too: do the same.
+  socklen_t len = spec_.host[0] == '\0'
+                      ? static_cast<socklen_t>(sizeof addr)
+                      : static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + spec_.host.size() + 1);
+  fd_ = socket(AF_UNIX, type_ | SOCK_CLOEXEC, 0);
+  if (fd_ < 0) {
+    Fail(Failure::Sys(errno, "socket"));
+    return false;
+  }
+  if (bind(fd_, reinterpret_cast<sockaddr*>(&addr), len) != 0) {
+    Fail(Failure::Sys(errno, "bind"));
+    return false;
+  }
+  return true;
+}
+
+void ReadFileJob::Run() {
+  // O_NOFOLLOW: paths are checked on the JS side; never follow a planted link.
+  int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+  if (fd < 0) return Fail(Failure::Sys(errno, "open", path_));
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      Fail(Failure::Sys(errno, "read", path_));
+      break;
+    }
+    if (n == 0) break;
+    data_.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+}
+
+Napi::Value ReadFileJob::Result(Napi::Env env) { return Napi::Buffer<char>::Copy(env, data_.data(), data_.size()); }
+
+void WriteFileJob::Run() {
+  int fd = open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+  if (fd < 0) return Fail(Failure::Sys(errno, "open", path_));
+  // A sysctl takes its value from a single write.
+  ssize_t n;
+  do {
+    n = write(fd, data_.data(), data_.size());
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) Fail(Failure::Sys(errno, "write", path_));
+  close(fd);
+}
+
+Napi::Value WriteFileJob::Result(Napi::Env env) { return env.Undefined(); }
+
+}  // namespace netns

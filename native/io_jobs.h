@@ -1,0 +1,73 @@
+// The jobs the I/O threads run inside a namespace: create a socket, create and
+// bind (and optionally listen on) one, read or write a file. Only creation and
+// binding need the namespace; the descriptors are used from any thread after.
+#pragma once
+#include <napi.h>
+
+#include <string>
+
+#include "io_job.h"
+
+namespace netns {
+
+class SocketJob : public IoJob {
+ public:
+  SocketJob(Napi::Env env, int ns_fd, int domain, int type, int protocol)
+      : IoJob(env, ns_fd), domain_(domain), type_(type), protocol_(protocol) {}
+  ~SocketJob() override;
+  void Run() override;
+  Napi::Value Result(Napi::Env env) override;
+  void Discard() override;
+
+ protected:
+  int domain_;
+  int type_;
+  int protocol_;
+  int fd_ = -1;
+};
+
+// Binds to a numeric IPv4/IPv6 host (scope ids like fe80::1%eth0 are looked up
+// inside the namespace) or to a unix path; a leading NUL means abstract.
+struct BindSpec {
+  std::string host;  // numeric address, or unix path when `unix` is set
+  int port = 0;
+  bool unix = false;
+  int backlog = -1;  // >= 0: listen after binding
+};
+
+class BoundSocketJob : public SocketJob {
+ public:
+  BoundSocketJob(Napi::Env env, int ns_fd, int type, BindSpec spec)
+      : SocketJob(env, ns_fd, 0, type, 0), spec_(std::move(spec)) {}
+  void Run() override;
+
+ private:
+  bool BindInet();
+  bool BindUnix();
+  BindSpec spec_;
+};
+
+class ReadFileJob : public IoJob {
+ public:
+  ReadFileJob(Napi::Env env, int ns_fd, std::string path) : IoJob(env, ns_fd), path_(std::move(path)) {}
+  void Run() override;
+  Napi::Value Result(Napi::Env env) override;
+
+ private:
+  std::string path_;
+  std::string data_;
+};
+
+class WriteFileJob : public IoJob {
+ public:
+  WriteFileJob(Napi::Env env, int ns_fd, std::string path, std::string data)
+      : IoJob(env, ns_fd), path_(std::move(path)), data_(std::move(data)) {}
+  void Run() override;
+  Napi::Value Result(Napi::Env env) override;
+
+ private:
+  std::string path_;
+  std::string data_;
+};
+
+}  // namespace netns

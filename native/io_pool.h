@@ -1,0 +1,65 @@
+// The addon's own I/O threads for one Node environment. Each thread opens its
+// own namespace as home, and for every job enters the job's namespace, runs
+// it and restores; a thread that cannot restore finishes its job, exits, and
+// is replaced from the JS thread. Threads are only ever created from the JS
+// thread of an environment that is not switched, so none inherits a foreign
+// namespace. Results return through a TypedThreadSafeFunction that keeps the
+// event loop alive only while jobs are in flight.
+#pragma once
+#include <napi.h>
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "io_job.h"
+
+namespace netns {
+
+class IoPool {
+ public:
+  IoPool(Napi::Env env, size_t max_threads);
+  ~IoPool();
+  IoPool(const IoPool&) = delete;
+  IoPool& operator=(const IoPool&) = delete;
+
+  // JS thread only. Takes ownership of the job.
+  void Submit(Napi::Env env, std::unique_ptr<IoJob> job);
+  // JS thread only. Stops and joins every thread; queued jobs are dropped.
+  void Shutdown();
+
+  size_t threads_created() const { return threads_created_; }
+  size_t threads_discarded() const { return threads_discarded_; }
+
+ private:
+  struct Slot {
+    std::thread thread;
+    bool exited = false;  // guarded by mu_
+  };
+
+  static void CallJs(Napi::Env env, Napi::Function, IoPool* pool, IoJob* job);
+  void ThreadMain(Slot* slot);
+  void SpawnIfNeeded();
+  void ReapExited();
+  void Settle(Napi::Env env, std::unique_ptr<IoJob> job);
+
+  using Tsfn = Napi::TypedThreadSafeFunction<IoPool, IoJob, &IoPool::CallJs>;
+  Tsfn tsfn_;
+  const size_t max_threads_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::unique_ptr<IoJob>> queue_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  size_t idle_threads_ = 0;
+  bool stopping_ = false;
+  bool shut_down_ = false;
+  // JS thread only:
+  size_t in_flight_ = 0;
+  size_t threads_created_ = 0;
+  size_t threads_discarded_ = 0;
+};
+
+}  // namespace netns

@@ -1,0 +1,162 @@
+// Sockets created inside a namespace on the addon's I/O threads and handed to
+// Node as ordinary objects. A socket keeps the namespace it was created in, so
+// only creation (and binding) needs the namespace; all I/O then runs on the
+// calling thread's event loop.
+import dgram from 'node:dgram';
+import net from 'node:net';
+import { ErrorCodes, NetnsError, netnsError, systemError } from '../errors.js';
+import { native } from '../native.js';
+import type { NetNS } from '../netns.js';
+import { checkPort, checkUnixPath, numericHostFamily } from './address.js';
+import { runIo } from './run-io.js';
+
+const DOMAINS = { unix: 1, inet: 2, inet6: 10, netlink: 16, packet: 17 } as const;
+const TYPES = { stream: 1, dgram: 2, raw: 3, seqpacket: 5 } as const;
+const SOCK_NONBLOCK = 0o4000;
+const ETIMEDOUT = 110;
+const DEFAULT_BACKLOG = 511;
+const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+
+export type SocketDomain = keyof typeof DOMAINS;
+export type SocketType = keyof typeof TYPES;
+
+export interface ListenOptions {
+  /** Numeric address to bind (default 0.0.0.0). */
+  host?: string;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  backlog?: number;
+  /** A unix socket path instead of host/port; a leading '\0' makes it abstract (per namespace). */
+  path?: string;
+}
+
+export interface ConnectOptions {
+  host?: string;
+  port?: number;
+  /** A unix socket path instead of host/port; a leading '\0' makes it abstract. */
+  path?: string;
+  /** Give up with ETIMEDOUT after this many ms (default 30,000). */
+  timeout?: number;
+}
+
+export interface UdpOptions {
+  /** Numeric address to bind (default 0.0.0.0 or ::). */
+  address?: string;
+  port?: number;
+}
+
+function pick<T extends object>(table: T, key: unknown, what: string): T[keyof T] {
+  if (typeof key !== 'string' || !Object.hasOwn(table, key)) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `unknown socket ${what} ${JSON.stringify(key)}; expected one of ${Object.keys(table).join(', ')}`);
+  }
+  return table[key as keyof T];
+}
+
+/** A raw socket descriptor (O_CLOEXEC) for libraries Node cannot adopt, e.g. netlink. The caller closes it. */
+export async function rawSocket(ns: NetNS, domain: SocketDomain, type: SocketType, protocol = 0): Promise<number> {
+  const domainNumber = pick(DOMAINS, domain, 'domain');
+  const typeNumber = pick(TYPES, type, 'type');
+  if (!Number.isInteger(protocol) || protocol < 0) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `protocol must be a non-negative integer, got ${protocol}`);
+  }
+  return await runIo(ns, (fd) => native.ioSocket(fd, domainNumber, typeNumber, protocol));
+}
+
+function describe(options: { host?: string; port?: number; path?: string }): string {
+  return options.path !== undefined ? JSON.stringify(options.path) : `${options.host}:${options.port}`;
+}
+
+// Adds where, as Node does for listen/connect errors.
+function withAddress(error: unknown, options: { host?: string; port?: number; path?: string }): unknown {
+  if (!(error instanceof NetnsError) || error.errno === undefined) return error;
+  error.message = `${error.message} ${describe(options)}`;
+  if (options.path === undefined) Object.assign(error, { address: options.host, port: options.port });
+  else Object.assign(error, { address: options.path });
+  return error;
+}
+
+function bindIn(ns: NetNS, type: number, target: { host: string; port: number; unix: boolean }, backlog: number) {
+  return runIo(ns, (fd) => native.ioBind(fd, type, target.host, target.port, target.unix, backlog)).catch((error) => {
+    throw withAddress(error, target.unix ? { path: target.host } : target);
+  });
+}
+
+/** Binds and listens inside the namespace, then hands the socket to `server`. */
+export async function listenIn<S extends net.Server>(ns: NetNS, server: S, options: ListenOptions = {}): Promise<S> {
+  if (!(server instanceof net.Server)) throw netnsError(ErrorCodes.INVALID_ARG, 'server must be a net.Server (or http.Server)');
+  if (server.listening) throw netnsError(ErrorCodes.INVALID_ARG, 'server is already listening');
+  const backlog = options.backlog ?? DEFAULT_BACKLOG;
+  if (!Number.isInteger(backlog) || backlog < 0) throw netnsError(ErrorCodes.INVALID_ARG, 'backlog must be a non-negative integer');
+  const target =
+    options.path !== undefined
+      ? { host: checkUnixPath(options.path), port: 0, unix: true }
+      : { host: options.host ?? '0.0.0.0', port: checkPort(options.port), unix: false };
+  if (!target.unix) numericHostFamily(target.host);
+  const fd = await bindIn(ns, TYPES.stream, target, backlog);
+  await adopt((done) => {
+    server.once('error', done);
+    server.listen({ fd }, () => {
+      server.off('error', done);
+      done();
+    });
+  });
+  return server;
+}
+
+/** Connects from inside the namespace; resolves with the connected net.Socket. */
+export async function connectIn(ns: NetNS, options: ConnectOptions): Promise<net.Socket> {
+  const timeout = options.timeout ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  let domain: number;
+  let target: net.NetConnectOpts;
+  if (options.path !== undefined) {
+    domain = DOMAINS.unix;
+    target = { path: checkUnixPath(options.path) };
+  } else {
+    domain = numericHostFamily(options.host) === 6 ? DOMAINS.inet6 : DOMAINS.inet;
+    target = { host: options.host!, port: checkPort(options.port) };
+  }
+  const fd = await runIo(ns, (nsFd) => native.ioSocket(nsFd, domain, TYPES.stream | SOCK_NONBLOCK, 0));
+  const socket = new net.Socket({ fd });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(systemError(ETIMEDOUT, 'connect')), timeout);
+      socket.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      socket.connect(target, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  } catch (error) {
+    socket.destroy();
+    throw withAddress(error, options);
+  }
+  socket.removeAllListeners('error');
+  return socket;
+}
+
+/** A dgram.Socket bound inside the namespace. */
+export async function createUdpSocket(ns: NetNS, type: 'udp4' | 'udp6', options: UdpOptions = {}): Promise<dgram.Socket> {
+  if (type !== 'udp4' && type !== 'udp6') throw netnsError(ErrorCodes.INVALID_ARG, `type must be 'udp4' or 'udp6', got ${JSON.stringify(type)}`);
+  const host = options.address ?? (type === 'udp6' ? '::' : '0.0.0.0');
+  if (numericHostFamily(host) !== (type === 'udp6' ? 6 : 4)) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `address ${host} does not match socket type ${type}`);
+  }
+  const fd = await bindIn(ns, TYPES.dgram, { host, port: checkPort(options.port), unix: false }, -1);
+  const socket = dgram.createSocket(type);
+  await adopt((done) => {
+    socket.once('error', done);
+    socket.bind({ fd }, () => {
+      socket.off('error', done);
+      done();
+    });
+  });
+  return socket;
+}
+
+// Wraps a fresh descriptor in a Node object, which owns it from then on.
+function adopt(wrap: (done: (error?: Error) => void) => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => wrap((error) => (error ? reject(error) : resolve())));
+}

@@ -1,0 +1,134 @@
+// Child processes started inside a namespace. Node spawns the small exec
+// helper built with the addon, handing it the namespace as fd 3 and a status
+// pipe as fd 4; the helper switches and execs the command. So the result is a
+// real ChildProcess (stdio, kill, exit codes), and a failed switch or exec
+// arrives as an 'error' event with a proper code, as Node reports spawn errors.
+import { spawn, type ChildProcess, type SpawnOptions, type StdioOptions } from 'node:child_process';
+import { basename } from 'node:path';
+import type { Readable } from 'node:stream';
+import { ErrorCodes, netnsError, systemError } from '../errors.js';
+import { execHelperPath } from '../native.js';
+import { NETNS_RUN_DIR } from '../names.js';
+import type { NetNS } from '../netns.js';
+
+export interface NetnsSpawnOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' | 'shell' | 'detached'> {
+  stdio?: 'pipe' | 'inherit' | 'ignore' | StdioOptions;
+  /**
+   * Also do what `ip netns exec` adds: a private mount namespace with
+   * /etc/netns/NAME/* bound over /etc and /sys remounted for this namespace.
+   * Needs a named namespace (/run/netns/NAME).
+   */
+  etc?: boolean;
+}
+
+export interface ExecFileResult {
+  stdout: string;
+  stderr: string;
+}
+
+function stdioTriple(stdio: NetnsSpawnOptions['stdio']): unknown[] {
+  if (stdio === undefined || typeof stdio === 'string') return [stdio ?? 'pipe', stdio ?? 'pipe', stdio ?? 'pipe'];
+  const list = [...(stdio as unknown[])];
+  if (list.length > 3) throw netnsError(ErrorCodes.INVALID_ARG, 'only stdio[0..2] can be set: fds 3 and 4 carry the namespace and the status');
+  while (list.length < 3) list.push('pipe');
+  return list;
+}
+
+function etcName(ns: NetNS): string {
+  const prefix = `${NETNS_RUN_DIR}/`;
+  if (!ns.path.startsWith(prefix)) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `{ etc: true } needs a named namespace under ${prefix}, not ${ns.path}`);
+  }
+  return basename(ns.path);
+}
+
+function checkCommand(command: unknown, args: unknown): asserts args is string[] {
+  if (typeof command !== 'string' || command === '') throw netnsError(ErrorCodes.INVALID_ARG, 'command must be a non-empty string');
+  if (!Array.isArray(args) || args.some((arg) => typeof arg !== 'string')) {
+    throw netnsError(ErrorCodes.INVALID_ARG, 'args must be an array of strings');
+  }
+}
+
+// Turns the helper's "<stage> <errno>" report into the error Node would give.
+function spawnFailure(report: string, command: string, args: string[]): Error {
+  const [stage = 'exec', errnoText = '0'] = report.trim().split(' ');
+  const errno = Number(errnoText);
+  const error = stage === 'exec' ? systemError(errno, `spawn ${command}`, command) : systemError(errno, stage);
+  if (stage !== 'exec') error.message += ` (while entering the namespace for ${command})`;
+  return Object.assign(error, { spawnargs: args });
+}
+
+/** Starts `command` inside the namespace; returns the ChildProcess at once. */
+export function spawnIn(ns: NetNS, command: string, args: string[] = [], options: NetnsSpawnOptions = {}): ChildProcess {
+  checkCommand(command, args);
+  const { etc, stdio, ...rest } = options;
+  const etcArg = etc ? etcName(ns) : '-';
+  const nsFd = ns.acquire();
+  let child: ChildProcess;
+  try {
+    child = spawn(execHelperPath, [etcArg, command, ...args], {
+      ...rest,
+      stdio: [...stdioTriple(stdio), nsFd, 'pipe'] as StdioOptions,
+    });
+  } finally {
+    ns.release(); // the child has its own copy of the descriptor by now
+  }
+  Object.assign(child, { spawnfile: command, spawnargs: [command, ...args] });
+  reportThroughEvents(child, command, args);
+  return child;
+}
+
+// Holds 'exit' back until the status pipe has told whether exec happened;
+// on failure emits 'error' then 'close', as Node does for a spawn error.
+function reportThroughEvents(child: ChildProcess, command: string, args: string[]): void {
+  const status = child.stdio[4] as Readable;
+  const emit = child.emit.bind(child) as (event: string, ...args: unknown[]) => boolean;
+  let report = '';
+  let known = false;
+  let heldExit: unknown[] | undefined;
+  child.emit = ((event: string, ...eventArgs: unknown[]) => {
+    if (event === 'exit' && !known) {
+      heldExit = eventArgs;
+      return true;
+    }
+    if (event === 'close' && report !== '') return emit('close', -spawnErrno(report), null);
+    return emit(event, ...eventArgs);
+  }) as ChildProcess['emit'];
+  status.setEncoding('utf8');
+  status.on('data', (chunk: string) => (report += chunk));
+  status.on('error', () => {});
+  status.on('close', () => {
+    known = true;
+    if (report !== '') emit('error', spawnFailure(report, command, args));
+    else if (heldExit) emit('exit', ...heldExit);
+  });
+}
+
+function spawnErrno(report: string): number {
+  return Number(report.trim().split(' ')[1] ?? 0);
+}
+
+/** Runs a command inside the namespace and collects its output, like util.promisify(execFile). */
+export function execFileIn(ns: NetNS, command: string, args: string[] = [], options: NetnsSpawnOptions = {}): Promise<ExecFileResult> {
+  return new Promise((resolve, reject) => {
+    let child: ChildProcess;
+    try {
+      child = spawnIn(ns, command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', (error) => reject(Object.assign(error, { stdout, stderr })));
+    child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
+      if (code === 0) return resolve({ stdout, stderr });
+      if (code !== null && code < 0) return; // the 'error' event already rejected
+      const cmd = [command, ...args].join(' ');
+      const error = new Error(`Command failed: ${cmd}${stderr ? `\n${stderr}` : ''}`);
+      reject(Object.assign(error, { code, signal, cmd, stdout, stderr, killed: signal !== null }));
+    });
+  });
+}

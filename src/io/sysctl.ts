@@ -1,0 +1,51 @@
+// Per-namespace sysctls. /proc/sys/net resolves in the namespace of the thread
+// that opens the file, so the open happens on an I/O thread inside the
+// namespace. Only net.* keys exist per namespace: anything else would change
+// the whole host, so it is refused.
+import { ErrorCodes, netnsError } from '../errors.js';
+import { native } from '../native.js';
+import type { NetNS } from '../netns.js';
+import { runIo } from './run-io.js';
+
+/**
+ * 'net.ipv4.ip_forward' or, when a component contains dots (an interface such
+ * as eth0.100), the slash form 'net/ipv4/conf/eth0.100/forwarding', as sysctl(8) accepts.
+ */
+export function sysctlPath(key: unknown): string {
+  if (typeof key !== 'string' || key === '') throw netnsError(ErrorCodes.INVALID_SYSCTL, 'a sysctl key must be a non-empty string');
+  if (key.includes('\0')) throw netnsError(ErrorCodes.INVALID_SYSCTL, 'a sysctl key must not contain a NUL byte');
+  if (key.startsWith('/')) throw netnsError(ErrorCodes.INVALID_SYSCTL, `a sysctl key is not a path: ${JSON.stringify(key)}`);
+  const parts = key.includes('/') ? key.split('/') : key.split('.');
+  if (parts.some((part) => part === '' || part === '.' || part === '..')) {
+    throw netnsError(ErrorCodes.INVALID_SYSCTL, `malformed sysctl key ${JSON.stringify(key)}`);
+  }
+  if (parts[0] !== 'net') {
+    throw netnsError(
+      ErrorCodes.SYSCTL_SCOPE,
+      `${JSON.stringify(key)} is not a net.* sysctl: only those are per namespace, anything else would change the whole host`,
+    );
+  }
+  return `/proc/sys/${parts.join('/')}`;
+}
+
+export class Sysctl {
+  readonly #ns: NetNS;
+
+  constructor(ns: NetNS) {
+    this.#ns = ns;
+  }
+
+  /** The value with its trailing newline removed. */
+  async get(key: string): Promise<string> {
+    const path = sysctlPath(key);
+    const data = await runIo(this.#ns, (fd) => native.ioReadFile(fd, path));
+    return data.toString('utf8').replace(/\n$/, '');
+  }
+
+  async set(key: string, value: string | number | boolean): Promise<void> {
+    const path = sysctlPath(key);
+    const text = typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
+    if (text.includes('\0')) throw netnsError(ErrorCodes.INVALID_SYSCTL, 'a sysctl value must not contain a NUL byte');
+    await runIo(this.#ns, (fd) => native.ioWriteFile(fd, path, text));
+  }
+}

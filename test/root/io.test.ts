@@ -1,0 +1,224 @@
+import { closeSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NetNS, withNetNS } from '../../dist/index.js';
+import { addNamespace, inodeOf, linkPair, openFdCount, removeNamespaces, threadsAwayFrom } from '../helpers/namespaces.js';
+import { privileged } from '../helpers/privileges.js';
+
+const home = inodeOf('/proc/thread-self/ns/net');
+
+describe.skipIf(!privileged)('NetNS I/O from the main thread', () => {
+  let nameA: string;
+  let nameB: string;
+  let a: NetNS;
+  let b: NetNS;
+
+  beforeAll(() => {
+    nameA = addNamespace();
+    nameB = addNamespace();
+    linkPair(nameA, nameB, '10.77.0.1/24', '10.77.0.2/24');
+    a = NetNS.open(nameA);
+    b = NetNS.open(nameB);
+  });
+
+  afterAll(() => {
+    a.close();
+    b.close();
+    removeNamespaces();
+  });
+
+  it('serves from A on its veth address to B, and not to the host', async () => {
+    const server = await a.listen(net.createServer((socket) => socket.end('from A')), { host: '10.77.0.1', port: 0 });
+    try {
+      const { port } = server.address() as net.AddressInfo;
+      const client = await b.connect({ host: '10.77.0.1', port });
+      expect(await readAll(client)).toBe('from A');
+
+      // Same port on loopback: A's server is not there for the host (nor for A's own loopback).
+      const local = await a.listen(net.createServer((socket) => socket.end('A loopback')), { host: '127.0.0.1', port: 0 });
+      const localPort = (local.address() as net.AddressInfo).port;
+      const hex = `:${localPort.toString(16).toUpperCase().padStart(4, '0')} 00000000:0000 0A`;
+      expect(readFileSync('/proc/self/net/tcp', 'utf8')).not.toContain(hex);
+      await expect(connectFromHost(localPort)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      expect(await readAll(await a.connect({ host: '127.0.0.1', port: localPort }))).toBe('A loopback');
+      local.close();
+    } finally {
+      server.close();
+    }
+  });
+
+  it('reports refused and timed-out connections as coded errors', async () => {
+    await expect(b.connect({ host: '10.77.0.1', port: 1 })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    // 10.77.0.3 is on B's veth subnet but nobody answers ARP: the connect hangs until our timeout.
+    await expect(b.connect({ host: '10.77.0.3', port: 80, timeout: 200 })).rejects.toMatchObject({ code: 'ETIMEDOUT', syscall: 'connect' });
+  });
+
+  it('reports a port in use as EADDRINUSE with the address', async () => {
+    const first = await a.listen(net.createServer(), { host: '127.0.0.1', port: 0 });
+    const { port } = first.address() as net.AddressInfo;
+    await expect(a.listen(net.createServer(), { host: '127.0.0.1', port })).rejects.toMatchObject({
+      code: 'EADDRINUSE',
+      syscall: 'bind',
+      address: '127.0.0.1',
+      port,
+    });
+    first.close();
+  });
+
+  it('echoes UDP between two namespaces', async () => {
+    const echo = await a.createSocket('udp4', { address: '10.77.0.1', port: 0 });
+    echo.on('message', (message, from) => echo.send(message, from.port, from.address));
+    const client = await b.createSocket('udp4', { address: '10.77.0.2' });
+    try {
+      const reply = new Promise<string>((resolve) => client.once('message', (m) => resolve(m.toString())));
+      client.send('ping', echo.address().port, '10.77.0.1');
+      expect(await reply).toBe('ping');
+    } finally {
+      echo.close();
+      client.close();
+    }
+  });
+
+  it('keeps abstract unix sockets per namespace', async () => {
+    const path = `\0netns-test-${process.pid}`;
+    const server = await a.listen(net.createServer((socket) => socket.end('abstract A')), { path });
+    try {
+      expect(await readAll(await a.connect({ path }))).toBe('abstract A');
+      await expect(b.connect({ path })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    } finally {
+      server.close();
+    }
+  });
+
+  it('spawns real child processes inside the namespace', async () => {
+    const { stdout } = await a.execFile('ip', ['-j', 'link']);
+    const names = (JSON.parse(stdout) as { ifname: string }[]).map((link) => link.ifname).sort();
+    expect(names).toEqual(['lo', 'veth0']);
+
+    const link = await a.execFile('readlink', ['/proc/self/ns/net']);
+    expect(link.stdout.trim()).toBe(`net:[${a.inode}]`);
+
+    await expect(a.execFile('surely-no-such-command', [])).rejects.toMatchObject({ code: 'ENOENT', errno: -2 });
+    const missing = a.spawn('surely-no-such-command');
+    const [error] = (await once(missing, 'error')) as [Error & { code: string }];
+    expect(error.code).toBe('ENOENT');
+
+    await expect(a.execFile('sh', ['-c', 'echo oops >&2; exit 3'])).rejects.toMatchObject({ code: 3, stderr: 'oops\n' });
+    const sleeper = a.spawn('sleep', ['30'], { stdio: 'ignore' });
+    await once(sleeper, 'spawn');
+    sleeper.kill('SIGTERM');
+    expect(await once(sleeper, 'exit')).toEqual([null, 'SIGTERM']);
+  });
+
+  it('with { etc: true } binds /etc/netns/NAME over /etc and remounts /sys, as ip netns exec', async () => {
+    const etcDir = `/etc/netns/${nameA}`;
+    mkdirSync(etcDir, { recursive: true });
+    writeFileSync(`${etcDir}/hosts`, '10.77.0.2 peer-b\n');
+    try {
+      const hosts = await a.execFile('cat', ['/etc/hosts'], { etc: true });
+      expect(hosts.stdout).toBe('10.77.0.2 peer-b\n');
+      const sys = await a.execFile('ls', ['/sys/class/net'], { etc: true });
+      expect(sys.stdout.split('\n').filter(Boolean).sort()).toEqual(['lo', 'veth0']);
+      const plain = await a.execFile('cat', ['/etc/hosts']);
+      expect(plain.stdout).toBe(readFileSync('/etc/hosts', 'utf8'));
+    } finally {
+      rmSync(etcDir, { recursive: true, force: true });
+    }
+    using anonymous = NetNS.current();
+    expect(() => anonymous.spawn('true', [], { etc: true })).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+  });
+
+  it('sets sysctls in one namespace only', async () => {
+    const key = 'net.ipv4.conf.veth0.forwarding';
+    const hostForwarding = readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8').trim();
+    await a.sysctl.set('net.ipv4.ip_forward', 1);
+    await a.sysctl.set(key, '1');
+    expect(await a.sysctl.get('net.ipv4.ip_forward')).toBe('1');
+    expect(await a.sysctl.get('net/ipv4/conf/veth0/forwarding')).toBe('1');
+    expect(await b.sysctl.get('net.ipv4.ip_forward')).toBe('0');
+    expect(await b.sysctl.get(key)).toBe('0');
+    expect(readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8').trim()).toBe(hostForwarding);
+  });
+
+  it('refuses sysctls outside net.* and path tricks', async () => {
+    await expect(a.sysctl.set('kernel.hostname', 'x')).rejects.toMatchObject({ code: 'ERR_NETNS_SYSCTL_SCOPE' });
+    await expect(a.sysctl.get('vm.swappiness')).rejects.toMatchObject({ code: 'ERR_NETNS_SYSCTL_SCOPE' });
+    for (const bad of ['net/../kernel/hostname', '/proc/sys/net/ipv4/ip_forward', 'net.ipv4\0x', 'net..ipv4', '']) {
+      await expect(a.sysctl.get(bad)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_SYSCTL' });
+    }
+    await expect(a.sysctl.get('net.ipv4.no_such_knob')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('reads /proc/net as the namespace sees it', async () => {
+    const dev = (await a.readFile('/proc/net/dev')).toString();
+    expect(dev).toContain('veth0');
+    expect(readFileSync('/proc/self/net/dev', 'utf8')).not.toContain(' veth0:');
+    await expect(a.readFile('/etc/passwd')).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    await expect(a.readFile('/proc/net/../../etc/passwd')).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+  });
+
+  it('hands out raw descriptors made inside the namespace', async () => {
+    const fd = await a.socket('netlink', 'raw', 0);
+    try {
+      expect(fd).toBeGreaterThan(2);
+    } finally {
+      closeSync(fd);
+    }
+    await expect(a.socket('bogus' as 'inet', 'stream')).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    await expect(a.socket('inet', 'bogus' as 'stream')).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+  });
+
+  it('leaves the fd count alone after 10,000 socket creations, and every thread home', async () => {
+    const before = openFdCount();
+    for (let round = 0; round < 10; round++) {
+      const fds = await Promise.all(Array.from({ length: 1000 }, () => a.socket('inet', 'dgram')));
+      for (const fd of fds) closeSync(fd);
+    }
+    expect(Math.abs(openFdCount() - before)).toBeLessThanOrEqual(2);
+    expect(threadsAwayFrom(home)).toEqual([]);
+  });
+
+  it('rejects bad input with clear codes', async () => {
+    const closed = NetNS.open(nameA);
+    closed.close();
+    await expect(closed.socket('inet', 'stream')).rejects.toMatchObject({ code: 'ERR_NETNS_CLOSED' });
+    expect(() => closed.spawn('true')).toThrow(expect.objectContaining({ code: 'ERR_NETNS_CLOSED' }));
+    for (const host of ['example.com', '10.0.0.256', '', 'localhost']) {
+      await expect(a.connect({ host, port: 80 })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+      await expect(a.listen(net.createServer(), { host })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    }
+    await expect(a.connect({ host: '127.0.0.1', port: 70000 })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    await expect(a.createSocket('udp6', { address: '127.0.0.1' })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    expect(() => a.spawn('true', 'not-an-array' as unknown as string[])).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+  });
+
+  it('refuses the I/O methods inside withNetNS, where fn is already in the namespace', async () => {
+    const error = await withNetNS(a, async (path: string) => {
+      const { NetNS } = await import('netns');
+      return NetNS.open(path)
+        .socket('inet', 'stream')
+        .then(
+          () => null,
+          (e: { code: string }) => e.code,
+        );
+    }, a.path);
+    expect(error).toBe('ERR_NETNS_SWITCHED_THREAD');
+  });
+});
+
+function readAll(socket: net.Socket): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    socket.setEncoding('utf8').on('data', (chunk) => (data += chunk)).on('end', () => resolve(data)).on('error', reject);
+  });
+}
+
+function connectFromHost(port: number): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => resolve(socket)).on('error', reject);
+  });
+}
+
+function once(emitter: NodeJS.EventEmitter, event: string): Promise<unknown[]> {
+  return new Promise((resolve) => emitter.once(event, (...args: unknown[]) => resolve(args)));
+}
