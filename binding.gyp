@@ -31,16 +31,16 @@
       "target_name": "netns-exec",
       "type": "executable",
       "sources": [
-        "native/exec_helper.cc"
+        "native/exec_helper.c"
       ],
-      "cflags_cc": [
-        "-std=c++17",
+      "cflags": [
         "-Wall",
         "-Wextra",
+        "-O2",
         "-fstack-protector-strong"
       ],
-      "cflags_cc!": [
-        "-fno-exceptions"
+      "ldflags": [
+        "-static"
       ],
       "defines": [
         "_GNU_SOURCE"

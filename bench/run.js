@@ -1,9 +1,10 @@
 // `npm run bench [-- section...]`: runs the benchmarks as root on scratch
 // namespaces and prints every figure beside a baseline measured in the same run.
 import { printTable, scratchNamespaces } from './lib.js';
+import { benchIo } from './io.js';
 import { benchWithNetNS } from './with-netns.js';
 
-const sections = { 'with-netns': benchWithNetNS };
+const sections = { 'with-netns': benchWithNetNS, io: benchIo };
 
 if (process.getuid?.() !== 0) {
   console.error('bench: needs root (CAP_SYS_ADMIN) to create namespaces; run: sudo npm run bench');

@@ -70,6 +70,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("ioReadFile", &NetnsAddon::IoReadFileJs),
         InstanceMethod("ioWriteFile", &NetnsAddon::IoWriteFileJs),
         InstanceMethod("ioStats", &NetnsAddon::IoStatsJs),
+        InstanceMethod("ioThreadsDiscarded", &NetnsAddon::IoThreadsDiscardedJs),
     });
   }
 
@@ -203,6 +204,10 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     stats.Set("threadsCreated", static_cast<double>(io_ ? io_->threads_created() : 0));
     stats.Set("threadsDiscarded", static_cast<double>(io_ ? io_->threads_discarded() : 0));
     return stats;
+  }
+
+  Napi::Value IoThreadsDiscardedJs(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), static_cast<double>(io_ ? io_->threads_discarded() : 0));
   }
 
   ThreadSwitch switch_;

@@ -5,6 +5,7 @@
 #include <napi.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <optional>
 
 #include "failure.h"
@@ -35,6 +36,13 @@ class IoJob {
 
   // Set by the I/O thread when it could not return home after this job.
   bool poisoned_thread = false;
+
+  // Who settles the job. The JS thread may wait briefly for a job it just
+  // submitted and settle it itself; whoever moves the state away from kQueued
+  // decides: the I/O thread (kDone: the waiting JS thread owns the job now) or
+  // the JS thread giving up (kViaCallback: the I/O thread delivers it).
+  enum Handoff : int { kQueued, kDone, kViaCallback };
+  std::atomic<int> handoff{kQueued};
 
  private:
   Napi::Promise::Deferred deferred_;

@@ -2,10 +2,32 @@
 
 #include <pthread.h>
 
+#include <chrono>
+
 #include "js_error.h"
 #include "thread_switch.h"
 
 namespace netns {
+namespace {
+
+// A caller issuing one operation at a time gets its result without a trip
+// through the event loop if the I/O thread finishes within this budget; an
+// idle I/O thread polls this long for the next job before it sleeps.
+constexpr auto kInlineWait = std::chrono::microseconds(40);
+constexpr auto kIdlePoll = std::chrono::microseconds(60);
+constexpr int kMissesBeforeBackoff = 4;
+constexpr int kBackoffJobs = 32;
+
+template <typename Ready>
+bool PollFor(std::chrono::microseconds budget, Ready ready) {
+  auto deadline = std::chrono::steady_clock::now() + budget;
+  for (unsigned i = 1;; i++) {
+    if (ready()) return true;
+    if ((i & 63) == 0 && std::chrono::steady_clock::now() > deadline) return false;
+  }
+}
+
+}  // namespace
 
 IoPool::IoPool(Napi::Env env, size_t max_threads) : max_threads_(max_threads) {
   tsfn_ = Tsfn::New(env, "netns-io", 0, 1, this);
@@ -16,13 +38,35 @@ IoPool::~IoPool() { Shutdown(); }
 
 void IoPool::Submit(Napi::Env env, std::unique_ptr<IoJob> job) {
   if (in_flight_++ == 0) tsfn_.Ref(env);
+  IoJob* raw = job.get();
+  const bool wait_inline = in_flight_ == 1 && inline_backoff_ == 0;
+  if (inline_backoff_ > 0) inline_backoff_--;
+  if (!wait_inline) raw->handoff.store(IoJob::kViaCallback, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(std::move(job));
+    queued_.fetch_add(1, std::memory_order_release);
   }
   cv_.notify_one();
   ReapExited();
   SpawnIfNeeded();
+  if (wait_inline && AwaitInline(raw)) Settle(env, std::unique_ptr<IoJob>(raw));
+}
+
+// JS thread: waits a little for the job just submitted. True when the I/O
+// thread finished it and handed it over; false when the callback will bring it.
+bool IoPool::AwaitInline(IoJob* job) {
+  bool done = PollFor(kInlineWait, [job] { return job->handoff.load(std::memory_order_acquire) == IoJob::kDone; });
+  int expected = IoJob::kQueued;
+  if (!done && job->handoff.compare_exchange_strong(expected, IoJob::kViaCallback, std::memory_order_acq_rel)) {
+    if (++inline_misses_ >= kMissesBeforeBackoff) {
+      inline_misses_ = 0;
+      inline_backoff_ = kBackoffJobs;
+    }
+    return false;
+  }
+  inline_misses_ = 0;
+  return true;
 }
 
 void IoPool::SpawnIfNeeded() {
@@ -54,21 +98,37 @@ void IoPool::ReapExited() {
   for (auto& slot : finished) slot->thread.join();
 }
 
+std::unique_ptr<IoJob> IoPool::NextJob() {
+  PollFor(kIdlePoll, [this] { return queued_.load(std::memory_order_acquire) > 0; });
+  std::unique_lock<std::mutex> lock(mu_);
+  idle_threads_++;
+  cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+  idle_threads_--;
+  if (stopping_) return nullptr;
+  std::unique_ptr<IoJob> job = std::move(queue_.front());
+  queue_.pop_front();
+  queued_.fetch_sub(1, std::memory_order_relaxed);
+  return job;
+}
+
+// I/O thread: hands a finished job to a JS thread waiting for it, or else
+// through the thread-safe function.
+void IoPool::Deliver(std::unique_ptr<IoJob> job) {
+  int expected = IoJob::kQueued;
+  if (job->handoff.compare_exchange_strong(expected, IoJob::kDone, std::memory_order_acq_rel)) {
+    job.release();  // the waiting JS thread owns it now
+    return;
+  }
+  if (tsfn_.BlockingCall(job.get()) == napi_ok) job.release();
+}
+
 void IoPool::ThreadMain(Slot* slot) {
   pthread_setname_np(pthread_self(), "netns-io");
   ThreadSwitch home;
   std::optional<Failure> init_failure = home.Init();
   for (;;) {
-    std::unique_ptr<IoJob> job;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      idle_threads_++;
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      idle_threads_--;
-      if (stopping_) break;
-      job = std::move(queue_.front());
-      queue_.pop_front();
-    }
+    std::unique_ptr<IoJob> job = NextJob();
+    if (!job) break;
     if (init_failure) {
       job->Fail(*init_failure);
     } else if (auto failure = home.Enter(job->ns_fd())) {
@@ -78,7 +138,7 @@ void IoPool::ThreadMain(Slot* slot) {
       if (home.Restore()) job->poisoned_thread = true;
     }
     const bool leave = job->poisoned_thread;
-    if (tsfn_.BlockingCall(job.get()) == napi_ok) job.release();
+    Deliver(std::move(job));
     if (leave) break;  // never run another job in an unknown namespace
   }
   std::lock_guard<std::mutex> lock(mu_);

@@ -42,6 +42,9 @@ class IoPool {
 
   static void CallJs(Napi::Env env, Napi::Function, IoPool* pool, IoJob* job);
   void ThreadMain(Slot* slot);
+  std::unique_ptr<IoJob> NextJob();
+  void Deliver(std::unique_ptr<IoJob> job);
+  bool AwaitInline(IoJob* job);
   void SpawnIfNeeded();
   void ReapExited();
   void Settle(Napi::Env env, std::unique_ptr<IoJob> job);
@@ -52,12 +55,15 @@ class IoPool {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::unique_ptr<IoJob>> queue_;
+  std::atomic<size_t> queued_{0};  // mirrors queue_.size() for lock-free polling
   std::vector<std::unique_ptr<Slot>> slots_;
   size_t idle_threads_ = 0;
   bool stopping_ = false;
   bool shut_down_ = false;
   // JS thread only:
   size_t in_flight_ = 0;
+  int inline_misses_ = 0;
+  int inline_backoff_ = 0;
   size_t threads_created_ = 0;
   size_t threads_discarded_ = 0;
 };

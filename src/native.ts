@@ -25,6 +25,7 @@ export interface NativeBinding {
   ioReadFile(nsFd: number, path: string): Promise<Buffer>;
   ioWriteFile(nsFd: number, path: string, data: string): Promise<void>;
   ioStats(): { threadsCreated: number; threadsDiscarded: number };
+  ioThreadsDiscarded(): number;
 }
 
 /** The exec helper built beside the addon (see native/exec_helper.cc). */

@@ -87,6 +87,8 @@ class PoolWorker {
   readonly known = new Set<number>();
   forget = false;
   dead = false;
+  /** Terminated by the pool and not yet gone. */
+  exiting = false;
   nestedWaits = 0;
   exitCause: unknown = undefined;
 
@@ -130,6 +132,9 @@ export class WorkerPool {
   #spinBackoff = 0;
   #spinMisses = 0;
   #spinsThisTurn = 0;
+  #pendingCalls = 0;
+  #exitingWorkers = 0;
+  #idleWaiters: (() => void)[] = [];
   #tasksRun = 0;
   #threadsDiscarded = 0;
   #restoreFailures = 0;
@@ -140,6 +145,7 @@ export class WorkerPool {
 
   run(task: PoolTask): Promise<unknown> {
     const pending = new Pending(this.#nextId++, this.#functionId(task.source, task.caller), task);
+    this.#pendingCalls++;
     if (task.signal) this.#watchAbort(pending, task.signal);
     if (!pending.settled) {
       this.#queue.push(pending);
@@ -159,6 +165,23 @@ export class WorkerPool {
       threadsDiscarded: this.#threadsDiscarded,
       restoreFailures: this.#restoreFailures,
     };
+  }
+
+  /** Resolves once no call is pending and every discarded thread has exited. */
+  idle(): Promise<void> {
+    if (this.#isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  #isIdle(): boolean {
+    return this.#pendingCalls === 0 && this.#exitingWorkers === 0;
+  }
+
+  #wakeIdleWaiters(): void {
+    if (this.#idleWaiters.length === 0 || !this.#isIdle()) return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   /** Terminates every worker; pending calls reject. */
@@ -407,6 +430,7 @@ export class WorkerPool {
 
   #onExit(worker: PoolWorker): void {
     if (!worker.dead) this.#threadsDiscarded++;
+    if (worker.exiting) this.#exitingWorkers--;
     worker.dead = true;
     worker.port.close();
     this.#workers.delete(worker);
@@ -423,12 +447,17 @@ export class WorkerPool {
     }
     worker.running.clear();
     if (this.#queued() > 0) this.#scheduleDispatch();
+    this.#wakeIdleWaiters();
   }
 
   #discard(worker: PoolWorker): void {
     if (!worker.dead) {
       worker.dead = true;
       this.#threadsDiscarded++;
+    }
+    if (!worker.exiting) {
+      worker.exiting = true;
+      this.#exitingWorkers++;
     }
     void worker.thread.terminate();
   }
@@ -451,8 +480,10 @@ export class WorkerPool {
     pending.settled = true;
     if (pending.onAbort) pending.task.signal?.removeEventListener('abort', pending.onAbort);
     pending.task.release?.();
+    this.#pendingCalls--;
     if (ok) pending.resolve(value);
     else pending.reject(value);
+    this.#wakeIdleWaiters();
   }
 }
 

@@ -38,6 +38,14 @@ export function poolStats(): PoolStats {
   return pool?.stats() ?? { workers: 0, busy: 0, queued: 0, tasksRun: 0, threadsDiscarded: 0, restoreFailures: 0 };
 }
 
+/**
+ * Resolves once no withNetNS call is pending and every thread the pool
+ * discarded (after an abort or a failed restore) has exited.
+ */
+export function poolIdle(): Promise<void> {
+  return pool?.idle() ?? Promise.resolve();
+}
+
 /** Terminates the pool's threads; calls still pending reject. The next call starts a new pool. */
 export async function closePool(): Promise<void> {
   const closing = pool;

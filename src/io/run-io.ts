@@ -7,30 +7,40 @@ import type { NetNS } from '../netns.js';
 
 let discardsSeen = 0;
 
-export async function runIo<T>(ns: NetNS, start: (nsFd: number) => Promise<T>): Promise<T> {
-  const fd = ns.acquire();
+export function runIo<T>(ns: NetNS, start: (nsFd: number) => Promise<T>): Promise<T> {
   let pending: Promise<T>;
   try {
-    pending = start(fd);
+    const fd = ns.acquire();
+    try {
+      pending = start(fd);
+    } finally {
+      ns.release();
+    }
   } catch (error) {
-    throw fromNative(error);
-  } finally {
-    ns.release();
+    return Promise.reject(fromNative(error));
   }
-  try {
-    return await pending;
-  } catch (error) {
-    throw fromNative(error);
-  } finally {
-    warnAboutDiscardedThreads();
-  }
+  return pending.then(
+    (value) => {
+      warnAboutDiscardedThreads();
+      return value;
+    },
+    (error: unknown) => {
+      warnAboutDiscardedThreads();
+      throw fromNative(error);
+    },
+  );
 }
 
 function warnAboutDiscardedThreads(): void {
-  const { threadsDiscarded } = native.ioStats();
+  const threadsDiscarded = native.ioThreadsDiscarded();
   if (threadsDiscarded === discardsSeen) return;
   discardsSeen = threadsDiscarded;
   process.emitWarning('a netns I/O thread could not return to its own network namespace; it was replaced', {
     code: 'NETNS_RESTORE_FAILED',
   });
+}
+
+/** The I/O threads of this thread's environment: how many were started and how many were replaced after a failed restore. */
+export function ioStats(): { threadsCreated: number; threadsDiscarded: number } {
+  return native.ioStats();
 }

@@ -53,13 +53,19 @@ function pick<T extends object>(table: T, key: unknown, what: string): T[keyof T
 }
 
 /** A raw socket descriptor (O_CLOEXEC) for libraries Node cannot adopt, e.g. netlink. The caller closes it. */
-export async function rawSocket(ns: NetNS, domain: SocketDomain, type: SocketType, protocol = 0): Promise<number> {
-  const domainNumber = pick(DOMAINS, domain, 'domain');
-  const typeNumber = pick(TYPES, type, 'type');
-  if (!Number.isInteger(protocol) || protocol < 0) {
-    throw netnsError(ErrorCodes.INVALID_ARG, `protocol must be a non-negative integer, got ${protocol}`);
+export function rawSocket(ns: NetNS, domain: SocketDomain, type: SocketType, protocol = 0): Promise<number> {
+  let domainNumber: number;
+  let typeNumber: number;
+  try {
+    domainNumber = pick(DOMAINS, domain, 'domain');
+    typeNumber = pick(TYPES, type, 'type');
+    if (!Number.isInteger(protocol) || protocol < 0) {
+      throw netnsError(ErrorCodes.INVALID_ARG, `protocol must be a non-negative integer, got ${protocol}`);
+    }
+  } catch (error) {
+    return Promise.reject(error);
   }
-  return await runIo(ns, (fd) => native.ioSocket(fd, domainNumber, typeNumber, protocol));
+  return runIo(ns, (fd) => native.ioSocket(fd, domainNumber, typeNumber, protocol));
 }
 
 function describe(options: { host?: string; port?: number; path?: string }): string {
