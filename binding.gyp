@@ -8,6 +8,7 @@
         "native/io_jobs.cc",
         "native/io_pool.cc",
         "native/js_error.cc",
+        "native/lifecycle_jobs.cc",
         "native/nsfd.cc",
         "native/thread_switch.cc"
       ],

@@ -14,6 +14,7 @@
 #include "io_jobs.h"
 #include "io_pool.h"
 #include "js_error.h"
+#include "lifecycle_jobs.h"
 #include "nsfd.h"
 #include "thread_switch.h"
 
@@ -58,6 +59,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
   NetnsAddon(Napi::Env env, Napi::Object exports) {
     DefineAddon(exports, {
         InstanceMethod("openNetns", &NetnsAddon::OpenNetnsJs),
+        InstanceMethod("openNetnsIdentity", &NetnsAddon::OpenNetnsIdentityJs),
         InstanceMethod("closeFd", &NetnsAddon::CloseFdJs),
         InstanceMethod("fdIdentity", &NetnsAddon::FdIdentityJs),
         InstanceMethod("threadNetns", &NetnsAddon::ThreadNetnsJs),
@@ -71,6 +73,8 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("ioWriteFile", &NetnsAddon::IoWriteFileJs),
         InstanceMethod("ioStats", &NetnsAddon::IoStatsJs),
         InstanceMethod("ioThreadsDiscarded", &NetnsAddon::IoThreadsDiscardedJs),
+        InstanceMethod("createNamespace", &NetnsAddon::CreateNamespaceJs),
+        InstanceMethod("deleteNamespace", &NetnsAddon::DeleteNamespaceJs),
     });
   }
 
@@ -84,6 +88,16 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     Napi::Object obj = IdentityObject(env, ns.id);
     obj.Set("fd", ns.fd);
     return obj;
+  }
+
+  // The identity of a namespace path, validated, without keeping it open.
+  Napi::Value OpenNetnsIdentityJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    auto opened = OpenNetns(StringArgument(info, 0, "path"));
+    if (auto* failure = std::get_if<Failure>(&opened)) throw ToJsError(env, *failure);
+    const NsFd& ns = std::get<NsFd>(opened);
+    close(ns.fd);
+    return IdentityObject(env, ns.id);
   }
 
   Napi::Value CloseFdJs(const Napi::CallbackInfo& info) {
@@ -197,6 +211,20 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     Io(env);
     int ns = DupNamespaceFd(env, FdArgument(info, 0));
     return Submit(env, std::make_unique<WriteFileJob>(env, ns, std::move(path), std::move(data)));
+  }
+
+  // createNamespace(runDir, path) -> Promise<{fd, dev, ino}>; empty path: anonymous
+  Napi::Value CreateNamespaceJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    std::string run_dir = StringArgument(info, 0, "runDir");
+    std::string path = StringArgument(info, 1, "path");
+    return Submit(env, std::make_unique<CreateNamespaceJob>(env, std::move(run_dir), std::move(path)));
+  }
+
+  // deleteNamespace(path) -> Promise<void>
+  Napi::Value DeleteNamespaceJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    return Submit(env, std::make_unique<DeleteNamespaceJob>(env, StringArgument(info, 0, "path")));
   }
 
   Napi::Value IoStatsJs(const Napi::CallbackInfo& info) {

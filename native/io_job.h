@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "failure.h"
+#include "thread_switch.h"
 
 namespace netns {
 
@@ -21,8 +22,10 @@ class IoJob {
   IoJob(const IoJob&) = delete;
   IoJob& operator=(const IoJob&) = delete;
 
-  // Runs on the I/O thread, inside the namespace. Sets failure_ on error.
-  virtual void Run() = 0;
+  // Runs on the I/O thread: inside the job's namespace when it has one
+  // (ns_fd >= 0), else at home, free to switch `thread` itself (the pool
+  // restores it afterwards). Sets failure_ on error.
+  virtual void Run(ThreadSwitch& thread) = 0;
   // Runs on the JS thread when Run succeeded.
   virtual Napi::Value Result(Napi::Env env) = 0;
   // Runs on the JS thread if the job never ran (shutdown): frees what Run made.

@@ -18,7 +18,7 @@ void SocketJob::Discard() {
   fd_ = -1;
 }
 
-void SocketJob::Run() {
+void SocketJob::Run(ThreadSwitch&) {
   fd_ = socket(domain_, type_ | SOCK_CLOEXEC, protocol_);
   if (fd_ < 0) Fail(Failure::Sys(errno, "socket"));
 }
@@ -29,7 +29,7 @@ Napi::Value SocketJob::Result(Napi::Env env) {
   return Napi::Number::New(env, fd);
 }
 
-void BoundSocketJob::Run() {
+void BoundSocketJob::Run(ThreadSwitch&) {
   bool ok = spec_.unix ? BindUnix() : BindInet();
   if (ok && spec_.backlog >= 0 && listen(fd_, spec_.backlog) != 0) {
     Fail(Failure::Sys(errno, "listen"));
@@ -92,7 +92,7 @@ bool BoundSocketJob::BindUnix() {
   return true;
 }
 
-void ReadFileJob::Run() {
+void ReadFileJob::Run(ThreadSwitch&) {
   // O_NOFOLLOW: paths are checked on the JS side; never follow a planted link.
   int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
   if (fd < 0) return Fail(Failure::Sys(errno, "open", path_));
@@ -112,7 +112,7 @@ void ReadFileJob::Run() {
 
 Napi::Value ReadFileJob::Result(Napi::Env env) { return Napi::Buffer<char>::Copy(env, data_.data(), data_.size()); }
 
-void WriteFileJob::Run() {
+void WriteFileJob::Run(ThreadSwitch&) {
   int fd = open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
   if (fd < 0) return Fail(Failure::Sys(errno, "open", path_));
   // A sysctl takes its value from a single write.

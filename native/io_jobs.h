@@ -15,7 +15,7 @@ class SocketJob : public IoJob {
   SocketJob(Napi::Env env, int ns_fd, int domain, int type, int protocol)
       : IoJob(env, ns_fd), domain_(domain), type_(type), protocol_(protocol) {}
   ~SocketJob() override;
-  void Run() override;
+  void Run(ThreadSwitch& thread) override;
   Napi::Value Result(Napi::Env env) override;
   void Discard() override;
 
@@ -39,7 +39,7 @@ class BoundSocketJob : public SocketJob {
  public:
   BoundSocketJob(Napi::Env env, int ns_fd, int type, BindSpec spec)
       : SocketJob(env, ns_fd, 0, type, 0), spec_(std::move(spec)) {}
-  void Run() override;
+  void Run(ThreadSwitch& thread) override;
 
  private:
   bool BindInet();
@@ -50,7 +50,7 @@ class BoundSocketJob : public SocketJob {
 class ReadFileJob : public IoJob {
  public:
   ReadFileJob(Napi::Env env, int ns_fd, std::string path) : IoJob(env, ns_fd), path_(std::move(path)) {}
-  void Run() override;
+  void Run(ThreadSwitch& thread) override;
   Napi::Value Result(Napi::Env env) override;
 
  private:
@@ -62,7 +62,7 @@ class WriteFileJob : public IoJob {
  public:
   WriteFileJob(Napi::Env env, int ns_fd, std::string path, std::string data)
       : IoJob(env, ns_fd), path_(std::move(path)), data_(std::move(data)) {}
-  void Run() override;
+  void Run(ThreadSwitch& thread) override;
   Napi::Value Result(Napi::Env env) override;
 
  private:

@@ -131,10 +131,13 @@ void IoPool::ThreadMain(Slot* slot) {
     if (!job) break;
     if (init_failure) {
       job->Fail(*init_failure);
+    } else if (job->ns_fd() < 0) {
+      job->Run(home);
+      if (home.Restore()) job->poisoned_thread = true;
     } else if (auto failure = home.Enter(job->ns_fd())) {
       job->Fail(*failure);
     } else {
-      job->Run();
+      job->Run(home);
       if (home.Restore()) job->poisoned_thread = true;
     }
     const bool leave = job->poisoned_thread;

@@ -35,6 +35,17 @@ std::optional<Failure> ThreadSwitch::Enter(int target_fd) {
   return std::nullopt;
 }
 
+std::optional<Failure> ThreadSwitch::Unshare() {
+  if (poisoned_)
+    return Failure::Own("ERR_NETNS_POISONED", "this thread failed to restore its namespace");
+  if (switched_)
+    return Failure::Own("ERR_NETNS_SWITCHED", "this thread is already inside a namespace");
+  if (auto failure = Init()) return failure;
+  if (unshare(CLONE_NEWNET) != 0) return Failure::Sys(errno, "unshare");
+  switched_ = true;
+  return std::nullopt;
+}
+
 std::optional<Failure> ThreadSwitch::Restore() {
   if (!switched_) return std::nullopt;
   if (setns(home_fd_, CLONE_NEWNET) != 0) {

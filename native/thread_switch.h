@@ -20,6 +20,8 @@ class ThreadSwitch {
   // on the owning thread before it has ever switched.
   std::optional<Failure> Init();
   std::optional<Failure> Enter(int target_fd);
+  // Moves the thread into a brand-new network namespace.
+  std::optional<Failure> Unshare();
   // On failure the switch is poisoned for good.
   std::optional<Failure> Restore();
 

@@ -7,3 +7,4 @@ export type { NetnsTarget, PoolOptions, WithNetNSOptions } from './run.js';
 export type { ExecFileResult, NetnsSpawnOptions } from './io/spawn.js';
 export type { ConnectOptions, ListenOptions, SocketDomain, SocketType, UdpOptions } from './io/sockets.js';
 export type { Sysctl } from './io/sysctl.js';
+export type { NamespaceEntry } from './lifecycle.js';

@@ -13,6 +13,9 @@ export interface NsIdentity {
 
 export interface NativeBinding {
   openNetns(path: string): NsIdentity & { fd: number };
+  openNetnsIdentity(path: string): NsIdentity;
+  createNamespace(runDir: string, path: string): Promise<NsIdentity & { fd: number }>;
+  deleteNamespace(path: string): Promise<void>;
   closeFd(fd: number): void;
   fdIdentity(fd: number): NsIdentity;
   threadNetns(): NsIdentity;

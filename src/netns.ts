@@ -16,6 +16,14 @@ import {
 } from './io/sockets.js';
 import { execFileIn, spawnIn, type ExecFileResult, type NetnsSpawnOptions } from './io/spawn.js';
 import { Sysctl } from './io/sysctl.js';
+import {
+  createNamespace,
+  deleteNamespace,
+  identifyNamespace,
+  listNamespaces,
+  namespacePids,
+  type NamespaceEntry,
+} from './lifecycle.js';
 import { resolveNamespacePath } from './names.js';
 import { native } from './native.js';
 
@@ -46,6 +54,40 @@ export class NetNS implements Disposable {
     const path = resolveNamespacePath(pathOrName);
     const opened = callNative(() => native.openNetns(path));
     return new NetNS(path, opened.fd, opened.dev, opened.ino);
+  }
+
+  /** @internal Wraps a descriptor the addon opened and checked. */
+  static adopt(path: string, opened: { fd: number; dev: number; ino: number }): NetNS {
+    return new NetNS(path, opened.fd, opened.dev, opened.ino);
+  }
+
+  /**
+   * Creates a namespace. With a name: a persistent one at /run/netns/NAME,
+   * made as `ip netns add` makes it (EEXIST if taken). Without: an anonymous
+   * one that lives as long as this handle or anything inside it.
+   */
+  static create(name?: string): Promise<NetNS> {
+    return createNamespace(name);
+  }
+
+  /** Removes /run/netns/NAME as `ip netns del` does: lazy unmount, then unlink. */
+  static delete(name: string): Promise<void> {
+    return deleteNamespace(name);
+  }
+
+  /** The named namespaces under /run/netns, with inode and whether each is alive. */
+  static list(): NamespaceEntry[] {
+    return listNamespaces();
+  }
+
+  /** Names of the namespace a process (or inode) is in, as `ip netns identify`. */
+  static identify(target: { pid: number } | { inode: number }): string[] {
+    return identifyNamespace(target);
+  }
+
+  /** Processes in the named namespace, as `ip netns pids`. */
+  static pids(name: string): number[] {
+    return namespacePids(name);
   }
 
   /** The namespace of the calling thread (not necessarily the process's main thread). */

@@ -1,20 +1,5 @@
-// Helpers for integration tests (subpath export `netns/testing`).
-import { callNative } from './errors.js';
-import { native } from './native.js';
-
-const CAPABILITIES = { CAP_NET_ADMIN: 12, CAP_SYS_ADMIN: 21 } as const;
-
-/**
- * Drops a capability from the calling thread's effective set. Capabilities are
- * per thread, so inside withNetNS's fn this makes the pool thread's restore
- * fail for real (setns needs CAP_SYS_ADMIN), without touching other threads.
- */
-export function dropThreadCapability(name: keyof typeof CAPABILITIES): void {
-  callNative(() => native.dropEffectiveCapability(CAPABILITIES[name]));
-}
-
-/** The namespace identity of the calling thread, read through /proc/thread-self. */
-export function threadNetns(): { dev: number; inode: number } {
-  const { dev, ino } = callNative(() => native.threadNetns());
-  return { dev, inode: ino };
-}
+// `netns/testing`: fixtures for root-run integration tests.
+export { createTestNetwork } from './testing/network.js';
+export type { TestHostSpec, TestLinkSpec, TestNetwork, TestNetworkSpec } from './testing/network.js';
+export { sweep } from './testing/sweep.js';
+export { dropThreadCapability, threadNetns } from './testing/thread.js';

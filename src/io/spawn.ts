@@ -78,17 +78,18 @@ export function spawnIn(ns: NetNS, command: string, args: string[] = [], options
   return child;
 }
 
-// Holds 'exit' back until the status pipe has told whether exec happened;
-// on failure emits 'error' then 'close', as Node does for a spawn error.
+// Holds 'spawn' and 'exit' back until the status pipe has told whether exec
+// happened, so 'spawn' means the command itself is running (inside the
+// namespace); on failure emits 'error' then 'close' instead, as Node does.
 function reportThroughEvents(child: ChildProcess, command: string, args: string[]): void {
   const status = child.stdio[4] as Readable;
   const emit = child.emit.bind(child) as (event: string, ...args: unknown[]) => boolean;
+  const held = new Map<string, unknown[]>();
   let report = '';
   let known = false;
-  let heldExit: unknown[] | undefined;
   child.emit = ((event: string, ...eventArgs: unknown[]) => {
-    if (event === 'exit' && !known) {
-      heldExit = eventArgs;
+    if ((event === 'spawn' || event === 'exit') && !known) {
+      held.set(event, eventArgs);
       return true;
     }
     if (event === 'close' && report !== '') return emit('close', -spawnErrno(report), null);
@@ -99,8 +100,14 @@ function reportThroughEvents(child: ChildProcess, command: string, args: string[
   status.on('error', () => {});
   status.on('close', () => {
     known = true;
-    if (report !== '') emit('error', spawnFailure(report, command, args));
-    else if (heldExit) emit('exit', ...heldExit);
+    if (report !== '') {
+      emit('error', spawnFailure(report, command, args));
+      return;
+    }
+    for (const event of ['spawn', 'exit']) {
+      const eventArgs = held.get(event);
+      if (eventArgs) emit(event, ...eventArgs);
+    }
   });
 }
 

@@ -2,29 +2,30 @@ import { closeSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetNS, withNetNS } from '../../dist/index.js';
-import { addNamespace, inodeOf, linkPair, openFdCount, removeNamespaces, threadsAwayFrom } from '../helpers/namespaces.js';
+import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
+import { inodeOf, openFdCount, threadsAwayFrom } from '../helpers/process-state.js';
 import { privileged } from '../helpers/privileges.js';
 
 const home = inodeOf('/proc/thread-self/ns/net');
 
 describe.skipIf(!privileged)('NetNS I/O from the main thread', () => {
+  let network: TestNetwork<'a' | 'b'>;
   let nameA: string;
-  let nameB: string;
   let a: NetNS;
   let b: NetNS;
 
-  beforeAll(() => {
-    nameA = addNamespace();
-    nameB = addNamespace();
-    linkPair(nameA, nameB, '10.77.0.1/24', '10.77.0.2/24');
-    a = NetNS.open(nameA);
-    b = NetNS.open(nameB);
+  beforeAll(async () => {
+    network = await createTestNetwork({
+      hosts: { a: { addr: '10.77.0.1/24' }, b: { addr: '10.77.0.2/24' } },
+      links: [['a', 'b']],
+    });
+    nameA = network.names.a;
+    a = network.hosts.a;
+    b = network.hosts.b;
   });
 
-  afterAll(() => {
-    a.close();
-    b.close();
-    removeNamespaces();
+  afterAll(async () => {
+    await network?.close();
   });
 
   it('serves from A on its veth address to B, and not to the host', async () => {
@@ -93,7 +94,7 @@ describe.skipIf(!privileged)('NetNS I/O from the main thread', () => {
   it('spawns real child processes inside the namespace', async () => {
     const { stdout } = await a.execFile('ip', ['-j', 'link']);
     const names = (JSON.parse(stdout) as { ifname: string }[]).map((link) => link.ifname).sort();
-    expect(names).toEqual(['lo', 'veth0']);
+    expect(names).toEqual(['eth0', 'lo']);
 
     const link = await a.execFile('readlink', ['/proc/self/ns/net']);
     expect(link.stdout.trim()).toBe(`net:[${a.inode}]`);
@@ -118,7 +119,7 @@ describe.skipIf(!privileged)('NetNS I/O from the main thread', () => {
       const hosts = await a.execFile('cat', ['/etc/hosts'], { etc: true });
       expect(hosts.stdout).toBe('10.77.0.2 peer-b\n');
       const sys = await a.execFile('ls', ['/sys/class/net'], { etc: true });
-      expect(sys.stdout.split('\n').filter(Boolean).sort()).toEqual(['lo', 'veth0']);
+      expect(sys.stdout.split('\n').filter(Boolean).sort()).toEqual(['eth0', 'lo']);
       const plain = await a.execFile('cat', ['/etc/hosts']);
       expect(plain.stdout).toBe(readFileSync('/etc/hosts', 'utf8'));
     } finally {
@@ -129,12 +130,12 @@ describe.skipIf(!privileged)('NetNS I/O from the main thread', () => {
   });
 
   it('sets sysctls in one namespace only', async () => {
-    const key = 'net.ipv4.conf.veth0.forwarding';
+    const key = 'net.ipv4.conf.eth0.forwarding';
     const hostForwarding = readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8').trim();
     await a.sysctl.set('net.ipv4.ip_forward', 1);
     await a.sysctl.set(key, '1');
     expect(await a.sysctl.get('net.ipv4.ip_forward')).toBe('1');
-    expect(await a.sysctl.get('net/ipv4/conf/veth0/forwarding')).toBe('1');
+    expect(await a.sysctl.get('net/ipv4/conf/eth0/forwarding')).toBe('1');
     expect(await b.sysctl.get('net.ipv4.ip_forward')).toBe('0');
     expect(await b.sysctl.get(key)).toBe('0');
     expect(readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8').trim()).toBe(hostForwarding);
@@ -150,9 +151,10 @@ describe.skipIf(!privileged)('NetNS I/O from the main thread', () => {
   });
 
   it('reads /proc/net as the namespace sees it', async () => {
-    const dev = (await a.readFile('/proc/net/dev')).toString();
-    expect(dev).toContain('veth0');
-    expect(readFileSync('/proc/self/net/dev', 'utf8')).not.toContain(' veth0:');
+    const devices = (text: string) => [...text.matchAll(/^\s*([^\s:]+):/gm)].map((m) => m[1]).sort();
+    expect(devices((await a.readFile('/proc/net/dev')).toString())).toEqual(['eth0', 'lo']);
+    expect(devices((await a.readFile('/proc/self/net/dev')).toString())).toEqual(['eth0', 'lo']);
+    expect(devices(readFileSync('/proc/self/net/dev', 'utf8'))).not.toEqual(['eth0', 'lo']);
     await expect(a.readFile('/etc/passwd')).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
     await expect(a.readFile('/proc/net/../../etc/passwd')).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
   });

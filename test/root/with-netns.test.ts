@@ -3,25 +3,28 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePool, configurePool, NetNS, poolIdle, poolStats, withNetNS } from '../../dist/index.js';
-import { addNamespace, inodeOf, openFdCount, removeNamespaces, threadCount, threadsAwayFrom } from '../helpers/namespaces.js';
+import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
+import { inodeOf, openFdCount, threadCount, threadsAwayFrom } from '../helpers/process-state.js';
 import { privileged } from '../helpers/privileges.js';
 
 const home = inodeOf('/proc/thread-self/ns/net');
 const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 describe.skipIf(!privileged)('withNetNS', () => {
+  let network: TestNetwork<'a' | 'b' | 'c'>;
   let names: string[];
   let blue: NetNS;
 
-  beforeAll(() => {
-    names = [addNamespace(), addNamespace(), addNamespace()];
+  beforeAll(async () => {
+    network = await createTestNetwork({ hosts: { a: {}, b: {}, c: {} } });
+    names = [network.names.a, network.names.b, network.names.c];
     blue = NetNS.open(names[0]!);
   });
 
   afterAll(async () => {
-    blue.close();
+    blue?.close();
     await closePool();
-    removeNamespaces();
+    await network?.close();
   });
 
   it('runs fn inside the target namespace', async () => {

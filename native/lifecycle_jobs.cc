@@ -1,0 +1,120 @@
+#include "lifecycle_jobs.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace netns {
+namespace {
+
+// Holds an exclusive flock on the run directory for its lifetime.
+class DirLock {
+ public:
+  explicit DirLock(const std::string& dir) : fd_(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_ >= 0 && flock(fd_, LOCK_EX) != 0) error_ = errno;
+    if (fd_ < 0) error_ = errno;
+  }
+  ~DirLock() {
+    if (fd_ >= 0) close(fd_);  // releases the lock
+  }
+  int error() const { return error_; }
+
+ private:
+  int fd_;
+  int error_ = 0;
+};
+
+std::string ThreadNamespacePath() { return "/proc/self/task/" + std::to_string(gettid()) + "/ns/net"; }
+
+}  // namespace
+
+CreateNamespaceJob::~CreateNamespaceJob() { Discard(); }
+
+void CreateNamespaceJob::Discard() {
+  if (created_.fd >= 0) close(created_.fd);
+  created_.fd = -1;
+}
+
+void CreateNamespaceJob::Run(ThreadSwitch& thread) {
+  if (!path_.empty() && !PrepareMountPoint()) return;
+  if (auto failure = thread.Unshare()) {
+    Fail(*failure);
+  } else if (path_.empty() || BindThreadNamespace()) {
+    OpenResult();
+  }
+  if (failure() && !path_.empty()) {
+    umount2(path_.c_str(), MNT_DETACH);
+    unlink(path_.c_str());
+  }
+}
+
+// Under the directory lock: make the run directory a shared mount (bound onto
+// itself first when it is not a mount point, exactly once however many
+// creators race) and create the mount point exclusively.
+bool CreateNamespaceJob::PrepareMountPoint() {
+  if (mkdir(run_dir_.c_str(), 0755) != 0 && errno != EEXIST) {
+    Fail(Failure::Sys(errno, "mkdir", run_dir_));
+    return false;
+  }
+  DirLock lock(run_dir_);
+  if (lock.error()) {
+    Fail(Failure::Sys(lock.error(), "flock", run_dir_));
+    return false;
+  }
+  if (mount("", run_dir_.c_str(), "none", MS_SHARED | MS_REC, nullptr) != 0) {
+    if (errno != EINVAL) {
+      Fail(Failure::Sys(errno, "mount", run_dir_));
+      return false;
+    }
+    if (mount(run_dir_.c_str(), run_dir_.c_str(), "none", MS_BIND | MS_REC, nullptr) != 0 ||
+        mount("", run_dir_.c_str(), "none", MS_SHARED | MS_REC, nullptr) != 0) {
+      Fail(Failure::Sys(errno, "mount", run_dir_));
+      return false;
+    }
+  }
+  int fd = open(path_.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+  if (fd < 0) {
+    Fail(Failure::Sys(errno, "open", path_));
+    return false;
+  }
+  close(fd);
+  return true;
+}
+
+bool CreateNamespaceJob::BindThreadNamespace() {
+  std::string source = ThreadNamespacePath();
+  if (mount(source.c_str(), path_.c_str(), "none", MS_BIND, nullptr) != 0) {
+    Fail(Failure::Sys(errno, "mount", path_));
+    return false;
+  }
+  return true;
+}
+
+void CreateNamespaceJob::OpenResult() {
+  auto opened = OpenNetns(path_.empty() ? ThreadNamespacePath() : path_);
+  if (auto* failure = std::get_if<Failure>(&opened)) return Fail(*failure);
+  created_ = std::get<NsFd>(opened);
+}
+
+Napi::Value CreateNamespaceJob::Result(Napi::Env env) {
+  Napi::Object obj = Napi::Object::New(env);
+  obj.Set("fd", created_.fd);
+  obj.Set("dev", static_cast<double>(created_.id.dev));
+  obj.Set("ino", static_cast<double>(created_.id.ino));
+  created_.fd = -1;  // JavaScript owns it now
+  return obj;
+}
+
+void DeleteNamespaceJob::Run(ThreadSwitch&) {
+  // As ip netns del: the unmount may fail (already unmounted); the unlink decides.
+  umount2(path_.c_str(), MNT_DETACH);
+  if (unlink(path_.c_str()) != 0) Fail(Failure::Sys(errno, "unlink", path_));
+}
+
+Napi::Value DeleteNamespaceJob::Result(Napi::Env env) { return env.Undefined(); }
+
+}  // namespace netns

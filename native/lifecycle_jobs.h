@@ -1,0 +1,48 @@
+// Namespace lifecycle, done the way `ip netns` does it so that both see each
+// other's namespaces: persistent namespaces are bind mounts of a thread's
+// namespace file under /run/netns, which is itself a shared mount.
+#pragma once
+#include <napi.h>
+
+#include <string>
+
+#include "io_job.h"
+#include "nsfd.h"
+
+namespace netns {
+
+// Runs on an I/O thread that starts at home; the new namespace is made by
+// unshare on that thread, which the pool then restores (or discards).
+class CreateNamespaceJob : public IoJob {
+ public:
+  // An empty `path` makes an anonymous namespace that lives as long as the
+  // returned descriptor (or anything inside it).
+  CreateNamespaceJob(Napi::Env env, std::string run_dir, std::string path)
+      : IoJob(env, -1), run_dir_(std::move(run_dir)), path_(std::move(path)) {}
+  ~CreateNamespaceJob() override;
+  void Run(ThreadSwitch& thread) override;
+  Napi::Value Result(Napi::Env env) override;
+  void Discard() override;
+
+ private:
+  bool PrepareMountPoint();
+  bool BindThreadNamespace();
+  void OpenResult();
+
+  std::string run_dir_;
+  std::string path_;
+  NsFd created_;
+};
+
+// Lazy unmount and unlink, as `ip netns del`.
+class DeleteNamespaceJob : public IoJob {
+ public:
+  DeleteNamespaceJob(Napi::Env env, std::string path) : IoJob(env, -1), path_(std::move(path)) {}
+  void Run(ThreadSwitch& thread) override;
+  Napi::Value Result(Napi::Env env) override;
+
+ private:
+  std::string path_;
+};
+
+}  // namespace netns

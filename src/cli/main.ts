@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// The `netns` command. Subcommand groups live in their own files.
+import { Command, CommanderError } from 'commander';
+import { addNamespaceCommands } from './namespace-commands.js';
+import { EXIT_FAILURE, EXIT_USAGE, reportError } from './output.js';
+
+export function buildProgram(): Command {
+  const program = new Command('netns')
+    .description('Linux network namespaces: ip-netns-compatible lifecycle and namespace tools')
+    .showHelpAfterError()
+    .enablePositionalOptions()
+    .exitOverride();
+  addNamespaceCommands(program);
+  return program;
+}
+
+async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
+      return;
+    }
+    reportError(error);
+    process.exitCode = (error as { exitCode?: number }).exitCode ?? EXIT_FAILURE;
+  }
+}
+
+await main(process.argv);

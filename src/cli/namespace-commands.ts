@@ -1,0 +1,85 @@
+// `netns list|add|del|exec|identify|pids`: the `ip netns` verbs.
+import type { Command } from 'commander';
+import { NetNS } from '../netns.js';
+import { EXIT_EXEC_FAILED, printResult } from './output.js';
+
+export function addNamespaceCommands(program: Command): void {
+  program
+    .command('list')
+    .description('list named network namespaces (/run/netns)')
+    .option('--json', 'print JSON')
+    .action((options: { json?: boolean }) => {
+      const entries = NetNS.list();
+      printResult(entries, Boolean(options.json), () =>
+        entries.map((entry) => (entry.alive ? entry.name : `${entry.name} (not mounted)`)),
+      );
+    });
+
+  program
+    .command('add')
+    .description('create a named network namespace, as ip netns add')
+    .argument('<name>')
+    .action(async (name: string) => {
+      (await NetNS.create(name)).close();
+    });
+
+  program
+    .command('del')
+    .alias('delete')
+    .description('delete a named network namespace, as ip netns del')
+    .argument('<name>')
+    .action(async (name: string) => {
+      await NetNS.delete(name);
+    });
+
+  program
+    .command('exec')
+    .description('run a command inside a named namespace, as ip netns exec')
+    .argument('<name>')
+    .argument('<command...>', 'command and arguments (put -- before options of the command)')
+    .option('--no-etc', 'skip the /etc/netns/NAME and /sys setup that ip netns exec does')
+    .passThroughOptions()
+    .action(async (name: string, command: string[], options: { etc: boolean }) => {
+      process.exitCode = await execIn(name, command, options.etc);
+    });
+
+  program
+    .command('identify')
+    .description('names of the namespace a process is in, as ip netns identify')
+    .argument('[pid]', 'process id (default: this process)')
+    .option('--json', 'print JSON')
+    .action((pid: string | undefined, options: { json?: boolean }) => {
+      const names = NetNS.identify({ pid: pid === undefined ? process.pid : Number(pid) });
+      printResult(names, Boolean(options.json), () => names);
+    });
+
+  program
+    .command('pids')
+    .description('processes inside a named namespace, as ip netns pids')
+    .argument('<name>')
+    .option('--json', 'print JSON')
+    .action((name: string, options: { json?: boolean }) => {
+      const pids = NetNS.pids(name);
+      printResult(pids, Boolean(options.json), () => pids.map(String));
+    });
+}
+
+const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
+
+async function execIn(name: string, [command, ...args]: string[], etc: boolean): Promise<number> {
+  const ns = NetNS.open(name);
+  try {
+    const child = ns.spawn(command!, args, { stdio: 'inherit', etc });
+    const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, forward);
+    return await new Promise<number>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('exit', (code, signal) => resolve(code ?? 128 + (SIGNAL_NUMBERS[signal!] ?? 0)));
+    }).catch((error: unknown) => {
+      Object.assign(error as object, { exitCode: EXIT_EXEC_FAILED });
+      throw error;
+    });
+  } finally {
+    ns.close();
+  }
+}

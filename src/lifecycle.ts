@@ -1,0 +1,90 @@
+// Creating, deleting, listing and identifying namespaces, interoperable with
+// `ip netns`: named namespaces are bind mounts under /run/netns.
+import { readdirSync, readlinkSync, statfsSync, statSync } from 'node:fs';
+import { callNative, ErrorCodes, fromNative, netnsError } from './errors.js';
+import { assertValidName, NETNS_RUN_DIR } from './names.js';
+import { native } from './native.js';
+import { NetNS } from './netns.js';
+
+const NSFS_MAGIC = 0x6e736673;
+
+export interface NamespaceEntry {
+  name: string;
+  path: string;
+  /** Inode of the namespace when alive, else of the leftover file. */
+  inode: number;
+  /** A mounted namespace; false for a leftover file of a failed add or a lazy delete. */
+  alive: boolean;
+}
+
+export async function createNamespace(name?: string): Promise<NetNS> {
+  let path = '';
+  if (name !== undefined) {
+    assertValidName(name);
+    path = `${NETNS_RUN_DIR}/${name}`;
+  }
+  try {
+    const created = await native.createNamespace(NETNS_RUN_DIR, path);
+    return NetNS.adopt(path || `/proc/${process.pid}/fd/${created.fd}`, created);
+  } catch (error) {
+    throw fromNative(error);
+  }
+}
+
+export async function deleteNamespace(name: string): Promise<void> {
+  assertValidName(name);
+  try {
+    await native.deleteNamespace(`${NETNS_RUN_DIR}/${name}`);
+  } catch (error) {
+    throw fromNative(error);
+  }
+}
+
+export function listNamespaces(): NamespaceEntry[] {
+  let names: string[];
+  try {
+    names = readdirSync(NETNS_RUN_DIR);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return names.sort().flatMap((name) => {
+    const path = `${NETNS_RUN_DIR}/${name}`;
+    try {
+      return [{ name, path, inode: statSync(path).ino, alive: statfsSync(path).type === NSFS_MAGIC }];
+    } catch {
+      return []; // deleted while we listed
+    }
+  });
+}
+
+function inodeOfPid(pid: number): number {
+  if (!Number.isSafeInteger(pid) || pid <= 0) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `pid must be a positive integer, got ${String(pid)}`);
+  }
+  return callNative(() => native.openNetnsIdentity(`/proc/${pid}/ns/net`)).ino;
+}
+
+/** Names under /run/netns of the namespace a process is in (or with this inode), as `ip netns identify`. */
+export function identifyNamespace(target: { pid: number } | { inode: number }): string[] {
+  const inode = 'pid' in target ? inodeOfPid(target.pid) : target.inode;
+  return listNamespaces()
+    .filter((entry) => entry.alive && entry.inode === inode)
+    .map((entry) => entry.name);
+}
+
+/** Processes whose main thread is in the named namespace, as `ip netns pids`. */
+export function namespacePids(name: string): number[] {
+  assertValidName(name);
+  const inode = callNative(() => native.openNetnsIdentity(`${NETNS_RUN_DIR}/${name}`)).ino;
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readlinkSync(`/proc/${entry}/ns/net`) === `net:[${inode}]`) pids.push(Number(entry));
+    } catch {
+      // exited, or a kernel thread we may not inspect
+    }
+  }
+  return pids.sort((a, b) => a - b);
+}

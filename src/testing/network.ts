@@ -1,0 +1,144 @@
+// createTestNetwork: a few namespaces joined by veth pairs, for root-run
+// integration tests. Everything it makes carries a prefix unique to this
+// process and is removed on dispose, on failure half-way, and at process exit.
+import { randomBytes } from 'node:crypto';
+import { ErrorCodes, netnsError } from '../errors.js';
+import { createNamespace, deleteNamespace } from '../lifecycle.js';
+import type { NetNS } from '../netns.js';
+import { deleteNamespaceSync, runIp } from './run-ip.js';
+import { DEFAULT_PREFIX } from './sweep.js';
+
+export interface TestHostSpec {
+  /** Address with prefix length (10.10.0.1/24), put on the host's first link. */
+  addr?: string;
+}
+
+/** Two hosts to join; the optional third element gives per-host addresses for this link. */
+export type TestLinkSpec<H extends string> = [H, H] | [H, H, Partial<Record<H, string>>];
+
+export interface TestNetworkSpec<H extends string> {
+  hosts: Record<H, TestHostSpec>;
+  links?: TestLinkSpec<H>[];
+  /** Name prefix (default 'nsfix-'); sweep(prefix) cleans up after crashed runs. */
+  prefix?: string;
+}
+
+export interface TestNetwork<H extends string> extends AsyncDisposable {
+  /** Each host's namespace, with the NetNS I/O methods. */
+  readonly hosts: Record<H, NetNS>;
+  /** Each host's namespace name, e.g. for `ip -n NAME`. */
+  readonly names: Record<H, string>;
+  /** The address of a host without its prefix length. */
+  address(host: H): string;
+  /** Interfaces made for links, per host, in link order: eth0, eth1, … */
+  interfaces(host: H): string[];
+  /** Runs `ip -n <host's namespace> ...args`. */
+  ip(host: H, ...args: string[]): Promise<string>;
+  /** Removes everything; idempotent. */
+  close(): Promise<void>;
+}
+
+const HOST_KEY = /^[A-Za-z0-9_-]{1,32}$/;
+
+function checkSpec<H extends string>(spec: TestNetworkSpec<H>): void {
+  for (const host of Object.keys(spec.hosts)) {
+    if (!HOST_KEY.test(host)) throw netnsError(ErrorCodes.INVALID_ARG, `host key ${JSON.stringify(host)} must match ${HOST_KEY}`);
+  }
+  for (const link of spec.links ?? []) {
+    for (const end of link.slice(0, 2) as string[]) {
+      if (!Object.hasOwn(spec.hosts, end)) throw netnsError(ErrorCodes.INVALID_ARG, `link names unknown host ${JSON.stringify(end)}`);
+    }
+    if (link[0] === link[1]) throw netnsError(ErrorCodes.INVALID_ARG, `a link joins two different hosts, not ${link[0]} to itself`);
+  }
+}
+
+export async function createTestNetwork<H extends string>(spec: TestNetworkSpec<H>): Promise<TestNetwork<H>> {
+  checkSpec(spec);
+  const runPrefix = `${spec.prefix ?? DEFAULT_PREFIX}${process.pid}-${randomBytes(3).toString('hex')}-`;
+  const network = new Network<H>(runPrefix);
+  try {
+    await network.build(spec);
+  } catch (error) {
+    await network.close();
+    throw error;
+  }
+  return network;
+}
+
+class Network<H extends string> implements TestNetwork<H> {
+  readonly hosts = {} as Record<H, NetNS>;
+  readonly names = {} as Record<H, string>;
+  readonly #addresses = new Map<H, string>();
+  readonly #interfaces = new Map<H, string[]>();
+  readonly #created: string[] = [];
+  readonly #onExit = () => this.#created.forEach(deleteNamespaceSync);
+  #closed = false;
+
+  constructor(private readonly runPrefix: string) {
+    process.once('exit', this.#onExit);
+  }
+
+  async build(spec: TestNetworkSpec<H>): Promise<void> {
+    const hostKeys = Object.keys(spec.hosts) as H[];
+    for (const host of hostKeys) {
+      const name = `${this.runPrefix}${host}`;
+      this.names[host] = name;
+      this.#created.push(name);
+      this.hosts[host] = await createNamespace(name);
+      this.#interfaces.set(host, []);
+      await runIp(['-n', name, 'link', 'set', 'lo', 'up']);
+    }
+    for (const link of spec.links ?? []) await this.#link(link, spec.hosts);
+  }
+
+  async #link(link: TestLinkSpec<H>, hosts: Record<H, TestHostSpec>): Promise<void> {
+    const [a, b] = link;
+    const addresses: Partial<Record<H, string>> = link[2] ?? {};
+    const ifA = this.#nextInterface(a);
+    const ifB = this.#nextInterface(b);
+    await runIp(['-n', this.names[a], 'link', 'add', ifA, 'type', 'veth', 'peer', 'name', ifB, 'netns', this.names[b]]);
+    for (const [host, iface] of [[a, ifA], [b, ifB]] as [H, string][]) {
+      const cidr = addresses[host] ?? (iface === 'eth0' ? hosts[host].addr : undefined);
+      if (cidr !== undefined) await this.#addAddress(host, iface, cidr);
+      await runIp(['-n', this.names[host], 'link', 'set', iface, 'up']);
+    }
+  }
+
+  #nextInterface(host: H): string {
+    const list = this.#interfaces.get(host)!;
+    const iface = `eth${list.length}`;
+    list.push(iface);
+    return iface;
+  }
+
+  async #addAddress(host: H, iface: string, cidr: string): Promise<void> {
+    await runIp(['-n', this.names[host], 'addr', 'add', cidr, 'dev', iface, ...(cidr.includes(':') ? ['nodad'] : [])]);
+    if (!this.#addresses.has(host)) this.#addresses.set(host, cidr.split('/')[0]!);
+  }
+
+  address(host: H): string {
+    const address = this.#addresses.get(host);
+    if (address === undefined) throw netnsError(ErrorCodes.INVALID_ARG, `host ${JSON.stringify(host)} has no address`);
+    return address;
+  }
+
+  interfaces(host: H): string[] {
+    return [...(this.#interfaces.get(host) ?? [])];
+  }
+
+  ip(host: H, ...args: string[]): Promise<string> {
+    return runIp(['-n', this.names[host], ...args]);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const ns of Object.values(this.hosts) as NetNS[]) ns.close();
+    for (const name of this.#created) await deleteNamespace(name).catch(() => {});
+    process.off('exit', this.#onExit);
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}

@@ -1,0 +1,34 @@
+// Fixture namespaces are named PREFIX<pid>-<random>-<host>; a leftover whose
+// creating process is gone belongs to a crashed run and may be removed.
+// Namespaces of live processes, or with other names, are never touched.
+import { deleteNamespace, listNamespaces } from '../lifecycle.js';
+
+export const DEFAULT_PREFIX = 'nsfix-';
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The pid that created a fixture namespace, or undefined if the name is not one of ours. */
+export function creatorPid(name: string, prefix: string): number | undefined {
+  if (!name.startsWith(prefix)) return undefined;
+  const match = /^(\d+)-[0-9a-f]+-/.exec(name.slice(prefix.length));
+  return match ? Number(match[1]) : undefined;
+}
+
+/** Removes fixture namespaces left by runs that died; returns their names. */
+export async function sweep(prefix = DEFAULT_PREFIX): Promise<string[]> {
+  const removed: string[] = [];
+  for (const { name } of listNamespaces()) {
+    const pid = creatorPid(name, prefix);
+    if (pid === undefined || pid === process.pid || processAlive(pid)) continue;
+    await deleteNamespace(name).catch(() => {});
+    removed.push(name);
+  }
+  return removed;
+}
