@@ -1,5 +1,6 @@
 // `netns list|add|del|exec|identify|pids`: the `ip netns` verbs.
 import type { Command } from 'commander';
+import { ErrorCodes, netnsError } from '../errors.js';
 import { NetNS } from '../netns.js';
 import { EXIT_EXEC_FAILED, printResult } from './output.js';
 
@@ -66,10 +67,13 @@ export function addNamespaceCommands(program: Command): void {
 
 const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
 
-async function execIn(name: string, [command, ...args]: string[], etc: boolean): Promise<number> {
+async function execIn(name: string, argv: string[], etc: boolean): Promise<number> {
+  // Options after the name are the command's; a '--' before them is ours.
+  const [command, ...args] = argv[0] === '--' ? argv.slice(1) : argv;
+  if (command === undefined) throw netnsError(ErrorCodes.INVALID_ARG, 'exec needs a command to run');
   const ns = NetNS.open(name);
   try {
-    const child = ns.spawn(command!, args, { stdio: 'inherit', etc });
+    const child = ns.spawn(command, args, { stdio: 'inherit', etc });
     const forward = (signal: NodeJS.Signals) => child.kill(signal);
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, forward);
     return await new Promise<number>((resolve, reject) => {
