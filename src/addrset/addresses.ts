@@ -1,0 +1,135 @@
+// IP addresses and CIDR prefixes as the address sets hold them: validated and
+// put in canonical text (the form nft lists them in) before anything is sent.
+import { isIPv4, isIPv6 } from 'node:net';
+import { netnsError } from '../errors.js';
+import { AddrsetCodes } from './codes.js';
+
+export type Family = 4 | 6;
+
+export interface Entry {
+  family: Family;
+  /** Canonical text: an address, or network/len for a prefix shorter than the full length. */
+  text: string;
+  /** First and last address covered, as integers. */
+  first: bigint;
+  last: bigint;
+}
+
+const BITS: Record<Family, number> = { 4: 32, 6: 128 };
+
+function v4ToBigint(text: string): bigint {
+  return text.split('.').reduce((acc, part) => (acc << 8n) | BigInt(Number(part)), 0n);
+}
+
+function v6ToBigint(text: string): bigint {
+  let head = text;
+  let tailV4: bigint | undefined;
+  const lastColon = text.lastIndexOf(':');
+  if (text.includes('.', lastColon)) {
+    tailV4 = v4ToBigint(text.slice(lastColon + 1));
+    head = `${text.slice(0, lastColon + 1)}0:0`;
+  }
+  const [left, right] = head.includes('::') ? head.split('::') : [head, undefined];
+  const leftGroups = left ? left.split(':') : [];
+  const rightGroups = right === undefined ? [] : right ? right.split(':') : [];
+  const missing = 8 - leftGroups.length - rightGroups.length;
+  const groups = [...leftGroups, ...Array<string>(right === undefined ? 0 : missing).fill('0'), ...rightGroups];
+  let value = groups.reduce((acc, group) => (acc << 16n) | BigInt(parseInt(group, 16)), 0n);
+  if (tailV4 !== undefined) value = (value & ~0xffffffffn) | tailV4;
+  return value;
+}
+
+function v4ToText(value: bigint): string {
+  return [24n, 16n, 8n, 0n].map((shift) => String((value >> shift) & 0xffn)).join('.');
+}
+
+// RFC 5952: lower case, no leading zeros, the longest run (>1) of zero groups as '::'.
+function v6ToText(value: bigint): string {
+  const groups = Array.from({ length: 8 }, (_, i) => Number((value >> BigInt(112 - 16 * i)) & 0xffffn));
+  let bestStart = -1;
+  let bestLength = 1;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLength) {
+      bestStart = i;
+      bestLength = j - i;
+    }
+    i = j;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (bestStart < 0) return hex.join(':');
+  return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLength).join(':')}`;
+}
+
+/** Parses one address or CIDR prefix; returns a reason string when it is not valid. */
+export function parseEntry(input: unknown): Entry | string {
+  if (typeof input !== 'string') return 'not a string';
+  const [address = '', lengthText, extra] = input.trim().split('/');
+  if (extra !== undefined) return 'more than one "/"';
+  const family: Family | 0 = isIPv4(address) ? 4 : isIPv6(address) && !address.includes('%') ? 6 : 0;
+  if (family === 0) return 'not an IPv4 or IPv6 address';
+  const bits = BITS[family];
+  let length = bits;
+  if (lengthText !== undefined) {
+    if (!/^\d{1,3}$/.test(lengthText) || Number(lengthText) > bits) return `prefix length must be 0 to ${bits}`;
+    length = Number(lengthText);
+  }
+  const value = family === 4 ? v4ToBigint(address) : v6ToBigint(address);
+  const hostMask = (1n << BigInt(bits - length)) - 1n;
+  if ((value & hostMask) !== 0n) {
+    const network = value & ~hostMask;
+    return `host bits set (did you mean ${family === 4 ? v4ToText(network) : v6ToText(network)}/${length}?)`;
+  }
+  const base = family === 4 ? v4ToText(value) : v6ToText(value);
+  return { family, text: length === bits ? base : `${base}/${length}`, first: value, last: value | hostMask };
+}
+
+/** Parses a list, rejecting the whole call (naming every bad entry) before anything is sent. */
+export function parseEntries(inputs: unknown): Entry[] {
+  if (!Array.isArray(inputs)) throw netnsError(AddrsetCodes.INVALID_ADDRESS, 'addresses must be an array of strings');
+  const entries: Entry[] = [];
+  const bad: string[] = [];
+  for (const input of inputs) {
+    const parsed = parseEntry(input);
+    if (typeof parsed === 'string') bad.push(`${JSON.stringify(input)} (${parsed})`);
+    else entries.push(parsed);
+  }
+  if (bad.length > 0) {
+    const shown = bad.slice(0, 10).join(', ') + (bad.length > 10 ? `, and ${bad.length - 10} more` : '');
+    throw Object.assign(netnsError(AddrsetCodes.INVALID_ADDRESS, `invalid addresses: ${shown}`), { invalid: bad.length });
+  }
+  return entries;
+}
+
+/** Turns nft's JSON element (string, prefix or range) back into canonical text. */
+export function entryFromNft(element: unknown, family: Family): Entry | undefined {
+  if (typeof element === 'string') return asEntry(element);
+  const prefix = (element as { prefix?: { addr: string; len: number } }).prefix;
+  if (prefix) return asEntry(`${prefix.addr}/${prefix.len}`);
+  const range = (element as { range?: [string, string] }).range;
+  if (range) {
+    const [first, last] = range.map((text) => asEntry(text));
+    if (first && last) return { family, text: `${first.text}-${last.text}`, first: first.first, last: last.last };
+  }
+  return undefined;
+}
+
+function asEntry(text: string): Entry | undefined {
+  const parsed = parseEntry(text);
+  return typeof parsed === 'string' ? undefined : parsed;
+}
+
+/** Parses an element as nft lists it: an address, a prefix, or a range "a-b". */
+export function parseKernelText(text: string): Entry | undefined {
+  const dash = text.indexOf('-');
+  if (dash < 0) return asEntry(text);
+  const first = asEntry(text.slice(0, dash));
+  const last = asEntry(text.slice(dash + 1));
+  if (!first || !last || first.family !== last.family) return undefined;
+  return { family: first.family, text, first: first.first, last: last.last };
+}

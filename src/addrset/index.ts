@@ -1,0 +1,17 @@
+// `netns/addrset`: per-owner address sets kept as nftables sets in a namespace.
+export { AddressSets } from './manager.js';
+export type {
+  AddressSetsEvents,
+  AddressSetsOptions,
+  AddressSetsStats,
+  GcEntry,
+  GcReport,
+  OwnerDetails,
+  SetInfo,
+  SetRefs,
+  SetState,
+} from './manager.js';
+export type { AddrsetBackend, KernelSet, KernelView } from './backend.js';
+export type { Clock } from './clock.js';
+export { AddrsetCodes } from './codes.js';
+export type { Op } from './ops.js';

@@ -1,0 +1,20 @@
+// One transaction is a list of these operations on our table; backends render
+// them (nft text or JSON) or apply them to a model.
+import type { Family } from './addresses.js';
+
+export type Op =
+  | { op: 'addTable' }
+  | { op: 'addRegistry'; name: string }
+  | { op: 'addSet'; name: string; family: Family }
+  | { op: 'deleteSet'; name: string }
+  | { op: 'flushSet'; name: string }
+  | { op: 'addElements'; name: string; elements: string[] }
+  | { op: 'deleteElements'; name: string; elements: string[] }
+  /** Registry entry: key is a set name, comment the encoded owner record. */
+  | { op: 'addRecord'; registry: string; key: string; comment: string }
+  | { op: 'deleteRecord'; registry: string; key: string };
+
+export interface TableRef {
+  family: 'inet';
+  table: string;
+}

@@ -1,0 +1,56 @@
+// A clock that moves only when told, for deterministic tests of timers
+// (deferred deletes, retries). Pass it as AddressSets' `clock` option.
+import type { Clock } from '../addrset/clock.js';
+
+interface Timer {
+  at: number;
+  callback: () => void;
+}
+
+export class ManualClock implements Clock {
+  #now: number;
+  #nextId = 1;
+  readonly #timers = new Map<number, Timer>();
+
+  constructor(start = 1_700_000_000_000) {
+    this.#now = start;
+  }
+
+  now(): number {
+    return this.#now;
+  }
+
+  setTimeout(callback: () => void, ms: number): unknown {
+    const id = this.#nextId++;
+    this.#timers.set(id, { at: this.#now + Math.max(0, ms), callback });
+    return id;
+  }
+
+  clearTimeout(handle: unknown): void {
+    this.#timers.delete(handle as number);
+  }
+
+  /** Timers still waiting. */
+  get pending(): number {
+    return this.#timers.size;
+  }
+
+  /**
+   * Moves time forward, firing due timers in order; `between` runs after each
+   * one (e.g. `() => sets.settled()`), so that work a timer starts finishes
+   * before the next timer's time.
+   */
+  async advance(ms: number, between: () => Promise<void> = async () => {}): Promise<void> {
+    const end = this.#now + ms;
+    for (;;) {
+      const due = [...this.#timers].filter(([, timer]) => timer.at <= end).sort(([, a], [, b]) => a.at - b.at)[0];
+      if (!due) break;
+      const [id, timer] = due;
+      this.#timers.delete(id);
+      this.#now = Math.max(this.#now, timer.at);
+      timer.callback();
+      await between();
+    }
+    this.#now = end;
+  }
+}
