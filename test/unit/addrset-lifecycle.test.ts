@@ -35,6 +35,19 @@ describe('address-set lifecycle (deterministic, in-memory backend)', () => {
     expect(sets.stats()).toMatchObject({ live: 1, pending: 0, destroyed: 0 });
   });
 
+  it('OCPBUGS-33005: the old timer firing while the re-ensure is in flight destroys nothing', async () => {
+    const { sets, backend, clock } = await openSets();
+    const refs = await sets.ensure('ns/frontend', ['10.1.0.7']);
+    await sets.delete('ns/frontend');
+    await clock.advance(DELAY - 1, () => sets.settled());
+    const ensuring = sets.ensure('ns/frontend', ['10.1.0.8']); // in flight...
+    await clock.advance(1); // ...when the deferred delete's timer fires
+    await ensuring;
+    await sets.settled();
+    expect(backend.elements(refs.v4)).toEqual(['10.1.0.8']);
+    expect(sets.stats()).toMatchObject({ live: 1, pending: 0, destroyed: 0 });
+  });
+
   it('destroys a deleted owner no sooner than the delay, and then at once', async () => {
     const { sets, backend, advance } = await openSets();
     const events: string[] = [];
