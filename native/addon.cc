@@ -61,6 +61,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("openNetns", &NetnsAddon::OpenNetnsJs),
         InstanceMethod("openNetnsIdentity", &NetnsAddon::OpenNetnsIdentityJs),
         InstanceMethod("closeFd", &NetnsAddon::CloseFdJs),
+        InstanceMethod("pipe", &NetnsAddon::PipeJs),
         InstanceMethod("fdIdentity", &NetnsAddon::FdIdentityJs),
         InstanceMethod("threadNetns", &NetnsAddon::ThreadNetnsJs),
         InstanceMethod("becomeSwitchThread", &NetnsAddon::BecomeSwitchThreadJs),
@@ -98,6 +99,17 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     const NsFd& ns = std::get<NsFd>(opened);
     close(ns.fd);
     return IdentityObject(env, ns.id);
+  }
+
+  // A real pipe (O_CLOEXEC both ends): some programs (nft) open /dev/stdin by
+  // path, which fails on the socketpair Node uses for a 'pipe' stdio.
+  Napi::Value PipeJs(const Napi::CallbackInfo& info) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) throw ToJsError(info.Env(), Failure::Sys(errno, "pipe2"));
+    Napi::Object ends = Napi::Object::New(info.Env());
+    ends.Set("read", fds[0]);
+    ends.Set("write", fds[1]);
+    return ends;
   }
 
   Napi::Value CloseFdJs(const Napi::CallbackInfo& info) {

@@ -17,6 +17,7 @@ export interface NativeBinding {
   createNamespace(runDir: string, path: string): Promise<NsIdentity & { fd: number }>;
   deleteNamespace(path: string): Promise<void>;
   closeFd(fd: number): void;
+  pipe(): { read: number; write: number };
   fdIdentity(fd: number): NsIdentity;
   threadNetns(): NsIdentity;
   becomeSwitchThread(): void;

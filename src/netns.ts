@@ -14,7 +14,7 @@ import {
   type SocketType,
   type UdpOptions,
 } from './io/sockets.js';
-import { execFileIn, spawnIn, type ExecFileResult, type NetnsSpawnOptions } from './io/spawn.js';
+import { execFileIn, spawnIn, type ExecFileOptions, type ExecFileResult, type NetnsSpawnOptions } from './io/spawn.js';
 import { Sysctl } from './io/sysctl.js';
 import {
   createNamespace,
@@ -167,7 +167,7 @@ export class NetNS implements Disposable {
   }
 
   /** Runs a command inside this namespace and collects its output. */
-  execFile(command: string, args?: string[], options?: NetnsSpawnOptions): Promise<ExecFileResult> {
+  execFile(command: string, args?: string[], options?: ExecFileOptions): Promise<ExecFileResult> {
     return execFileIn(this, command, args, options);
   }
 

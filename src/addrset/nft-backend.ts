@@ -51,15 +51,23 @@ export class NftBackend implements AddrsetBackend {
   }
 
   async read({ elements, registry }: { elements: boolean; registry: string }): Promise<KernelView> {
-    const command = JSON.stringify({ nftables: [{ list: { table: { family: this.#ref.family, name: this.#ref.table } } }] });
+    const { family, table } = this.#ref;
+    const list = (what: object) => JSON.stringify({ nftables: [{ list: what }] });
     let stdout: string;
     try {
-      stdout = await run(this.#ns, elements ? ['-j', '-f', '-'] : ['-j', '-t', '-f', '-'], command);
+      stdout = await run(this.#ns, elements ? ['-j', '-f', '-'] : ['-j', '-t', '-f', '-'], list({ table: { family, name: table } }));
     } catch (error) {
       if ((error as NetnsError).code === 'ENOENT') return emptyView();
       throw error;
     }
-    return parseListing(stdout, registry, elements);
+    const view = parseListing(stdout, registry, elements);
+    if (!elements && view.sets.has(registry)) {
+      // terse listings drop elements, and the registry's elements are the records
+      const records = await run(this.#ns, ['-j', '-f', '-'], list({ set: { family, table, name: registry } }));
+      view.records = parseListing(records, registry, false).records;
+    }
+    view.sets.delete(registry);
+    return view;
   }
 }
 
@@ -70,6 +78,7 @@ function parseListing(stdout: string, registry: string, withElements: boolean): 
     const set = item.set as { name: string; type: string; elem?: unknown[] } | undefined;
     if (!set) continue;
     if (set.name === registry) {
+      view.sets.set(registry, { name: registry, family: 'other', elements: null });
       for (const element of set.elem ?? []) {
         const elem = (element as { elem?: { val: string; comment?: string } }).elem;
         if (elem) view.records.set(elem.val, elem.comment ?? '');
@@ -93,20 +102,16 @@ async function run(ns: NetNS, args: string[], input: string): Promise<string> {
   throw nftError(args, output);
 }
 
-function runRaw(ns: NetNS, args: string[], input: string): Promise<NftOutput> {
-  return new Promise((resolve, reject) => {
-    const child = ns.spawn('nft', args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.once('error', (error: NodeJS.ErrnoException) => {
-      reject(error.code === 'ENOENT' ? netnsError(AddrsetCodes.NFT_MISSING, 'nft (package nftables) is not installed', { cause: error }) : error);
-    });
-    child.once('close', (code: number | null) => resolve({ stdout, stderr, code }));
-    child.stdin!.on('error', () => {}); // nft may exit before reading everything
-    child.stdin!.end(input);
-  });
+async function runRaw(ns: NetNS, args: string[], input: string): Promise<NftOutput> {
+  try {
+    const { stdout, stderr } = await ns.execFile('nft', args, { input });
+    return { stdout, stderr, code: 0 };
+  } catch (error) {
+    const failed = error as NodeJS.ErrnoException & { stdout?: string; stderr?: string; code?: unknown };
+    if (failed.code === 'ENOENT') throw netnsError(AddrsetCodes.NFT_MISSING, 'nft (package nftables) is not installed', { cause: error });
+    if (typeof failed.code !== 'number') throw error;
+    return { stdout: failed.stdout ?? '', stderr: failed.stderr ?? '', code: failed.code };
+  }
 }
 
 function nftError(args: string[], output: NftOutput): NetnsError {

@@ -6,8 +6,9 @@
 import { spawn, type ChildProcess, type SpawnOptions, type StdioOptions } from 'node:child_process';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
+import net from 'node:net';
 import { ErrorCodes, netnsError, systemError } from '../errors.js';
-import { execHelperPath } from '../native.js';
+import { execHelperPath, native } from '../native.js';
 import { NETNS_RUN_DIR } from '../names.js';
 import type { NetNS } from '../netns.js';
 
@@ -19,6 +20,11 @@ export interface NetnsSpawnOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' 
    * Needs a named namespace (/run/netns/NAME).
    */
   etc?: boolean;
+}
+
+export interface ExecFileOptions extends NetnsSpawnOptions {
+  /** Written to the command's stdin through a real pipe (not a socket), then closed. */
+  input?: string | Buffer;
 }
 
 export interface ExecFileResult {
@@ -115,16 +121,39 @@ function spawnErrno(report: string): number {
   return Number(report.trim().split(' ')[1] ?? 0);
 }
 
+// Some programs (nft -f -) open /dev/stdin by path, which fails on the
+// socketpair Node would use; a pipe made by the addon works everywhere.
+function feedThroughPipe(input: string | Buffer): { stdin: number; start(): void; abandon(): void } {
+  const { read, write } = native.pipe();
+  return {
+    stdin: read,
+    start() {
+      native.closeFd(read);
+      const sink = new net.Socket({ fd: write, readable: false, writable: true });
+      sink.on('error', () => {}); // the command may exit without reading it all
+      sink.end(input);
+    },
+    abandon() {
+      native.closeFd(read);
+      native.closeFd(write);
+    },
+  };
+}
+
 /** Runs a command inside the namespace and collects its output, like util.promisify(execFile). */
-export function execFileIn(ns: NetNS, command: string, args: string[] = [], options: NetnsSpawnOptions = {}): Promise<ExecFileResult> {
+export function execFileIn(ns: NetNS, command: string, args: string[] = [], options: ExecFileOptions = {}): Promise<ExecFileResult> {
   return new Promise((resolve, reject) => {
+    const { input, ...spawnOptions } = options;
+    const feed = input === undefined ? undefined : feedThroughPipe(input);
     let child: ChildProcess;
     try {
-      child = spawnIn(ns, command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawnIn(ns, command, args, { ...spawnOptions, stdio: [feed?.stdin ?? 'ignore', 'pipe', 'pipe'] });
     } catch (error) {
+      feed?.abandon();
       reject(error);
       return;
     }
+    feed?.start();
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { parseEntries, parseEntry } from '../../dist/addrset/addresses.js';
+import { decodeRecord, encodeRecord, familyOfSetName, setName, ownerHash, checkPrefix } from '../../dist/addrset/naming.js';
+import { renderJson, renderText } from '../../dist/addrset/render.js';
+
+const HOSTILE_OWNERS = [
+  'ns/frontend',
+  'quote " and \\ backslash',
+  "}; flush ruleset; add table inet x {",
+  'new\nline and \t tab',
+  'comment "x" }',
+  'unicode: 名前空間 🚀',
+  '$(rm -rf /) `id`',
+  'x'.repeat(600),
+];
+
+describe('addresses', () => {
+  it('canonicalises addresses and prefixes as nft lists them', () => {
+    expect(parseEntry('10.1.0.7')).toMatchObject({ family: 4, text: '10.1.0.7' });
+    expect(parseEntry('10.1.0.0/16')).toMatchObject({ family: 4, text: '10.1.0.0/16' });
+    expect(parseEntry('10.1.0.7/32')).toMatchObject({ text: '10.1.0.7' });
+    expect(parseEntry('FD00:0:0::0007')).toMatchObject({ family: 6, text: 'fd00::7' });
+    expect(parseEntry('2001:db8:0:0:1:0:0:1')).toMatchObject({ text: '2001:db8::1:0:0:1' });
+    expect(parseEntry('::ffff:10.0.0.1')).toMatchObject({ text: '::ffff:a00:1' });
+    expect(parseEntry('fd00:1::/64')).toMatchObject({ text: 'fd00:1::/64' });
+  });
+
+  it('refuses what is not an address, naming every bad entry', () => {
+    expect(parseEntry('10.0.0.256')).toBe('not an IPv4 or IPv6 address');
+    expect(parseEntry('10.0.0.0/33')).toBe('prefix length must be 0 to 32');
+    expect(parseEntry('fe80::1%eth0')).toBe('not an IPv4 or IPv6 address');
+    expect(parseEntry('10.0.0.1/24')).toMatch(/host bits set \(did you mean 10\.0\.0\.0\/24\?\)/);
+    expect(() => parseEntries(['10.0.0.1', '1.2.3', '10.0.0.0/8', 'x; flush ruleset'])).toThrow(
+      expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_ADDRESS', message: expect.stringMatching(/"1\.2\.3".*"x; flush ruleset"/) }),
+    );
+    expect(() => parseEntries('10.0.0.1' as unknown as string[])).toThrow(expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_ADDRESS' }));
+  });
+});
+
+describe('owner records', () => {
+  it('round-trips any owner without it ever appearing raw', () => {
+    for (const owner of HOSTILE_OWNERS) {
+      const comment = encodeRecord(owner, 1_700_000_020_000);
+      expect(comment.length).toBeLessThanOrEqual(128);
+      expect(comment).toMatch(/^[A-Za-z0-9_= -]+$/);
+      const record = decodeRecord(comment)!;
+      expect(record.ownerHash).toBe(ownerHash(owner));
+      expect(record.deadline).toBe(1_700_000_020_000);
+      expect(record.owner).toBe(owner.length > 70 ? null : owner);
+    }
+  });
+
+  it('derives short, fixed-size set names that stay ours', () => {
+    const hash = ownerHash('ns/frontend');
+    expect(setName('as', 4, hash)).toMatch(/^as4_[0-9a-f]{11}$/);
+    expect(setName('as', 6, hash)).toHaveLength(15);
+    expect(familyOfSetName('as', setName('as', 6, hash))).toBe(6);
+    expect(familyOfSetName('as', 'as4_user_set')).toBeUndefined();
+    expect(familyOfSetName('as', 'mine')).toBeUndefined();
+    expect(() => checkPrefix('too-long')).toThrow(expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_OPTION' }));
+    expect(decodeRecord('v1 o=!!')).toBeUndefined();
+    expect(decodeRecord('someone else\'s comment')).toBeUndefined();
+  });
+
+  it('renders transactions with nothing but validated tokens', () => {
+    const ops = HOSTILE_OWNERS.map((owner) => ({
+      op: 'addRecord' as const,
+      registry: 'as_owners',
+      key: setName('as', 4, ownerHash(owner)),
+      comment: encodeRecord(owner),
+    }));
+    const text = renderText({ family: 'inet', table: 'policy_t' }, ops);
+    for (const owner of HOSTILE_OWNERS.slice(1)) expect(text).not.toContain(owner);
+    for (const line of text.trim().split('\n')) {
+      expect(line).toMatch(/^add element inet policy_t as_owners \{ "as4_[0-9a-f]{11}" comment "v1 [hod]=[A-Za-z0-9_-]+" \}$/);
+    }
+    const json = JSON.parse(renderJson({ family: 'inet', table: 'policy' }, ops)) as { nftables: unknown[] };
+    expect(json.nftables).toHaveLength(HOSTILE_OWNERS.length);
+  });
+});
