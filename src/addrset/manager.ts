@@ -27,6 +27,8 @@ export interface AddressSetsOptions {
   maxRetryIntervalMs?: number;
   /** Set-name prefix marking the sets this instance owns. Default 'as'. */
   prefix?: string;
+  /** Create the table and registry if missing (default). false: only look (e.g. listing). */
+  createTable?: boolean;
   /** Replaces nft (tests use MemoryBackend from netns/testing). */
   backend?: AddrsetBackend;
   clock?: Clock;
@@ -151,7 +153,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
       const ns = ownNs ?? (options.netns as NetNS);
       const backend = options.backend ?? (await NftBackend.create(ns, { family: 'inet', table: options.table }));
       const sets = new AddressSets({ ...options, prefix }, backend, ownNs);
-      await sets.#start();
+      await sets.#start(options.createTable ?? true);
       return sets;
     } catch (error) {
       ownNs?.close();
@@ -291,8 +293,8 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     this.#ownNs?.close();
   }
 
-  async #start(): Promise<void> {
-    await this.#batcher.submit([{ op: 'addTable' }, { op: 'addRegistry', name: this.#registry }], false);
+  async #start(createTable: boolean): Promise<void> {
+    if (createTable) await this.#batcher.submit([{ op: 'addTable' }, { op: 'addRegistry', name: this.#registry }], false);
     this.#adopt(await this.#backend.read({ elements: true, registry: this.#registry }));
   }
 

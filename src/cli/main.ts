@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `netns` command. Subcommand groups live in their own files.
 import { Command, CommanderError } from 'commander';
+import { addAddrsetCommands } from './addrset-commands.js';
 import { addNamespaceCommands } from './namespace-commands.js';
 import { EXIT_FAILURE, EXIT_USAGE, reportError } from './output.js';
 
@@ -11,6 +12,7 @@ export function buildProgram(): Command {
     .enablePositionalOptions()
     .exitOverride();
   addNamespaceCommands(program);
+  addAddrsetCommands(program);
   return program;
 }
 

@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AddressSets } from '../../dist/addrset/index.js';
+import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
+import { runCli } from '../helpers/cli.js';
+import { privileged } from '../helpers/privileges.js';
+
+describe.skipIf(!privileged)('netns addrset', () => {
+  let network: TestNetwork<'a'>;
+  let ns: string;
+  const scratch = mkdtempSync(join(tmpdir(), 'netns-cli-'));
+
+  beforeAll(async () => {
+    network = await createTestNetwork({ hosts: { a: {} } });
+    ns = network.names.a;
+    const sets = await AddressSets.open({ netns: ns, table: 'policy' });
+    await sets.ensure('ns/keep', ['10.1.0.1', 'fd00::1']);
+    await sets.ensure('ns/leak "quoted"', ['10.1.0.2']);
+    await sets.ensure('ns/pending', ['10.1.0.3']);
+    await sets.delete('ns/pending');
+    await sets.close();
+  });
+
+  afterAll(async () => {
+    rmSync(scratch, { recursive: true, force: true });
+    await network?.close();
+  });
+
+  it('lists the owned sets with owner, state and size', async () => {
+    const result = await runCli('addrset', 'list', ns, '--table', 'policy', '--json');
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const rows = JSON.parse(result.stdout) as { owner: string; family: number; state: string; elements: number }[];
+    expect(rows).toHaveLength(6);
+    expect(rows).toContainEqual(expect.objectContaining({ owner: 'ns/keep', family: 6, elements: 1, state: 'orphan' }));
+    expect(rows).toContainEqual(expect.objectContaining({ owner: 'ns/pending', family: 4, elements: 0, state: 'pending' }));
+    const text = await runCli('addrset', 'list', ns, '-t', 'policy');
+    expect(text.stdout).toContain('"ns/leak \\"quoted\\""');
+  });
+
+  it("shows one owner's addresses", async () => {
+    const result = await runCli('addrset', 'show', ns, 'ns/keep', '--table', 'policy', '--json');
+    expect(JSON.parse(result.stdout)).toMatchObject({ owner: 'ns/keep', v4: { elements: ['10.1.0.1'] }, v6: { elements: ['fd00::1'] } });
+    const text = await runCli('addrset', 'show', ns, 'ns/keep', '--table', 'policy');
+    expect(text.stdout).toMatch(/10\.1\.0\.1/);
+  });
+
+  it('collects what is not live, dry run first, and keeps pending deadlines', async () => {
+    const dry = await runCli('addrset', 'gc', ns, '--table', 'policy', '--live', 'ns/keep', '--dry-run', '--json');
+    const dryReport = JSON.parse(dry.stdout) as { dryRun: boolean; removed: { owner: string }[]; kept: { owner: string; reason: string }[] };
+    expect(dryReport.dryRun).toBe(true);
+    expect(dryReport.removed.map((e) => e.owner)).toEqual(['ns/leak "quoted"', 'ns/leak "quoted"']);
+    expect(dryReport.kept.map((e) => [e.owner, e.reason]).sort()).toEqual(
+      [['ns/keep', 'live'], ['ns/keep', 'live'], ['ns/pending', 'pending delete'], ['ns/pending', 'pending delete']].sort(),
+    );
+    const liveFile = join(scratch, 'live.json');
+    writeFileSync(liveFile, JSON.stringify(['ns/keep']));
+    const real = await runCli('addrset', 'gc', ns, '--table', 'policy', '--live-file', liveFile);
+    expect(real.code).toBe(0);
+    expect(real.stdout).toMatch(/^removed as4_[0-9a-f]+ \("ns\/leak \\"quoted\\""\)$/m);
+    const rows = JSON.parse((await runCli('addrset', 'list', ns, '--table', 'policy', '--json')).stdout) as { owner: string }[];
+    expect(new Set(rows.map((row) => row.owner))).toEqual(new Set(['ns/keep', 'ns/pending']));
+  });
+
+  it('reports errors with codes', async () => {
+    const missing = await runCli('addrset', 'list', 'no-such-namespace-here', '--table', 'policy');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^netns: ENOENT: /);
+    const badTable = await runCli('addrset', 'list', ns, '--table', 'bad table;');
+    expect(badTable.stderr).toMatch(/^netns: ERR_NETNS_ADDRSET_INVALID_OPTION: /);
+    expect((await runCli('addrset', 'list', ns)).code).toBe(2); // --table is required
+    const absent = await runCli('addrset', 'list', ns, '--table', 'nothing_here', '--json');
+    expect(JSON.parse(absent.stdout)).toEqual([]);
+  });
+});
