@@ -1,7 +1,7 @@
 // Shared benchmark plumbing: statistics, a scratch namespace, baselines built
 // from C, and a table that prints each figure beside its baseline.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,25 +18,42 @@ export function nowUs() {
   return Number(process.hrtime.bigint()) / 1000;
 }
 
+let scratchCounter = 0;
+const made = [];
+process.once('exit', () => {
+  for (const name of made) {
+    try {
+      execFileSync('ip', ['netns', 'del', name]);
+    } catch {
+      // already gone
+    }
+  }
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
+
 /** Namespaces for one benchmark run, removed on exit and on Ctrl-C. */
 export function scratchNamespaces(count) {
-  const names = Array.from({ length: count }, (_, i) => `nsbench-${process.pid}-${i}`);
+  const names = Array.from({ length: count }, () => `nsbench-${process.pid}-${scratchCounter++}`);
   for (const name of names) {
     execFileSync('ip', ['netns', 'add', name]);
     execFileSync('ip', ['-n', name, 'link', 'set', 'lo', 'up']);
   }
-  const remove = () => {
-    for (const name of names) {
-      try {
-        execFileSync('ip', ['netns', 'del', name]);
-      } catch {
-        // already gone
-      }
-    }
-  };
-  process.once('exit', remove);
-  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
+  made.push(...names);
   return names;
+}
+
+/** Runs `nft -f FILE` inside a namespace the way an operator would, and times it. */
+export function timeNftFile(name, path) {
+  const start = nowUs();
+  execFileSync('ip', ['netns', 'exec', name, 'nft', '-f', path]);
+  return nowUs() - start;
+}
+
+export function scratchFile(name, content) {
+  cDir ??= mkdtempSync(join(tmpdir(), 'netns-bench-'));
+  const path = join(cDir, name);
+  writeFileSync(path, content);
+  return path;
 }
 
 let cDir;

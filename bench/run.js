@@ -1,10 +1,11 @@
 // `npm run bench [-- section...]`: runs the benchmarks as root on scratch
 // namespaces and prints every figure beside a baseline measured in the same run.
 import { printTable, scratchNamespaces } from './lib.js';
+import { benchAddrset } from './addrset.js';
 import { benchIo } from './io.js';
 import { benchWithNetNS } from './with-netns.js';
 
-const sections = { 'with-netns': benchWithNetNS, io: benchIo };
+const sections = { 'with-netns': benchWithNetNS, io: benchIo, addrset: benchAddrset };
 
 if (process.getuid?.() !== 0) {
   console.error('bench: needs root (CAP_SYS_ADMIN) to create namespaces; run: sudo npm run bench');

@@ -66,9 +66,21 @@ function v6ToText(value: bigint): string {
   return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLength).join(':')}`;
 }
 
+const PLAIN_V4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
+// Pod IPs are mostly plain IPv4 addresses, and sets hold up to 100,000 of them.
+function plainV4(input: string): Entry | undefined {
+  const match = PLAIN_V4.exec(input);
+  if (!match) return undefined;
+  const value = BigInt(((+match[1]! << 24) >>> 0) + (+match[2]! << 16) + (+match[3]! << 8) + +match[4]!);
+  return { family: 4, text: input, first: value, last: value };
+}
+
 /** Parses one address or CIDR prefix; returns a reason string when it is not valid. */
 export function parseEntry(input: unknown): Entry | string {
   if (typeof input !== 'string') return 'not a string';
+  const fast = plainV4(input);
+  if (fast) return fast;
   const [address = '', lengthText, extra] = input.trim().split('/');
   if (extra !== undefined) return 'more than one "/"';
   const family: Family | 0 = isIPv4(address) ? 4 : isIPv6(address) && !address.includes('%') ? 6 : 0;
