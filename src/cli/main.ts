@@ -2,6 +2,7 @@
 // The `netns` command. Subcommand groups live in their own files.
 import { Command, CommanderError } from 'commander';
 import { addAddrsetCommands } from './addrset-commands.js';
+import { addDemoCommand } from './demo-command.js';
 import { addNamespaceCommands } from './namespace-commands.js';
 import { EXIT_FAILURE, EXIT_USAGE, reportError } from './output.js';
 
@@ -13,6 +14,7 @@ export function buildProgram(): Command {
     .exitOverride();
   addNamespaceCommands(program);
   addAddrsetCommands(program);
+  addDemoCommand(program);
   return program;
 }
 

@@ -1,0 +1,43 @@
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { privileged } from '../helpers/privileges.js';
+
+const cli = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(argv[0]!, argv.slice(1), { encoding: 'utf8' }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const demoLeftovers = () => [
+  ...readdirSync('/run/netns').filter((name) => name.startsWith('nsdemo-')),
+  ...readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((line) => line.includes('nsdemo-')),
+];
+
+describe.skipIf(!privileged)('npm start / netns demo', () => {
+  it('runs every step on real namespaces, reports them as JSON, and leaves nothing behind', async () => {
+    const result = await run([process.execPath, cli, 'demo', '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as { ok: boolean; totalMs: number; steps: { step: string; ok: boolean; ms: number; details: string[] }[] };
+    expect(report.ok).toBe(true);
+    expect(report.steps.length).toBeGreaterThanOrEqual(6);
+    for (const step of report.steps) expect(step, step.step).toMatchObject({ ok: true, ms: expect.any(Number) });
+    expect(report.steps.map((s) => s.step).join('\n')).toMatch(/withNetNS[\s\S]*server[\s\S]*race[\s\S]*EBUSY[\s\S]*gc/);
+    expect(report.steps.flatMap((s) => s.details).join('\n')).toContain('ECONNREFUSED');
+    expect(demoLeftovers()).toEqual([]);
+  });
+
+  it('tells an unprivileged user what is missing and exits at once', async () => {
+    const result = await run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', process.execPath, cli, 'demo']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('CAP_SYS_ADMIN is missing');
+    expect(result.stderr).toContain('sudo npm start');
+    expect(result.stdout).toBe('');
+  });
+});
