@@ -32,8 +32,8 @@ export async function benchIo([name]) {
     latencies.push(nowUs() - start);
     closeSync(fd);
   }
-  const socketC = compileC('setns-socket');
-  const cUs = median(Array.from({ length: 5 }, () => Number(execFileSync(socketC, [ns.path, '100000'], { encoding: 'utf8' }))));
+  const baseline = compileC('setns-baseline');
+  const cUs = median(Array.from({ length: 5 }, () => Number(execFileSync(baseline, ['socket', ns.path, '100000'], { encoding: 'utf8' }))));
   const socketUs = median(latencies);
   record('NetNS I/O', 'ns.socket() latency (median)', socketUs, 'us', 'C setns+socket+setns', cUs);
   record('NetNS I/O', 'ns.socket() latency (median)', socketUs, 'us', 'Go ns.Do + socket (quoted)', 42);

@@ -25,9 +25,9 @@ export async function benchWithNetNS([name]) {
     rates.push(CONCURRENT_CALLS / ((nowUs() - start) / 1e6));
   }
 
-  const setnsPair = compileC('setns-pair');
+  const baseline = compileC('setns-baseline');
   const pairUs = median(
-    Array.from({ length: ROUNDS }, () => Number(execFileSync(setnsPair, [ns.path, '100000'], { encoding: 'utf8' }))),
+    Array.from({ length: ROUNDS }, () => Number(execFileSync(baseline, ['pair', ns.path, '100000'], { encoding: 'utf8' }))),
   );
   const ipExecUs = await commandMedianUs(['ip', 'netns', 'exec', name, 'true'], 30);
 

@@ -3,6 +3,7 @@
 // only creation (and binding) needs the namespace; all I/O then runs on the
 // calling thread's event loop.
 import dgram from 'node:dgram';
+import type { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { ErrorCodes, NetnsError, netnsError, systemError } from '../errors.js';
 import { native } from '../native.js';
@@ -99,13 +100,7 @@ export async function listenIn<S extends net.Server>(ns: NetNS, server: S, optio
       : { host: options.host ?? '0.0.0.0', port: checkPort(options.port), unix: false };
   if (!target.unix) numericHostFamily(target.host);
   const fd = await bindIn(ns, TYPES.stream, target, backlog);
-  await adopt((done) => {
-    server.once('error', done);
-    server.listen({ fd }, () => {
-      server.off('error', done);
-      done();
-    });
-  });
+  await adopt(server, (ready) => server.listen({ fd }, ready));
   return server;
 }
 
@@ -152,17 +147,17 @@ export async function createUdpSocket(ns: NetNS, type: 'udp4' | 'udp6', options:
   }
   const fd = await bindIn(ns, TYPES.dgram, { host, port: checkPort(options.port), unix: false }, -1);
   const socket = dgram.createSocket(type);
-  await adopt((done) => {
-    socket.once('error', done);
-    socket.bind({ fd }, () => {
-      socket.off('error', done);
-      done();
-    });
-  });
+  await adopt(socket, (ready) => socket.bind({ fd }, ready));
   return socket;
 }
 
-// Wraps a fresh descriptor in a Node object, which owns it from then on.
-function adopt(wrap: (done: (error?: Error) => void) => void): Promise<void> {
-  return new Promise<void>((resolve, reject) => wrap((error) => (error ? reject(error) : resolve())));
+// Hands a fresh descriptor to a Node object, which owns it from then on.
+function adopt(emitter: EventEmitter, start: (ready: () => void) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    emitter.once('error', reject);
+    start(() => {
+      emitter.off('error', reject);
+      resolve();
+    });
+  });
 }
