@@ -49,6 +49,10 @@ export interface PoolTask {
 }
 
 const MAX_BATCH = 256;
+// Workers that die before answering at all (e.g. the addon fails to load in
+// them) are not replaced forever: after this many in a row the pool is broken
+// and calls fail at once, until closePool() starts a new one.
+const MAX_FAILED_STARTS = 3;
 const MAX_FUNCTIONS = 4096;
 // A caller awaiting one call at a time gets its result without a trip through
 // the event loop if the worker answers within this budget; repeated misses
@@ -89,6 +93,8 @@ class PoolWorker {
   dead = false;
   /** Terminated by the pool and not yet gone. */
   exiting = false;
+  /** Has answered at least once, so it started properly. */
+  answered = false;
   nestedWaits = 0;
   exitCause: unknown = undefined;
 
@@ -131,6 +137,8 @@ export class WorkerPool {
   #primed = false;
   #spinBackoff = 0;
   #spinMisses = 0;
+  #failedStarts = 0;
+  #broken: Error | undefined;
   #spinsThisTurn = 0;
   #pendingCalls = 0;
   #exitingWorkers = 0;
@@ -146,6 +154,10 @@ export class WorkerPool {
   run(task: PoolTask): Promise<unknown> {
     const pending = new Pending(this.#nextId++, this.#functionId(task.source, task.caller), task);
     this.#pendingCalls++;
+    if (this.#broken) {
+      this.#settle(pending, false, this.#broken);
+      return pending.promise;
+    }
     if (task.signal) this.#watchAbort(pending, task.signal);
     if (!pending.settled) {
       this.#queue.push(pending);
@@ -387,6 +399,8 @@ export class WorkerPool {
   }
 
   #onResults(worker: PoolWorker, results: unknown[]): void {
+    worker.answered = true;
+    this.#failedStarts = 0;
     for (let i = 0; i < results.length; i += RESULT_FIELDS) {
       const pending = worker.running.get(results[i] as number);
       if (!pending) continue;
@@ -446,8 +460,15 @@ export class WorkerPool {
       );
     }
     worker.running.clear();
+    if (!worker.answered && !worker.exiting && ++this.#failedStarts >= MAX_FAILED_STARTS) this.#failQueue(worker.exitCause);
     if (this.#queued() > 0) this.#scheduleDispatch();
     this.#wakeIdleWaiters();
+  }
+
+  #failQueue(cause: unknown): void {
+    this.#broken = netnsError(ErrorCodes.WORKER_EXITED, `netns pool threads keep dying before they start: ${String((cause as Error)?.message ?? cause)}`, { cause });
+    while (this.#queued() > 0) this.#settle(this.#queue[this.#queueHead++]!, false, this.#broken);
+    this.#compactQueue();
   }
 
   #discard(worker: PoolWorker): void {
