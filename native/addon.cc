@@ -56,7 +56,7 @@ constexpr size_t kIoThreads = 2;
 
 class NetnsAddon : public Napi::Addon<NetnsAddon> {
  public:
-  NetnsAddon(Napi::Env env, Napi::Object exports) {
+  NetnsAddon(Napi::Env, Napi::Object exports) {
     DefineAddon(exports, {
         InstanceMethod("openNetns", &NetnsAddon::OpenNetnsJs),
         InstanceMethod("openNetnsIdentity", &NetnsAddon::OpenNetnsIdentityJs),
@@ -199,7 +199,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     int type = IntArgument(info, 1, "type");
     spec.host = StringArgument(info, 2, "host");
     spec.port = IntArgument(info, 3, "port");
-    spec.unix = info[4].ToBoolean();
+    spec.unix_path = info[4].ToBoolean();
     spec.backlog = IntArgument(info, 5, "backlog");
     Io(env);
     int ns = DupNamespaceFd(env, FdArgument(info, 0));

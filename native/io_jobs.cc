@@ -30,7 +30,7 @@ Napi::Value SocketJob::Result(Napi::Env env) {
 }
 
 void BoundSocketJob::Run(ThreadSwitch&) {
-  bool ok = spec_.unix ? BindUnix() : BindInet();
+  bool ok = spec_.unix_path ? BindUnix() : BindInet();
   if (ok && spec_.backlog >= 0 && listen(fd_, spec_.backlog) != 0) {
     Fail(Failure::Sys(errno, "listen"));
     ok = false;

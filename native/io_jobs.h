@@ -29,9 +29,9 @@ class SocketJob : public IoJob {
 // Binds to a numeric IPv4/IPv6 host (scope ids like fe80::1%eth0 are looked up
 // inside the namespace) or to a unix path; a leading NUL means abstract.
 struct BindSpec {
-  std::string host;  // numeric address, or unix path when `unix` is set
+  std::string host;  // numeric address, or the path when `unix_path` is set
   int port = 0;
-  bool unix = false;
+  bool unix_path = false;
   int backlog = -1;  // >= 0: listen after binding
 };
 
