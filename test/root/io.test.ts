@@ -194,6 +194,27 @@ describe.skipIf(!privileged)('NetNS I/O from the main thread', () => {
     expect(() => a.spawn('true', 'not-an-array' as unknown as string[])).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
   });
 
+  it('works from a user Worker too, whose I/O threads are joined when it exits', async () => {
+    const { Worker } = await import('node:worker_threads');
+    const { threadCount } = await import('../helpers/process-state.js');
+    const before = threadCount();
+    const worker = new Worker(
+      `const { parentPort, workerData } = require('node:worker_threads');
+       import(workerData.index).then(async ({ NetNS }) => {
+         const ns = NetNS.open(workerData.path);
+         const fd = await ns.socket('inet', 'dgram');
+         require('node:fs').closeSync(fd);
+         const { stdout } = await ns.execFile('readlink', ['/proc/self/ns/net']);
+         parentPort.postMessage({ created: NetNS.current().inode !== ns.inode, seen: stdout.trim() });
+       });`,
+      { eval: true, workerData: { index: new URL('../../dist/index.js', import.meta.url).href, path: a.path } },
+    );
+    const message = await new Promise((resolve) => worker.once('message', resolve));
+    expect(message).toEqual({ created: true, seen: `net:[${a.inode}]` });
+    expect(await new Promise((resolve) => worker.once('exit', resolve))).toBe(0);
+    expect(threadCount()).toBe(before);
+  });
+
   it('refuses the I/O methods inside withNetNS, where fn is already in the namespace', async () => {
     const error = await withNetNS(a, async (path: string) => {
       const { NetNS } = await import('netns');
