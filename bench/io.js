@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync } from 'node:fs';
 import { NetNS } from '../dist/index.js';
-import { commandMedianUs, compileC, median, nowUs, record } from './lib.js';
+import { commandMedianUs, compileC, goNsDo, median, nowUs, record } from './lib.js';
 
 const SOCKETS = 5_000;
 const SPAWNS = 30;
@@ -36,7 +36,8 @@ export async function benchIo([name]) {
   const cUs = median(Array.from({ length: 5 }, () => Number(execFileSync(baseline, ['socket', ns.path, '100000'], { encoding: 'utf8' }))));
   const socketUs = median(latencies);
   record('NetNS I/O', 'ns.socket() latency (median)', socketUs, 'us', 'C setns+socket+setns', cUs);
-  record('NetNS I/O', 'ns.socket() latency (median)', socketUs, 'us', 'Go ns.Do + socket (quoted)', 42);
+  const go = goNsDo(ns.path);
+  record('NetNS I/O', 'ns.socket() latency (median)', socketUs, 'us', go ? 'Go ns.Do + socket (containernetworking)' : 'Go ns.Do + socket (quoted)', go ? go.socketUs : 42);
 
   const spawnUs = await spawnMedianUs(ns);
   const ipExec = await commandMedianUs(['ip', 'netns', 'exec', name, 'true'], SPAWNS);

@@ -112,3 +112,26 @@ export function printTable() {
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const line of lines) console.log(show(line));
 }
+
+const GO_PATH = '/usr/share/gocode';
+let goResult;
+
+/**
+ * containernetworking's ns.Do measured in this run, if Go and the library are
+ * installed (Debian: golang-go golang-github-containernetworking-plugins-dev);
+ * undefined otherwise, and the tables then show the figures quoted in the issue.
+ */
+export function goNsDo(nsPath) {
+  if (goResult !== undefined) return goResult ?? undefined;
+  goResult = null;
+  try {
+    cDir ??= mkdtempSync(join(tmpdir(), 'netns-bench-'));
+    const binary = join(cDir, 'go-nsdo');
+    const env = { ...process.env, GOPATH: GO_PATH, GO111MODULE: 'off', GOCACHE: join(cDir, 'go-cache'), GOFLAGS: '' };
+    execFileSync('go', ['build', '-o', binary, '.'], { cwd: join(benchDir, 'go-nsdo'), env, stdio: 'ignore' });
+    goResult = JSON.parse(execFileSync(binary, [nsPath, '10000'], { encoding: 'utf8' }));
+  } catch {
+    console.error('bench: Go baseline not available (apt-get install golang-go golang-github-containernetworking-plugins-dev); quoting the issue');
+  }
+  return goResult ?? undefined;
+}

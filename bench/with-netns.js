@@ -1,7 +1,7 @@
 // withNetNS round trip and throughput, beside a C setns pair and `ip netns exec`.
 import { execFileSync } from 'node:child_process';
 import { NetNS, closePool, poolStats, withNetNS } from '../dist/index.js';
-import { commandMedianUs, compileC, median, nowUs, record } from './lib.js';
+import { commandMedianUs, compileC, goNsDo, median, nowUs, record } from './lib.js';
 
 const SEQUENTIAL_CALLS = 10_000;
 const CONCURRENT_CALLS = 10_000;
@@ -36,10 +36,13 @@ export async function benchWithNetNS([name]) {
   record('withNetNS', 'sequential round trip (mean)', mean, 'us', 'C setns pair', pairUs);
   record('withNetNS', 'sequential round trip (median)', seq, 'us', 'C setns pair', pairUs);
   record('withNetNS', 'sequential round trip (median)', seq, 'us', 'ip netns exec NAME true', ipExecUs);
-  record('withNetNS', 'sequential round trip (median)', seq, 'us', "Go ns.Do (quoted in issue, not run)", 35);
+  const go = goNsDo(ns.path);
+  if (go) record('withNetNS', 'sequential round trip (median)', seq, 'us', 'Go ns.Do (containernetworking)', go.sequentialUs);
+  else record('withNetNS', 'sequential round trip (median)', seq, 'us', 'Go ns.Do (quoted in the issue)', 35);
   const rate = median(rates);
   record('withNetNS', `${CONCURRENT_CALLS} concurrent calls (median)`, rate, 'calls/s', 'C setns pairs/s, one thread', 1e6 / pairUs);
-  record('withNetNS', `${CONCURRENT_CALLS} concurrent calls (median)`, rate, 'calls/s', 'Go ns.Do, 8 goroutines (quoted)', 89_000);
+  if (go) record('withNetNS', `${CONCURRENT_CALLS} concurrent calls (median)`, rate, 'calls/s', 'Go ns.Do, 8 goroutines', go.callsPerSec);
+  else record('withNetNS', `${CONCURRENT_CALLS} concurrent calls (median)`, rate, 'calls/s', 'Go ns.Do, 8 goroutines (quoted)', 89_000);
   const stats = poolStats();
   ns.close();
   await closePool();
