@@ -50,17 +50,20 @@ export function timeNftFile(name, path) {
 }
 
 export function scratchFile(name, content) {
-  cDir ??= mkdtempSync(join(tmpdir(), 'netns-bench-'));
-  const path = join(cDir, name);
+  const path = join(scratchDir(), name);
   writeFileSync(path, content);
   return path;
 }
 
 let cDir;
+/** One temporary folder per run for compiled baselines and input files. */
+function scratchDir() {
+  cDir ??= mkdtempSync(join(tmpdir(), 'netns-bench-'));
+  return cDir;
+}
 /** Compiles bench/NAME.c once per run and returns the binary's path. */
 export function compileC(name) {
-  cDir ??= mkdtempSync(join(tmpdir(), 'netns-bench-'));
-  const out = join(cDir, name);
+  const out = join(scratchDir(), name);
   execFileSync('cc', ['-O2', '-o', out, join(benchDir, `${name}.c`)]);
   return out;
 }
@@ -125,9 +128,8 @@ export function goNsDo(nsPath) {
   if (goResult !== undefined) return goResult ?? undefined;
   goResult = null;
   try {
-    cDir ??= mkdtempSync(join(tmpdir(), 'netns-bench-'));
-    const binary = join(cDir, 'go-nsdo');
-    const env = { ...process.env, GOPATH: GO_PATH, GO111MODULE: 'off', GOCACHE: join(cDir, 'go-cache'), GOFLAGS: '' };
+    const binary = join(scratchDir(), 'go-nsdo');
+    const env = { ...process.env, GOPATH: GO_PATH, GO111MODULE: 'off', GOCACHE: join(scratchDir(), 'go-cache'), GOFLAGS: '' };
     execFileSync('go', ['build', '-o', binary, '.'], { cwd: join(benchDir, 'go-nsdo'), env, stdio: 'ignore' });
     goResult = JSON.parse(execFileSync(binary, [nsPath, '10000'], { encoding: 'utf8' }));
   } catch {

@@ -7,7 +7,6 @@
 #include <fcntl.h>
 
 #include <cerrno>
-
 #include <memory>
 
 #include "capabilities.h"
@@ -28,15 +27,12 @@ Napi::Object IdentityObject(Napi::Env env, const NsIdentity& id) {
   return obj;
 }
 
-int FdArgument(const Napi::CallbackInfo& info, size_t index) {
-  if (!info[index].IsNumber()) throw Napi::TypeError::New(info.Env(), "fd must be a number");
-  return info[index].As<Napi::Number>().Int32Value();
-}
-
 int IntArgument(const Napi::CallbackInfo& info, size_t index, const char* what) {
   if (!info[index].IsNumber()) throw Napi::TypeError::New(info.Env(), std::string(what) + " must be a number");
   return info[index].As<Napi::Number>().Int32Value();
 }
+
+int FdArgument(const Napi::CallbackInfo& info, size_t index) { return IntArgument(info, index, "fd"); }
 
 std::string StringArgument(const Napi::CallbackInfo& info, size_t index, const char* what) {
   if (!info[index].IsString()) throw Napi::TypeError::New(info.Env(), std::string(what) + " must be a string");
@@ -175,9 +171,14 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     return *io_;
   }
 
-  Napi::Value Submit(Napi::Env env, std::unique_ptr<IoJob> job) {
+  // Refuses before anything is made (a job holds a Deferred and an fd), then
+  // makes the job and queues it.
+  template <typename MakeJob>
+  Napi::Value Submit(Napi::Env env, MakeJob make_job) {
+    IoPool& io = Io(env);
+    std::unique_ptr<IoJob> job = make_job();
     Napi::Promise promise = job->promise();
-    Io(env).Submit(env, std::move(job));
+    io.Submit(env, std::move(job));
     return promise;
   }
 
@@ -187,9 +188,9 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     int domain = IntArgument(info, 1, "domain");
     int type = IntArgument(info, 2, "type");
     int protocol = IntArgument(info, 3, "protocol");
-    Io(env);
-    int ns = DupNamespaceFd(env, FdArgument(info, 0));
-    return Submit(env, std::make_unique<SocketJob>(env, ns, domain, type, protocol));
+    return Submit(env, [&] {
+      return std::make_unique<SocketJob>(env, DupNamespaceFd(env, FdArgument(info, 0)), domain, type, protocol);
+    });
   }
 
   // ioBind(nsFd, type, host, port, unix, backlog) -> Promise<fd>
@@ -201,18 +202,18 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     spec.port = IntArgument(info, 3, "port");
     spec.unix_path = info[4].ToBoolean();
     spec.backlog = IntArgument(info, 5, "backlog");
-    Io(env);
-    int ns = DupNamespaceFd(env, FdArgument(info, 0));
-    return Submit(env, std::make_unique<BoundSocketJob>(env, ns, type, std::move(spec)));
+    return Submit(env, [&] {
+      return std::make_unique<BoundSocketJob>(env, DupNamespaceFd(env, FdArgument(info, 0)), type, std::move(spec));
+    });
   }
 
   // ioReadFile(nsFd, path) -> Promise<Buffer>
   Napi::Value IoReadFileJs(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     std::string path = StringArgument(info, 1, "path");
-    Io(env);
-    int ns = DupNamespaceFd(env, FdArgument(info, 0));
-    return Submit(env, std::make_unique<ReadFileJob>(env, ns, std::move(path)));
+    return Submit(env, [&] {
+      return std::make_unique<ReadFileJob>(env, DupNamespaceFd(env, FdArgument(info, 0)), std::move(path));
+    });
   }
 
   // ioWriteFile(nsFd, path, data) -> Promise<void>
@@ -220,9 +221,10 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     Napi::Env env = info.Env();
     std::string path = StringArgument(info, 1, "path");
     std::string data = StringArgument(info, 2, "data");
-    Io(env);
-    int ns = DupNamespaceFd(env, FdArgument(info, 0));
-    return Submit(env, std::make_unique<WriteFileJob>(env, ns, std::move(path), std::move(data)));
+    return Submit(env, [&] {
+      return std::make_unique<WriteFileJob>(env, DupNamespaceFd(env, FdArgument(info, 0)), std::move(path),
+                                            std::move(data));
+    });
   }
 
   // createNamespace(runDir, path) -> Promise<{fd, dev, ino}>; empty path: anonymous
@@ -230,13 +232,14 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     Napi::Env env = info.Env();
     std::string run_dir = StringArgument(info, 0, "runDir");
     std::string path = StringArgument(info, 1, "path");
-    return Submit(env, std::make_unique<CreateNamespaceJob>(env, std::move(run_dir), std::move(path)));
+    return Submit(env, [&] { return std::make_unique<CreateNamespaceJob>(env, std::move(run_dir), std::move(path)); });
   }
 
   // deleteNamespace(path) -> Promise<void>
   Napi::Value DeleteNamespaceJs(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    return Submit(env, std::make_unique<DeleteNamespaceJob>(env, StringArgument(info, 0, "path")));
+    std::string path = StringArgument(info, 0, "path");
+    return Submit(env, [&] { return std::make_unique<DeleteNamespaceJob>(env, std::move(path)); });
   }
 
   Napi::Value IoStatsJs(const Napi::CallbackInfo& info) {

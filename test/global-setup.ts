@@ -2,16 +2,9 @@
 // and make /run/netns a mount once, so that test files creating namespaces in
 // parallel (some with `ip netns add`, which takes no lock) cannot race to
 // stack it.
-import { readFileSync } from 'node:fs';
-
-function privileged(): boolean {
-  const capEff = /^CapEff:\s*([0-9a-f]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
-  return capEff !== undefined && ((BigInt(`0x${capEff}`) >> 21n) & 1n) === 1n;
-}
-
 export default async function setup(): Promise<void> {
-  if (!privileged()) return;
-  const { sweep } = await import('../dist/testing.js');
+  const { hasEffectiveCapability, sweep } = await import('../dist/testing.js');
+  if (!hasEffectiveCapability('CAP_SYS_ADMIN')) return;
   const { NetNS } = await import('../dist/index.js');
   for (const prefix of ['nsfix-', 'nsdemo-']) await sweep(prefix);
   const name = `nsprep-${process.pid}`;

@@ -1,8 +1,8 @@
 // Gathers the transactions that owners submit in the same turn of the event
 // loop into one nft transaction. If a combined transaction fails, each part
-// is retried on its own so that its error reaches only its own callers.
-// Exclusive parts (destroys, which may meet EBUSY) always go alone. Several
-// transactions may be in flight at once: nothing global is held across one.
+// is retried on its own so that its error reaches only its own callers (a
+// destroy meeting EBUSY fails no one else). Several transactions may be in
+// flight at once: nothing global is held across one.
 import type { AddrsetBackend } from './backend.js';
 import type { Op } from './ops.js';
 
@@ -24,9 +24,8 @@ export class Batcher {
     this.#backend = backend;
   }
 
-  submit(ops: Op[], exclusive: boolean): Promise<void> {
+  submit(ops: Op[]): Promise<void> {
     if (ops.length === 0) return Promise.resolve();
-    if (exclusive) return this.#track(this.#apply(ops));
     return new Promise((resolve, reject) => {
       this.#parts.push({ ops, resolve, reject });
       if (!this.#scheduled) {

@@ -12,7 +12,7 @@ import { Batcher } from './batcher.js';
 import { systemClock, type Clock } from './clock.js';
 import { AddrsetCodes } from './codes.js';
 import { NftBackend } from './nft-backend.js';
-import { checkOwner, checkPrefix, decodeRecord, familyOfSetName, ownerHash, registryName, type OwnerRecord } from './naming.js';
+import { checkOwner, checkPrefix, decodeRecord, familyOfSetName, ownerHash, registryName, setName, type OwnerRecord } from './naming.js';
 import { FAMILIES, OwnerState, planRequest, undoPlan, type OwnerRequest, type PlanOutcome, type RequestKind } from './owner.js';
 
 export interface AddressSetsOptions {
@@ -163,8 +163,9 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
 
   /** Makes the owner live: creates its sets if needed, cancels a pending delete, and (with addresses) sets the content. */
   async ensure(owner: string, addresses?: string[]): Promise<SetRefs> {
+    const entries = addresses === undefined ? undefined : parseEntries(addresses);
     const state = this.#stateFor(checkOwner(owner), true)!;
-    await this.#submit(state, { kind: 'ensure', entries: addresses === undefined ? undefined : parseEntries(addresses) });
+    await this.#submit(state, { kind: 'ensure', entries });
     return this.#refs(state);
   }
 
@@ -190,7 +191,27 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
   /** The kernel's truth about every set this instance's prefix owns. */
   async list(): Promise<SetInfo[]> {
     this.#assertOpen();
+    return this.#rows(await this.#backend.read({ elements: true, registry: this.#registry }));
+  }
+
+  /** One owner's sets and their elements, as the kernel has them. */
+  async inspect(owner: string): Promise<OwnerDetails> {
+    checkOwner(owner);
+    this.#assertOpen();
     const view = await this.#backend.read({ elements: true, registry: this.#registry });
+    const first = this.#rows(view).find((row) => row.owner === owner);
+    const hash = ownerHash(owner);
+    const names = { v4: setName(this.prefix, 4, hash), v6: setName(this.prefix, 6, hash) };
+    return {
+      owner,
+      state: first?.state ?? 'absent',
+      ...(first?.deadline === undefined ? {} : { deadline: first.deadline }),
+      v4: { name: names.v4, elements: view.sets.get(names.v4)?.elements ?? [] },
+      v6: { name: names.v6, elements: view.sets.get(names.v6)?.elements ?? [] },
+    };
+  }
+
+  #rows(view: KernelView): SetInfo[] {
     const rows: SetInfo[] = [];
     for (const { record, family, name } of this.#records(view)) {
       const state = this.#byHash.get(record.ownerHash);
@@ -208,23 +229,6 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
       rows.push({ owner: leftover.owner, family: leftover.family, name: leftover.name, elements: view.sets.get(leftover.name)?.elements?.length ?? 0, state: 'orphan' });
     }
     return rows.sort((a, b) => a.name.localeCompare(b.name));
-  }
-
-  /** One owner's sets and their elements, as the kernel has them. */
-  async inspect(owner: string): Promise<OwnerDetails> {
-    checkOwner(owner);
-    const rows = (await this.list()).filter((row) => row.owner === owner);
-    const view = await this.#backend.read({ elements: true, registry: this.#registry });
-    const state = this.#byHash.get(ownerHash(owner));
-    const names = this.#refs(state ?? new OwnerState(owner, ownerHash(owner), this.prefix));
-    const first = rows[0];
-    return {
-      owner,
-      state: first?.state ?? 'absent',
-      ...(first?.deadline === undefined ? {} : { deadline: first.deadline }),
-      v4: { name: names.v4, elements: view.sets.get(names.v4)?.elements ?? [] },
-      v6: { name: names.v6, elements: view.sets.get(names.v6)?.elements ?? [] },
-    };
   }
 
   /**
@@ -294,7 +298,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
   }
 
   async #start(createTable: boolean): Promise<void> {
-    if (createTable) await this.#batcher.submit([{ op: 'addTable' }, { op: 'addRegistry', name: this.#registry }], false);
+    if (createTable) await this.#batcher.submit([{ op: 'addTable' }, { op: 'addRegistry', name: this.#registry }]);
     this.#adopt(await this.#backend.read({ elements: true, registry: this.#registry }));
   }
 
@@ -417,7 +421,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
       }
     });
     try {
-      await this.#batcher.submit(planned.flatMap(({ plan }) => plan.ops), false);
+      await this.#batcher.submit(planned.flatMap(({ plan }) => plan.ops));
     } catch (error) {
       for (const { plan } of [...planned].reverse()) undoPlan(plan);
       if (planned.length === 1) this.#fail(state, planned[0]!.request, error);
@@ -499,7 +503,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
       ...(leftover.hasRecord ? [{ op: 'deleteRecord', registry: this.#registry, key: leftover.name } as const] : []),
     ];
     try {
-      await this.#batcher.submit(ops, false);
+      await this.#batcher.submit(ops);
       report.removed.push(entry);
     } catch (error) {
       report.kept.push({ ...entry, reason: `destroy failed: ${(error as Error).message}` });

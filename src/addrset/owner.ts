@@ -65,8 +65,6 @@ export interface Plan {
   ops: Op[];
   undo: (() => void)[];
   outcome: PlanOutcome;
-  /** Destroys go alone, so one that fails with EBUSY fails no one else. */
-  exclusive: boolean;
 }
 
 export interface PlanContext {
@@ -179,7 +177,6 @@ function planDelete(state: OwnerState, ctx: PlanContext, plan: Plan): void {
 }
 
 function planDestroy(state: OwnerState, ctx: PlanContext, plan: Plan, generation: number | undefined): void {
-  plan.exclusive = true;
   if (generation !== undefined && (state.generation !== generation || state.status !== 'pending')) {
     plan.outcome.effect = 'stale'; // the owner came back (or went) since this destroy was scheduled
     return;
@@ -202,7 +199,7 @@ function planDestroy(state: OwnerState, ctx: PlanContext, plan: Plan, generation
 
 /** Plans one request against the model (changing it; see plan.undo). Throws for bad requests. */
 export function planRequest(state: OwnerState, request: RequestKind, ctx: PlanContext): Plan {
-  const plan: Plan = { ops: [], undo: [], outcome: { effect: 'none' }, exclusive: false };
+  const plan: Plan = { ops: [], undo: [], outcome: { effect: 'none' } };
   try {
     switch (request.kind) {
       case 'ensure':

@@ -1,4 +1,5 @@
 // `netns list|add|del|exec|identify|pids`: the `ip netns` verbs.
+import { constants } from 'node:os';
 import type { Command } from 'commander';
 import { ErrorCodes, netnsError } from '../errors.js';
 import { NetNS } from '../netns.js';
@@ -65,8 +66,6 @@ export function addNamespaceCommands(program: Command): void {
     });
 }
 
-const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
-
 async function execIn(name: string, argv: string[], etc: boolean): Promise<number> {
   // Options after the name are the command's; a '--' before them is ours.
   const [command, ...args] = argv[0] === '--' ? argv.slice(1) : argv;
@@ -78,7 +77,7 @@ async function execIn(name: string, argv: string[], etc: boolean): Promise<numbe
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, forward);
     return await new Promise<number>((resolve, reject) => {
       child.once('error', reject);
-      child.once('exit', (code, signal) => resolve(code ?? 128 + (SIGNAL_NUMBERS[signal!] ?? 0)));
+      child.once('exit', (code, signal) => resolve(code ?? 128 + constants.signals[signal!]));
     }).catch((error: unknown) => {
       Object.assign(error as object, { exitCode: EXIT_EXEC_FAILED });
       throw error;

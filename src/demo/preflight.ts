@@ -1,15 +1,7 @@
 // What the demo needs before it starts, so that it can refuse at once with a
 // message that says what is missing and how to run it.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-
-const CAP_SYS_ADMIN = 21n;
-const CAP_NET_ADMIN = 12n;
-
-function effectiveCapabilities(): bigint {
-  const line = /^CapEff:\s*([0-9a-f]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'));
-  return line ? BigInt(`0x${line[1]}`) : 0n;
-}
+import { hasEffectiveCapability } from '../capabilities.js';
 
 function hasCommand(command: string, args: string[]): boolean {
   try {
@@ -23,9 +15,8 @@ function hasCommand(command: string, args: string[]): boolean {
 /** Problems that stop the demo, each with what to do about it; empty when all is well. */
 export function preflight(): string[] {
   const problems: string[] = [];
-  const caps = effectiveCapabilities();
-  for (const [bit, name] of [[CAP_SYS_ADMIN, 'CAP_SYS_ADMIN'], [CAP_NET_ADMIN, 'CAP_NET_ADMIN']] as const) {
-    if (((caps >> bit) & 1n) === 0n) problems.push(`${name} is missing: run it as root, e.g. \`sudo npm start\``);
+  for (const name of ['CAP_SYS_ADMIN', 'CAP_NET_ADMIN'] as const) {
+    if (!hasEffectiveCapability(name)) problems.push(`${name} is missing: run it as root, e.g. \`sudo npm start\``);
   }
   if (!hasCommand('ip', ['-V'])) problems.push('`ip` is missing: install iproute2 (apt-get install iproute2)');
   if (!hasCommand('nft', ['--version'])) problems.push('`nft` is missing: install nftables (apt-get install nftables)');

@@ -55,10 +55,14 @@ function checkCommand(command: unknown, args: unknown): asserts args is string[]
   }
 }
 
-// Turns the helper's "<stage> <errno>" report into the error Node would give.
-function spawnFailure(report: string, command: string, args: string[]): Error {
-  const [stage = 'exec', errnoText = '0'] = report.trim().split(' ');
-  const errno = Number(errnoText);
+/** The helper's "<stage> <errno>" report. */
+function parseReport(report: string): { stage: string; errno: number } {
+  const [stage = 'exec', errno = '0'] = report.trim().split(' ');
+  return { stage, errno: Number(errno) };
+}
+
+// Turns the helper's report into the error Node would give.
+function spawnFailure({ stage, errno }: { stage: string; errno: number }, command: string, args: string[]): Error {
   const error = stage === 'exec' ? systemError(errno, `spawn ${command}`, command) : systemError(errno, stage);
   if (stage !== 'exec') error.message += ` (while entering the namespace for ${command})`;
   return Object.assign(error, { spawnargs: args });
@@ -98,7 +102,7 @@ function reportThroughEvents(child: ChildProcess, command: string, args: string[
       held.set(event, eventArgs);
       return true;
     }
-    if (event === 'close' && report !== '') return emit('close', -spawnErrno(report), null);
+    if (event === 'close' && report !== '') return emit('close', -parseReport(report).errno, null);
     return emit(event, ...eventArgs);
   }) as ChildProcess['emit'];
   status.setEncoding('utf8');
@@ -107,7 +111,7 @@ function reportThroughEvents(child: ChildProcess, command: string, args: string[
   status.on('close', () => {
     known = true;
     if (report !== '') {
-      emit('error', spawnFailure(report, command, args));
+      emit('error', spawnFailure(parseReport(report), command, args));
       return;
     }
     for (const event of ['spawn', 'exit']) {
@@ -115,10 +119,6 @@ function reportThroughEvents(child: ChildProcess, command: string, args: string[
       if (eventArgs) emit(event, ...eventArgs);
     }
   });
-}
-
-function spawnErrno(report: string): number {
-  return Number(report.trim().split(' ')[1] ?? 0);
 }
 
 // Some programs (nft -f -) open /dev/stdin by path, which fails on the

@@ -1,15 +1,14 @@
 // Per-thread probes for tests: capabilities and namespace identity.
+import { CAPABILITIES, type CapabilityName } from '../capabilities.js';
 import { callNative } from '../errors.js';
 import { native } from '../native.js';
-
-const CAPABILITIES = { CAP_NET_ADMIN: 12, CAP_SYS_ADMIN: 21 } as const;
 
 /**
  * Drops a capability from the calling thread's effective set. Capabilities are
  * per thread, so inside withNetNS's fn this makes the pool thread's restore
  * fail for real (setns needs CAP_SYS_ADMIN), without touching other threads.
  */
-export function dropThreadCapability(name: keyof typeof CAPABILITIES): void {
+export function dropThreadCapability(name: CapabilityName): void {
   callNative(() => native.dropEffectiveCapability(CAPABILITIES[name]));
 }
 

@@ -20,6 +20,16 @@ async function openSets(backend = new MemoryBackend(), clock = new ManualClock()
   return { sets, backend, clock, advance };
 }
 
+/** A process that ensured `owner` and then deleted it; a later process shares its kernel and clock. */
+async function deletedInAFirstProcess(owner: string, address: string) {
+  const backend = new MemoryBackend();
+  const clock = new ManualClock();
+  const first = await openSets(backend, clock);
+  const refs = await first.sets.ensure(owner, [address]);
+  await first.sets.delete(owner);
+  return { backend, clock, first, refs };
+}
+
 describe('address-set lifecycle (deterministic, in-memory backend)', () => {
   it('OCPBUGS-33005: a re-ensure inside the delay survives the old timer', async () => {
     const { sets, backend, advance } = await openSets();
@@ -98,11 +108,7 @@ describe('address-set lifecycle (deterministic, in-memory backend)', () => {
   });
 
   it('a restarted process finishes a pending delete no sooner than the recorded deadline', async () => {
-    const backend = new MemoryBackend();
-    const clock = new ManualClock();
-    const before = await openSets(backend, clock);
-    const refs = await before.sets.ensure('crashy', ['10.3.0.1']);
-    await before.sets.delete('crashy');
+    const { backend, clock, first: before, refs } = await deletedInAFirstProcess('crashy', '10.3.0.1');
     await before.advance(DELAY / 4);
     // the process dies without close(): its timers are simply gone
     const after = await openSets(backend, clock);
@@ -185,11 +191,7 @@ describe('address-set lifecycle (deterministic, in-memory backend)', () => {
   });
 
   it('close() stops timers; the deadline stays in force for the next process', async () => {
-    const backend = new MemoryBackend();
-    const clock = new ManualClock();
-    const first = await openSets(backend, clock);
-    const refs = await first.sets.ensure('c', ['10.0.0.1']);
-    await first.sets.delete('c');
+    const { backend, clock, first, refs } = await deletedInAFirstProcess('c', '10.0.0.1');
     await first.sets.close();
     expect(clock.pending).toBe(0);
     await expect(first.sets.ensure('c')).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_CLOSED' });

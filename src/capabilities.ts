@@ -1,0 +1,11 @@
+// Capabilities this package cares about, by name, and whether the calling
+// thread has one in its effective set (capabilities are per thread).
+import { readFileSync } from 'node:fs';
+
+export const CAPABILITIES = { CAP_NET_ADMIN: 12, CAP_SYS_ADMIN: 21 } as const;
+export type CapabilityName = keyof typeof CAPABILITIES;
+
+export function hasEffectiveCapability(name: CapabilityName): boolean {
+  const capEff = /^CapEff:\s*([0-9a-f]+)$/m.exec(readFileSync('/proc/thread-self/status', 'utf8'))?.[1];
+  return capEff !== undefined && ((BigInt(`0x${capEff}`) >> BigInt(CAPABILITIES[name])) & 1n) === 1n;
+}
