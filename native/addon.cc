@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "capabilities.h"
+#include "file_lock.h"
 #include "io_jobs.h"
 #include "io_pool.h"
 #include "js_error.h"
@@ -57,6 +58,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("openNetns", &NetnsAddon::OpenNetnsJs),
         InstanceMethod("openNetnsIdentity", &NetnsAddon::OpenNetnsIdentityJs),
         InstanceMethod("closeFd", &NetnsAddon::CloseFdJs),
+        InstanceMethod("tryLockFile", &NetnsAddon::TryLockFileJs),
         InstanceMethod("pipe", &NetnsAddon::PipeJs),
         InstanceMethod("fdIdentity", &NetnsAddon::FdIdentityJs),
         InstanceMethod("threadNetns", &NetnsAddon::ThreadNetnsJs),
@@ -111,6 +113,13 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
   Napi::Value CloseFdJs(const Napi::CallbackInfo& info) {
     close(FdArgument(info, 0));
     return info.Env().Undefined();
+  }
+
+  // -1 while another open file description holds the lock (see file_lock.h).
+  Napi::Value TryLockFileJs(const Napi::CallbackInfo& info) {
+    auto locked = TryLockFile(StringArgument(info, 0, "path"));
+    if (auto* failure = std::get_if<Failure>(&locked)) throw ToJsError(info.Env(), *failure);
+    return Napi::Number::New(info.Env(), std::get<int>(locked));
   }
 
   Napi::Value FdIdentityJs(const Napi::CallbackInfo& info) {

@@ -17,6 +17,8 @@ export interface NativeBinding {
   createNamespace(runDir: string, path: string): Promise<NsIdentity & { fd: number }>;
   deleteNamespace(path: string): Promise<void>;
   closeFd(fd: number): void;
+  /** A close-on-exec fd holding an exclusive flock on `path` (created), or -1 while another holds it. */
+  tryLockFile(path: string): number;
   pipe(): { read: number; write: number };
   fdIdentity(fd: number): NsIdentity;
   threadNetns(): NsIdentity;

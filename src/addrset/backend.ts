@@ -19,11 +19,29 @@ export interface KernelView {
   records: Map<string, string>;
 }
 
+/**
+ * The right to write the table: one holder at a time, across processes. A
+ * transaction started under it keeps it held until that transaction has
+ * landed or failed, even if the holder's process dies meanwhile.
+ */
+export interface WriterLock {
+  /** A descriptor every process applying a transaction inherits (null where no process is involved). */
+  readonly fd: number | null;
+  release(): void;
+}
+
 export interface AddrsetBackend {
-  /** Applies all operations atomically, or none. */
-  apply(ops: Op[]): Promise<void>;
-  /** The table as the kernel has it; `registry` names the set whose element comments are read. */
+  /** Applies all operations atomically, or none, as the holder of `lock`. */
+  apply(ops: Op[], lock: WriterLock): Promise<void>;
+  /**
+   * The table as the kernel has it; `registry` names the set whose element
+   * comments are read. With elements it is one consistent snapshot; without,
+   * it is consistent only while nobody writes (the caller holds the writer
+   * lock and has no transaction in flight).
+   */
   read(options: { elements: boolean; registry: string }): Promise<KernelView>;
+  /** Waits up to timeoutMs for the writer lock (ERR_NETNS_ADDRSET_LOCKED after that). */
+  lock(options: { timeoutMs: number }): Promise<WriterLock>;
 }
 
 export function emptyView(): KernelView {

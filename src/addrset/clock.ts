@@ -11,3 +11,22 @@ export const systemClock: Clock = {
   setTimeout: (callback, ms) => setTimeout(callback, ms).unref(),
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
+
+/** Node fires a timer of more than 2^31-1 ms (about 24.8 days) after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Calls `fire` once the clock reads `at` or later, however far ahead that is:
+ * a wait longer than one timer can hold is made of several, each checking
+ * the clock again. Returns the cancel function.
+ */
+export function timerAt(clock: Clock, at: number, fire: () => void): () => void {
+  let handle: unknown;
+  const arm = () => {
+    const left = at - clock.now();
+    if (left <= 0) return fire();
+    handle = clock.setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+  };
+  handle = clock.setTimeout(arm, Math.min(Math.max(at - clock.now(), 0), MAX_TIMER_MS));
+  return () => clock.clearTimeout(handle);
+}

@@ -1,70 +1,54 @@
 // The addresses of one owner in one family, as held in the kernel. nft
 // interval sets refuse overlapping elements, so overlaps are found here,
-// before anything is sent, and reported by name.
+// before anything is sent, and reported by name. Entries are kept ordered by
+// their first address (a B-tree): they never overlap, so the only entry that
+// can overlap a new one is the last one starting at or before its end, and
+// every check costs O(log n) whatever the set's size.
+import { createRequire } from 'node:module';
+import type SortedBTree from 'sorted-btree';
 import { netnsError } from '../errors.js';
-import type { Entry, Family } from './addresses.js';
+import type { Entry } from './addresses.js';
 import { AddrsetCodes } from './codes.js';
 
+// CommonJS with the class on `.default`: require() reads it alike under Node and vitest.
+const BTree = (createRequire(import.meta.url)('sorted-btree') as { default: typeof SortedBTree.default }).default;
+const compare = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
+
 export class FamilyEntries {
-  readonly #singles = new Map<string, bigint>();
-  readonly #ranges = new Map<string, Entry>();
+  readonly #byText = new Map<string, Entry>();
+  readonly #byFirst = new BTree<bigint, Entry>(undefined, compare);
 
   get size(): number {
-    return this.#singles.size + this.#ranges.size;
+    return this.#byText.size;
   }
 
   has(text: string): boolean {
-    return this.#singles.has(text) || this.#ranges.has(text);
+    return this.#byText.has(text);
   }
 
   texts(): string[] {
-    return [...this.#singles.keys(), ...this.#ranges.keys()];
+    return [...this.#byText.keys()];
   }
 
-  /** A copy to plan changes on; the original stays as the kernel has it until they commit. */
-  clone(): FamilyEntries {
-    const copy = new FamilyEntries();
-    for (const [text, value] of this.#singles) copy.#singles.set(text, value);
-    for (const [text, entry] of this.#ranges) copy.#ranges.set(text, entry);
-    return copy;
-  }
-
-  /** The existing entry `entry` overlaps without being identical, if any. */
+  /** The entry `entry` overlaps without being identical, if any. */
   overlapping(entry: Entry): string | undefined {
-    for (const [text, range] of this.#ranges) {
-      if (text !== entry.text && range.first <= entry.last && entry.first <= range.last) return text;
-    }
-    if (entry.first === entry.last) return undefined;
-    for (const [text, value] of this.#singles) {
-      if (entry.first <= value && value <= entry.last) return text;
-    }
-    return undefined;
+    const before = this.#byFirst.getPairOrNextLower(entry.last)?.[1];
+    if (!before || before.last < entry.first || before.text === entry.text) return undefined;
+    return before.text;
   }
 
   add(entry: Entry): void {
-    if (entry.first === entry.last) this.#singles.set(entry.text, entry.first);
-    else this.#ranges.set(entry.text, entry);
-  }
-
-  delete(text: string): boolean {
-    return this.#singles.delete(text) || this.#ranges.delete(text);
+    this.#byText.set(entry.text, entry);
+    this.#byFirst.set(entry.first, entry);
   }
 
   /** Removes an entry and returns it, so that it can be put back. */
-  take(text: string, family: Family): Entry | undefined {
-    const value = this.#singles.get(text);
-    if (value !== undefined) {
-      this.#singles.delete(text);
-      return { family, text, first: value, last: value };
-    }
-    const range = this.#ranges.get(text);
-    this.#ranges.delete(text);
-    return range;
-  }
-
-  clear(): void {
-    this.#singles.clear();
-    this.#ranges.clear();
+  take(text: string): Entry | undefined {
+    const entry = this.#byText.get(text);
+    if (!entry) return undefined;
+    this.#byText.delete(text);
+    this.#byFirst.delete(entry.first);
+    return entry;
   }
 }
 
@@ -72,7 +56,6 @@ export class FamilyEntries {
 export function addEntries(target: FamilyEntries, entries: Entry[]): string[] {
   const batch = new FamilyEntries();
   const conflicts: string[] = [];
-  const fresh: Entry[] = [];
   for (const entry of entries) {
     if (target.has(entry.text) || batch.has(entry.text)) continue;
     const other = target.overlapping(entry) ?? batch.overlapping(entry);
@@ -81,11 +64,11 @@ export function addEntries(target: FamilyEntries, entries: Entry[]): string[] {
       continue;
     }
     batch.add(entry);
-    fresh.push(entry);
   }
   if (conflicts.length > 0) {
     throw netnsError(AddrsetCodes.OVERLAP, `overlapping entries in one set: ${conflicts.slice(0, 10).join(', ')}`);
   }
-  for (const entry of fresh) target.add(entry);
-  return fresh.map((entry) => entry.text);
+  const fresh = batch.texts();
+  for (const text of fresh) target.add(batch.take(text)!);
+  return fresh;
 }

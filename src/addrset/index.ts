@@ -5,13 +5,14 @@ export type {
   AddressSetsOptions,
   AddressSetsStats,
   GcEntry,
+  GcOptions,
   GcReport,
   OwnerDetails,
   SetInfo,
   SetRefs,
   SetState,
-} from './manager.js';
-export type { AddrsetBackend, KernelSet, KernelView } from './backend.js';
+} from './types.js';
+export type { AddrsetBackend, KernelSet, KernelView, WriterLock } from './backend.js';
 export type { Clock } from './clock.js';
 export { AddrsetCodes } from './codes.js';
 export type { Op } from './ops.js';

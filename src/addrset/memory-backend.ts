@@ -1,23 +1,40 @@
 // An in-memory, transactional stand-in for nft, for deterministic tests of the
-// lifecycle (timers, races, retries). It keeps nft's semantics where the
-// manager depends on them: `add` is idempotent, deleting what is missing is
-// ENOENT, deleting a set a rule still references is EBUSY, and a failed
-// transaction changes nothing.
+// lifecycle (timers, races, retries, crashes). It keeps nft's semantics where
+// the manager depends on them: `add` is idempotent, deleting what is missing
+// is ENOENT, deleting a set a rule still references is EBUSY, and a failed
+// transaction changes nothing. It also keeps what the kernel and flock give:
+// one writer at a time, a transaction of a dead writer that may still land
+// before the next writer gets the lock, and set identity (a set destroyed and
+// made again is another set), so tests can tell a kept set from a re-made one.
 import { netnsError } from '../errors.js';
 import type { Family } from './addresses.js';
-import type { AddrsetBackend, KernelView } from './backend.js';
+import type { AddrsetBackend, KernelView, WriterLock } from './backend.js';
+import { AddrsetCodes } from './codes.js';
 import type { Op } from './ops.js';
 
 interface MemorySet {
+  id: number;
   family: Family | 'registry';
   elements: Map<string, string>; // element -> comment
 }
 
+interface MemoryLock extends WriterLock {
+  dead: boolean;
+  inFlight: Set<Op[]>;
+}
+
+const never = new Promise<never>(() => {});
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
 export class MemoryBackend implements AddrsetBackend {
   #tableExists = false;
   #sets = new Map<string, MemorySet>();
+  #nextId = 1;
   readonly #referenced = new Set<string>();
   #failures: string[] = [];
+  #holder: MemoryLock | null = null;
+  #onSend: ((ops: Op[]) => void)[] = [];
+  readonly #waiting: (() => void)[] = [];
   /** Transactions applied successfully. */
   transactions = 0;
   /** Every transaction attempted, in order, for assertions. */
@@ -42,16 +59,106 @@ export class MemoryBackend implements AddrsetBackend {
     return set ? [...set.elements.keys()].sort() : undefined;
   }
 
+  /** Which incarnation of a set this is: a new number after a destroy and re-create. */
+  setId(name: string): number | undefined {
+    return this.#sets.get(name)?.id;
+  }
+
   setNames(): string[] {
     return [...this.#sets.keys()].sort();
   }
 
-  async apply(ops: Op[]): Promise<void> {
+  /** Resolves when the next transaction has been sent, before it lands: the moment to crash its writer. */
+  nextSend(): Promise<Op[]> {
+    return new Promise((resolve) => this.#onSend.push(resolve));
+  }
+
+  /**
+   * The writer's process dies: its transactions already sent to the kernel
+   * land (or, with lands false, fail), none of its calls ever settles, and
+   * the lock is free once nothing of it is in flight.
+   */
+  crashWriter({ lands = true }: { lands?: boolean } = {}): void {
+    const lock = this.#holder;
+    if (!lock) return;
+    lock.dead = true;
+    for (const ops of lock.inFlight) {
+      if (lands) this.#tryCommit(ops);
+    }
+    lock.inFlight.clear();
+    this.#free(lock);
+  }
+
+  async lock({ timeoutMs }: { timeoutMs: number }): Promise<WriterLock> {
+    const giveUpAt = Date.now() + timeoutMs;
+    while (this.#holder) {
+      if (!(await this.#waitForFree(giveUpAt - Date.now()))) throw netnsError(AddrsetCodes.LOCKED, 'the table has another writer');
+    }
+    const lock: MemoryLock = { fd: null, dead: false, inFlight: new Set(), release: () => this.#free(lock) };
+    this.#holder = lock;
+    return lock;
+  }
+
+  #waitForFree(timeoutMs: number): Promise<boolean> {
+    if (timeoutMs <= 0) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.#waiting.splice(this.#waiting.indexOf(wake), 1);
+        resolve(false);
+      }, timeoutMs);
+      this.#waiting.push(wake);
+    });
+  }
+
+  async apply(ops: Op[], lock: WriterLock): Promise<void> {
+    const held = lock as MemoryLock;
+    if (this.#holder !== held) throw netnsError(AddrsetCodes.LOCKED, 'a transaction from a writer that does not hold the lock');
     this.log.push(ops);
-    await Promise.resolve(); // a real backend never answers synchronously
+    held.inFlight.add(ops);
+    for (const notify of this.#onSend.splice(0)) notify(ops);
+    await turn(); // sent, not yet landed: a crash now may or may not let it land
+    if (held.dead) return never;
+    held.inFlight.delete(ops);
     const failure = this.#failures.shift();
     if (failure) throw netnsError(failure, `injected failure (${failure})`);
-    const sets = new Map([...this.#sets].map(([name, set]) => [name, { family: set.family, elements: new Map(set.elements) }]));
+    this.#commit(ops);
+    await turn(); // landed, not yet acknowledged
+    if (held.dead) return never;
+  }
+
+  async read({ elements, registry }: { elements: boolean; registry: string }): Promise<KernelView> {
+    await Promise.resolve();
+    const view: KernelView = { tableExists: this.#tableExists, sets: new Map(), records: new Map() };
+    for (const [name, set] of this.#sets) {
+      if (name === registry) {
+        for (const [key, comment] of set.elements) view.records.set(key, comment);
+      } else if (set.family !== 'registry') {
+        view.sets.set(name, { name, family: set.family, elements: elements ? [...set.elements.keys()] : null });
+      }
+    }
+    return view;
+  }
+
+  #free(lock: MemoryLock): void {
+    if (this.#holder !== lock) return;
+    this.#holder = null;
+    for (const wake of this.#waiting.splice(0)) wake();
+  }
+
+  #tryCommit(ops: Op[]): void {
+    try {
+      this.#commit(ops);
+    } catch {
+      // a transaction that fails changes nothing, landed late or not
+    }
+  }
+
+  #commit(ops: Op[]): void {
+    const sets = new Map([...this.#sets].map(([name, set]) => [name, { ...set, elements: new Map(set.elements) }]));
     let tableExists = this.#tableExists;
     for (const op of ops) tableExists = this.#applyOne(op, sets, tableExists);
     this.#sets = sets;
@@ -65,10 +172,11 @@ export class MemoryBackend implements AddrsetBackend {
     const need = (name: string) => sets.get(name) ?? throwMissing(`set ${name}`);
     switch (op.op) {
       case 'addRegistry':
-        if (!sets.has(op.name)) sets.set(op.name, { family: 'registry', elements: new Map() });
+        if (!sets.has(op.name)) sets.set(op.name, { id: this.#nextId++, family: 'registry', elements: new Map() });
         break;
-      case 'addSet':
-        if (!sets.has(op.name)) sets.set(op.name, { family: op.family, elements: new Map() });
+      case 'createSet':
+        if (!sets.has(op.name)) sets.set(op.name, { id: this.#nextId++, family: op.family, elements: new Map() });
+        need(op.name).elements.clear();
         break;
       case 'deleteSet':
         need(op.name);
@@ -86,29 +194,14 @@ export class MemoryBackend implements AddrsetBackend {
           if (!need(op.name).elements.delete(element)) throw missing(`element ${element}`);
         }
         break;
-      case 'addRecord': {
-        const registry = need(op.registry).elements;
-        if (!registry.has(op.key)) registry.set(op.key, op.comment);
+      case 'putRecord':
+        need(op.registry).elements.set(op.key, op.comment);
         break;
-      }
       case 'deleteRecord':
         if (!need(op.registry).elements.delete(op.key)) throw missing(`record ${op.key}`);
         break;
     }
     return tableExists;
-  }
-
-  async read({ elements, registry }: { elements: boolean; registry: string }): Promise<KernelView> {
-    await Promise.resolve();
-    const view: KernelView = { tableExists: this.#tableExists, sets: new Map(), records: new Map() };
-    for (const [name, set] of this.#sets) {
-      if (name === registry) {
-        for (const [key, comment] of set.elements) view.records.set(key, comment);
-      } else if (set.family !== 'registry') {
-        view.sets.set(name, { name, family: set.family, elements: elements ? [...set.elements.keys()] : null });
-      }
-    }
-    return view;
   }
 }
 

@@ -1,12 +1,16 @@
-// The real backend: runs `nft` inside the target namespace (through NetNS.spawn)
-// with the transaction on stdin, and lists our table as JSON.
+// The real backend: runs `nft` inside the target namespace with the
+// transaction on stdin, and lists our table as JSON. Running nft goes through
+// one seam (NftExec), so that the parsing and error mapping here can be
+// tested without privileges.
 import { netnsError, type NetnsError } from '../errors.js';
+import { execFileIn } from '../io/spawn.js';
 import type { NetNS } from '../netns.js';
 import { entryFromNft, type Family } from './addresses.js';
-import { emptyView, type AddrsetBackend, type KernelSet, type KernelView } from './backend.js';
+import { emptyView, type AddrsetBackend, type KernelSet, type KernelView, type WriterLock } from './backend.js';
 import { AddrsetCodes } from './codes.js';
 import type { Op, TableRef } from './ops.js';
 import { renderJson, renderText } from './render.js';
+import { lockTable } from './table-lock.js';
 
 const FAMILY_OF_TYPE: Record<string, Family> = { ipv4_addr: 4, ipv6_addr: 6 };
 const KERNEL_ERRORS: [RegExp, string][] = [
@@ -17,37 +21,66 @@ const KERNEL_ERRORS: [RegExp, string][] = [
   [/interval overlaps/, AddrsetCodes.OVERLAP],
 ];
 
-interface NftOutput {
+export interface NftOutput {
   stdout: string;
   stderr: string;
-  code: number | null;
+  /** nft's exit status. */
+  code: number;
+}
+
+/**
+ * Runs nft with `args` and `input` on its stdin; `inheritFd` (the writer
+ * lock) stays open in the nft process until it exits. Rejects only when nft
+ * could not be run at all (ERR_NETNS_NFT_MISSING when it is not installed).
+ */
+export type NftExec = (args: string[], input: string, inheritFd: number | null) => Promise<NftOutput>;
+
+/** nft run inside `ns`, as the package does by default. */
+export function nftIn(ns: NetNS): NftExec {
+  return async (args, input, inheritFd) => {
+    try {
+      const { stdout, stderr } = await execFileIn(ns, 'nft', args, { input }, inheritFd === null ? [] : [inheritFd]);
+      return { stdout, stderr, code: 0 };
+    } catch (error) {
+      const failed = error as NodeJS.ErrnoException & { stdout?: string; stderr?: string; code?: unknown };
+      if (failed.code === 'ENOENT') throw netnsError(AddrsetCodes.NFT_MISSING, 'nft (package nftables) is not installed', { cause: error });
+      if (typeof failed.code !== 'number') throw error;
+      return { stdout: failed.stdout ?? '', stderr: failed.stderr ?? '', code: failed.code };
+    }
+  };
 }
 
 export class NftBackend implements AddrsetBackend {
   readonly #ns: NetNS;
   readonly #ref: TableRef;
   readonly #mode: 'text' | 'json';
+  readonly #exec: NftExec;
 
-  private constructor(ns: NetNS, ref: TableRef, mode: 'text' | 'json') {
+  private constructor(ns: NetNS, ref: TableRef, mode: 'text' | 'json', exec: NftExec) {
     this.#ns = ns;
     this.#ref = ref;
     this.#mode = mode;
+    this.#exec = exec;
   }
 
   /** Checks nft is there and picks text input unless nft's text grammar cannot name the table. */
-  static async create(ns: NetNS, ref: TableRef): Promise<NftBackend> {
-    await run(ns, ['--version'], '');
-    const probe = await runRaw(ns, ['--check', '-f', '-'], `add table ${ref.family} ${ref.table}\n`);
-    return new NftBackend(ns, ref, probe.code === 0 ? 'text' : 'json');
+  static async create(ns: NetNS, ref: TableRef, exec: NftExec = nftIn(ns)): Promise<NftBackend> {
+    await run(exec, ['--version'], '');
+    const probe = await exec(['--check', '-f', '-'], `add table ${ref.family} ${ref.table}\n`, null);
+    return new NftBackend(ns, ref, probe.code === 0 ? 'text' : 'json', exec);
   }
 
   get mode(): 'text' | 'json' {
     return this.#mode;
   }
 
-  async apply(ops: Op[]): Promise<void> {
-    if (this.#mode === 'text') await run(this.#ns, ['-f', '-'], renderText(this.#ref, ops));
-    else await run(this.#ns, ['-j', '-f', '-'], renderJson(this.#ref, ops));
+  async apply(ops: Op[], lock: WriterLock): Promise<void> {
+    if (this.#mode === 'text') await run(this.#exec, ['-f', '-'], renderText(this.#ref, ops), lock.fd);
+    else await run(this.#exec, ['-j', '-f', '-'], renderJson(this.#ref, ops), lock.fd);
+  }
+
+  lock({ timeoutMs }: { timeoutMs: number }): Promise<WriterLock> {
+    return lockTable({ inode: this.#ns.inode, path: this.#ns.path, table: this.#ref.table }, timeoutMs);
   }
 
   async read({ elements, registry }: { elements: boolean; registry: string }): Promise<KernelView> {
@@ -55,7 +88,7 @@ export class NftBackend implements AddrsetBackend {
     const list = (what: object) => JSON.stringify({ nftables: [{ list: what }] });
     let stdout: string;
     try {
-      stdout = await run(this.#ns, elements ? ['-j', '-f', '-'] : ['-j', '-t', '-f', '-'], list({ table: { family, name: table } }));
+      stdout = await run(this.#exec, elements ? ['-j', '-f', '-'] : ['-j', '-t', '-f', '-'], list({ table: { family, name: table } }));
     } catch (error) {
       if ((error as NetnsError).code === 'ENOENT') return emptyView();
       throw error;
@@ -63,7 +96,7 @@ export class NftBackend implements AddrsetBackend {
     const view = parseListing(stdout, registry, elements);
     if (!elements && view.sets.has(registry)) {
       // terse listings drop elements, and the registry's elements are the records
-      const records = await run(this.#ns, ['-j', '-f', '-'], list({ set: { family, table, name: registry } }));
+      const records = await run(this.#exec, ['-j', '-f', '-'], list({ set: { family, table, name: registry } }));
       view.records = parseListing(records, registry, false).records;
     }
     view.sets.delete(registry);
@@ -73,7 +106,13 @@ export class NftBackend implements AddrsetBackend {
 
 function parseListing(stdout: string, registry: string, withElements: boolean): KernelView {
   const view: KernelView = { tableExists: true, sets: new Map(), records: new Map() };
-  const items = (JSON.parse(stdout) as { nftables: Record<string, Record<string, unknown>>[] }).nftables;
+  let items: Record<string, Record<string, unknown>>[];
+  try {
+    items = (JSON.parse(stdout) as { nftables: Record<string, Record<string, unknown>>[] }).nftables;
+    if (!Array.isArray(items)) throw new TypeError('no "nftables" array');
+  } catch (error) {
+    throw netnsError(AddrsetCodes.NFT, `nft printed a listing that is not nft JSON: ${(error as Error).message}`, { cause: error });
+  }
   for (const item of items) {
     const set = item.set as { name: string; type: string; elem?: unknown[] } | undefined;
     if (!set) continue;
@@ -96,22 +135,10 @@ function parseListing(stdout: string, registry: string, withElements: boolean): 
   return view;
 }
 
-async function run(ns: NetNS, args: string[], input: string): Promise<string> {
-  const output = await runRaw(ns, args, input);
+async function run(exec: NftExec, args: string[], input: string, inheritFd: number | null = null): Promise<string> {
+  const output = await exec(args, input, inheritFd);
   if (output.code === 0) return output.stdout;
   throw nftError(args, output);
-}
-
-async function runRaw(ns: NetNS, args: string[], input: string): Promise<NftOutput> {
-  try {
-    const { stdout, stderr } = await ns.execFile('nft', args, { input });
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const failed = error as NodeJS.ErrnoException & { stdout?: string; stderr?: string; code?: unknown };
-    if (failed.code === 'ENOENT') throw netnsError(AddrsetCodes.NFT_MISSING, 'nft (package nftables) is not installed', { cause: error });
-    if (typeof failed.code !== 'number') throw error;
-    return { stdout: failed.stdout ?? '', stderr: failed.stderr ?? '', code: failed.code };
-  }
 }
 
 function nftError(args: string[], output: NftOutput): NetnsError {

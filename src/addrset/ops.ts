@@ -5,13 +5,14 @@ import type { Family } from './addresses.js';
 export type Op =
   | { op: 'addTable' }
   | { op: 'addRegistry'; name: string }
-  | { op: 'addSet'; name: string; family: Family }
+  /** Makes the set exist and be empty, whatever a crashed writer left under its name. */
+  | { op: 'createSet'; name: string; family: Family }
   | { op: 'deleteSet'; name: string }
   | { op: 'flushSet'; name: string }
   | { op: 'addElements'; name: string; elements: string[] }
   | { op: 'deleteElements'; name: string; elements: string[] }
-  /** Registry entry: key is a set name, comment the encoded owner record. */
-  | { op: 'addRecord'; registry: string; key: string; comment: string }
+  /** Registry entry: key is a set name, comment the encoded owner record; replaces any entry there. */
+  | { op: 'putRecord'; registry: string; key: string; comment: string }
   | { op: 'deleteRecord'; registry: string; key: string };
 
 export interface TableRef {

@@ -1,9 +1,9 @@
-// One owner's sets (one per family) and what this process knows of them. The
-// owner's requests are planned one group at a time: planning changes the model
-// at once and keeps an undo list, which runs if the kernel transaction fails,
-// so the model always matches what the kernel has. Only one group per owner
-// is ever in flight, so nothing observes a plan that is later undone except
-// status reads, which err on the side of "live".
+// One owner's sets (one per family) and what this process knows of them, and
+// the planning of requests against that model. Planning changes the model at
+// once and keeps an undo list, which runs if the kernel transaction fails, so
+// the model always matches what the kernel has. Requests are planned in the
+// order they were made, when their transaction is about to be sent (see
+// pipeline.ts), so a plan always sees every earlier request's effect.
 import { netnsError } from '../errors.js';
 import type { Entry, Family } from './addresses.js';
 import { AddrsetCodes } from './codes.js';
@@ -24,12 +24,11 @@ export class OwnerState {
   generation = 0;
   inKernel = false;
   deadline: number | undefined;
-  readonly entries: Record<Family, FamilyEntries> = { 4: new FamilyEntries(), 6: new FamilyEntries() };
-  timer: unknown = undefined;
+  entries: Record<Family, FamilyEntries> = { 4: new FamilyEntries(), 6: new FamilyEntries() };
+  cancelTimer: (() => void) | undefined = undefined;
   retryDelayMs = 0;
-  /** Requests waiting for this owner's turn, and whether a group is in flight. */
-  readonly queue: OwnerRequest[] = [];
-  draining = false;
+  /** Requests submitted and not yet settled: the state stays indexed while any is. */
+  requests = 0;
 
   constructor(owner: string | null, hash: string, prefix: string) {
     this.owner = owner;
@@ -40,6 +39,11 @@ export class OwnerState {
   get label(): string {
     return this.owner ?? `sha256:${this.hash}`;
   }
+
+  /** Nothing of it is in the kernel, asked for or scheduled: the process can forget it. */
+  get forgettable(): boolean {
+    return this.status === 'absent' && !this.inKernel && this.requests === 0 && this.cancelTimer === undefined;
+  }
 }
 
 export type RequestKind =
@@ -49,17 +53,14 @@ export type RequestKind =
   | { kind: 'replace'; entries: Entry[] }
   | { kind: 'delete' }
   | { kind: 'destroy'; generation: number }
-  | { kind: 'collect' };
+  /** gc: destroy unless live here, named live by the caller, or pending with its deadline ahead. */
+  | { kind: 'collect'; liveHashes: ReadonlySet<string> };
 
-export type OwnerRequest = RequestKind & {
-  resolve(value: PlanOutcome): void;
-  reject(error: unknown): void;
-};
+export type KeptReason = 'live' | 'live in this process' | 'pending delete';
 
-export interface PlanOutcome {
-  /** What happened, for events and reports. */
-  effect: 'none' | 'created' | 'updated' | 'cancelled' | 'deferred' | 'destroyed' | 'stale' | 'kept-live';
-}
+export type PlanOutcome =
+  | { effect: 'none' | 'created' | 'updated' | 'cancelled' | 'deferred' | 'destroyed' | 'stale' | 'early' }
+  | { effect: 'kept'; reason: KeptReason };
 
 export interface Plan {
   ops: Op[];
@@ -85,11 +86,8 @@ function setField<K extends keyof OwnerState>(state: OwnerState, key: K, value: 
   undo.push(() => (state[key] = previous));
 }
 
-function recordOps(state: OwnerState, ctx: PlanContext, deadline: number | undefined, replace: boolean): Op[] {
-  return FAMILIES.flatMap((family): Op[] => [
-    ...(replace ? [{ op: 'deleteRecord', registry: ctx.registry, key: state.names[family] } as const] : []),
-    { op: 'addRecord', registry: ctx.registry, key: state.names[family], comment: encodeRecord(state.owner!, deadline) },
-  ]);
+function recordOps(state: OwnerState, ctx: PlanContext, deadline: number | undefined): Op[] {
+  return FAMILIES.map((family) => ({ op: 'putRecord', registry: ctx.registry, key: state.names[family], comment: encodeRecord(state.owner!, deadline) }));
 }
 
 function requireLive(state: OwnerState): void {
@@ -98,65 +96,83 @@ function requireLive(state: OwnerState): void {
   }
 }
 
+function swapEntries(state: OwnerState, family: Family, next: FamilyEntries, undo: (() => void)[]): FamilyEntries {
+  const before = state.entries[family];
+  state.entries[family] = next;
+  undo.push(() => (state.entries[family] = before));
+  return before;
+}
+
 function addTo(state: OwnerState, entries: Entry[], undo: (() => void)[]): Op[] {
   const split = byFamily(entries);
   const ops: Op[] = [];
   for (const family of FAMILIES) {
     const added = addEntries(state.entries[family], split[family]);
     if (added.length === 0) continue;
-    undo.push(() => added.forEach((text) => state.entries[family].delete(text)));
+    undo.push(() => added.forEach((text) => state.entries[family].take(text)));
     ops.push({ op: 'addElements', name: state.names[family], elements: added });
   }
   return ops;
 }
 
-function removeFrom(state: OwnerState, texts: Record<Family, string[]>, undo: (() => void)[]): Op[] {
+// nft 1.0.x deletes elements of an interval set at a cost of the set's size
+// for each one (measured: 100 of 64k take 9 s), but flushes and adds at about
+// 25 us an element. Past this many deletions, a flush followed by what stays,
+// in the same transaction (as atomic), is the cheaper way.
+const MAX_DELETIONS = 16;
+
+function shrinkOps(name: string, stale: string[], kept: FamilyEntries, fresh: string[]): Op[] {
+  if (stale.length >= MAX_DELETIONS) {
+    return [{ op: 'flushSet', name }, ...(kept.size > 0 ? [{ op: 'addElements', name, elements: kept.texts() } as const] : [])];
+  }
+  return [
+    ...(stale.length > 0 ? [{ op: 'deleteElements', name, elements: stale } as const] : []),
+    ...(fresh.length > 0 ? [{ op: 'addElements', name, elements: fresh } as const] : []),
+  ];
+}
+
+function removeFrom(state: OwnerState, entries: Entry[], undo: (() => void)[]): Op[] {
+  const split = byFamily(entries);
   const ops: Op[] = [];
   for (const family of FAMILIES) {
-    const taken = texts[family].flatMap((text) => state.entries[family].take(text, family) ?? []);
+    const taken = split[family].flatMap((entry) => state.entries[family].take(entry.text) ?? []);
     if (taken.length === 0) continue;
     undo.push(() => taken.forEach((entry) => state.entries[family].add(entry)));
-    ops.push({ op: 'deleteElements', name: state.names[family], elements: taken.map((entry) => entry.text) });
+    ops.push(...shrinkOps(state.names[family], taken.map((entry) => entry.text), state.entries[family], []));
   }
   return ops;
 }
 
+/** Sets the content to exactly `entries`, atomically (one transaction), at a cost bounded as shrinkOps says. */
 function replaceWith(state: OwnerState, entries: Entry[], undo: (() => void)[]): Op[] {
   const wanted = byFamily(entries);
   const ops: Op[] = [];
   for (const family of FAMILIES) {
     const target = new FamilyEntries();
     addEntries(target, wanted[family]);
-    const stale = state.entries[family].texts().filter((text) => !target.has(text));
-    const fresh = target.texts().filter((text) => !state.entries[family].has(text));
-    const before = state.entries[family];
-    state.entries[family] = target;
-    undo.push(() => (state.entries[family] = before));
-    if (stale.length > 0) ops.push({ op: 'deleteElements', name: state.names[family], elements: stale });
-    if (fresh.length > 0) ops.push({ op: 'addElements', name: state.names[family], elements: fresh });
+    const before = swapEntries(state, family, target, undo);
+    const stale = before.texts().filter((text) => !target.has(text));
+    const fresh = target.texts().filter((text) => !before.has(text));
+    ops.push(...shrinkOps(state.names[family], stale, target, fresh));
   }
   return ops;
 }
 
 function emptyAll(state: OwnerState, undo: (() => void)[]): void {
-  for (const family of FAMILIES) {
-    const before = state.entries[family];
-    state.entries[family] = new FamilyEntries();
-    undo.push(() => (state.entries[family] = before));
-  }
+  for (const family of FAMILIES) swapEntries(state, family, new FamilyEntries(), undo);
 }
 
 function planEnsure(state: OwnerState, entries: Entry[] | undefined, ctx: PlanContext, plan: Plan): void {
   const { ops, undo } = plan;
-  const wasPending = state.status === 'pending';
   if (!state.inKernel) {
-    for (const family of FAMILIES) ops.push({ op: 'addSet', name: state.names[family], family });
-    ops.push(...recordOps(state, ctx, undefined, false));
+    for (const family of FAMILIES) ops.push({ op: 'createSet', name: state.names[family], family });
+    ops.push(...recordOps(state, ctx, undefined));
+    emptyAll(state, undo);
     setField(state, 'inKernel', true, undo);
-    plan.outcome.effect = 'created';
-  } else if (wasPending) {
-    ops.push(...recordOps(state, ctx, undefined, true));
-    plan.outcome.effect = 'cancelled';
+    plan.outcome = { effect: 'created' };
+  } else if (state.status === 'pending') {
+    ops.push(...recordOps(state, ctx, undefined));
+    plan.outcome = { effect: 'cancelled' };
   }
   setField(state, 'status', 'live', undo);
   setField(state, 'deadline', undefined, undo);
@@ -165,24 +181,33 @@ function planEnsure(state: OwnerState, entries: Entry[] | undefined, ctx: PlanCo
 }
 
 function planDelete(state: OwnerState, ctx: PlanContext, plan: Plan): void {
-  if (state.status === 'absent' || state.status === 'pending' || !state.inKernel) return;
+  if (state.status !== 'live' && state.status !== 'orphan') return;
   const deadline = ctx.now + ctx.deleteDelayMs;
   for (const family of FAMILIES) plan.ops.push({ op: 'flushSet', name: state.names[family] });
-  plan.ops.push(...recordOps(state, ctx, deadline, true));
+  plan.ops.push(...recordOps(state, ctx, deadline));
   emptyAll(state, plan.undo);
   setField(state, 'status', 'pending', plan.undo);
   setField(state, 'deadline', deadline, plan.undo);
   setField(state, 'generation', state.generation + 1, plan.undo);
-  plan.outcome.effect = 'deferred';
+  plan.outcome = { effect: 'deferred' };
 }
 
-function planDestroy(state: OwnerState, ctx: PlanContext, plan: Plan, generation: number | undefined): void {
-  if (generation !== undefined && (state.generation !== generation || state.status !== 'pending')) {
-    plan.outcome.effect = 'stale'; // the owner came back (or went) since this destroy was scheduled
+/** Why a destroy must wait, if it must: the one rule that keeps live sets alive. */
+export function keptReason(state: OwnerState, request: RequestKind, now: number): KeptReason | undefined {
+  if (state.status === 'live') return 'live in this process';
+  if (request.kind === 'collect' && request.liveHashes.has(state.hash)) return 'live';
+  if (state.status === 'pending' && state.deadline! > now) return 'pending delete';
+  return undefined;
+}
+
+function planDestroy(state: OwnerState, request: RequestKind & { kind: 'destroy' | 'collect' }, ctx: PlanContext, plan: Plan): void {
+  if (request.kind === 'destroy' && (state.generation !== request.generation || state.status !== 'pending')) {
+    plan.outcome = { effect: 'stale' }; // the owner came back (or went) since this destroy was scheduled
     return;
   }
-  if (generation === undefined && state.status === 'live') {
-    plan.outcome.effect = 'kept-live';
+  const kept = keptReason(state, request, ctx.now);
+  if (kept !== undefined) {
+    plan.outcome = request.kind === 'destroy' ? { effect: 'early' } : { effect: 'kept', reason: kept };
     return;
   }
   if (!state.inKernel) return;
@@ -194,10 +219,10 @@ function planDestroy(state: OwnerState, ctx: PlanContext, plan: Plan, generation
   setField(state, 'inKernel', false, plan.undo);
   setField(state, 'status', 'absent', plan.undo);
   setField(state, 'deadline', undefined, plan.undo);
-  plan.outcome.effect = 'destroyed';
+  plan.outcome = { effect: 'destroyed' };
 }
 
-/** Plans one request against the model (changing it; see plan.undo). Throws for bad requests. */
+/** Plans one request against the model (changing it; see plan.undo). Throws for bad requests, changing nothing. */
 export function planRequest(state: OwnerState, request: RequestKind, ctx: PlanContext): Plan {
   const plan: Plan = { ops: [], undo: [], outcome: { effect: 'none' } };
   try {
@@ -209,12 +234,10 @@ export function planRequest(state: OwnerState, request: RequestKind, ctx: PlanCo
         requireLive(state);
         plan.ops.push(...addTo(state, request.entries, plan.undo));
         break;
-      case 'remove': {
+      case 'remove':
         requireLive(state);
-        const split = byFamily(request.entries);
-        plan.ops.push(...removeFrom(state, { 4: split[4].map((e) => e.text), 6: split[6].map((e) => e.text) }, plan.undo));
+        plan.ops.push(...removeFrom(state, request.entries, plan.undo));
         break;
-      }
       case 'replace':
         requireLive(state);
         plan.ops.push(...replaceWith(state, request.entries, plan.undo));
@@ -223,17 +246,15 @@ export function planRequest(state: OwnerState, request: RequestKind, ctx: PlanCo
         planDelete(state, ctx, plan);
         break;
       case 'destroy':
-        planDestroy(state, ctx, plan, request.generation);
-        break;
       case 'collect':
-        planDestroy(state, ctx, plan, undefined);
+        planDestroy(state, request, ctx, plan);
         break;
     }
   } catch (error) {
     undoPlan(plan);
     throw error;
   }
-  if (plan.ops.length > 0 && plan.outcome.effect === 'none') plan.outcome.effect = 'updated';
+  if (plan.ops.length > 0 && plan.outcome.effect === 'none') plan.outcome = { effect: 'updated' };
   return plan;
 }
 

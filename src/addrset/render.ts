@@ -16,8 +16,8 @@ export function renderText(ref: TableRef, ops: Op[]): string {
         return `add table ${t}`;
       case 'addRegistry':
         return `add set ${t} ${op.name} { type ifname; }`;
-      case 'addSet':
-        return `add set ${t} ${op.name} { type ${SET_TYPE[op.family]}; flags interval; }`;
+      case 'createSet':
+        return `add set ${t} ${op.name} { type ${SET_TYPE[op.family]}; flags interval; }\nflush set ${t} ${op.name}`;
       case 'deleteSet':
         return `delete set ${t} ${op.name}`;
       case 'flushSet':
@@ -26,8 +26,12 @@ export function renderText(ref: TableRef, ops: Op[]): string {
         return op.elements.length === 0 ? '' : `add element ${t} ${op.name} { ${op.elements.join(', ')} }`;
       case 'deleteElements':
         return op.elements.length === 0 ? '' : `delete element ${t} ${op.name} { ${op.elements.join(', ')} }`;
-      case 'addRecord':
-        return `add element ${t} ${op.registry} { "${op.key}" comment "${op.comment}" }`;
+      case 'putRecord': // add first, so that the delete finds it: nft 1.0.6 has no "destroy"
+        return [
+          `add element ${t} ${op.registry} { "${op.key}" }`,
+          `delete element ${t} ${op.registry} { "${op.key}" }`,
+          `add element ${t} ${op.registry} { "${op.key}" comment "${op.comment}" }`,
+        ].join('\n');
       case 'deleteRecord':
         return `delete element ${t} ${op.registry} { "${op.key}" }`;
     }
@@ -48,8 +52,8 @@ export function renderJson(ref: TableRef, ops: Op[]): string {
         return [{ add: { table: { family: ref.family, name: ref.table } } }];
       case 'addRegistry':
         return [{ add: { set: { ...base, name: op.name, type: 'ifname' } } }];
-      case 'addSet':
-        return [{ add: { set: { ...base, name: op.name, type: SET_TYPE[op.family], flags: ['interval'] } } }];
+      case 'createSet':
+        return [{ add: { set: { ...base, name: op.name, type: SET_TYPE[op.family], flags: ['interval'] } } }, { flush: { set: { ...base, name: op.name } } }];
       case 'deleteSet':
         return [{ delete: { set: { ...base, name: op.name } } }];
       case 'flushSet':
@@ -58,8 +62,14 @@ export function renderJson(ref: TableRef, ops: Op[]): string {
       case 'deleteElements':
         if (op.elements.length === 0) return [];
         return [{ [op.op === 'addElements' ? 'add' : 'delete']: { element: { ...base, name: op.name, elem: op.elements.map(jsonElement) } } }];
-      case 'addRecord':
-        return [{ add: { element: { ...base, name: op.registry, elem: [{ elem: { val: op.key, comment: op.comment } }] } } }];
+      case 'putRecord': {
+        const registry = { ...base, name: op.registry };
+        return [
+          { add: { element: { ...registry, elem: [op.key] } } },
+          { delete: { element: { ...registry, elem: [op.key] } } },
+          { add: { element: { ...registry, elem: [{ elem: { val: op.key, comment: op.comment } }] } } },
+        ];
+      }
       case 'deleteRecord':
         return [{ delete: { element: { ...base, name: op.registry, elem: [op.key] } } }];
     }

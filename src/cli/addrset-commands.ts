@@ -2,8 +2,9 @@
 // in a namespace's nftables table.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { AddressSets, type GcReport, type SetInfo } from '../addrset/index.js';
-import { printResult } from './output.js';
+import { AddressSets, AddrsetCodes, type GcReport, type SetInfo } from '../addrset/index.js';
+import { netnsError } from '../errors.js';
+import { EXIT_USAGE, printResult } from './output.js';
 
 interface CommonOptions {
   table: string;
@@ -11,8 +12,17 @@ interface CommonOptions {
   json?: boolean;
 }
 
-function withSets<T>(netns: string, options: CommonOptions, createTable: boolean, use: (sets: AddressSets) => Promise<T>): Promise<T> {
-  return AddressSets.open({ netns, table: options.table, prefix: options.prefix, createTable }).then(async (sets) => {
+interface GcCommandOptions extends CommonOptions {
+  live?: string[];
+  liveFile?: string;
+  all?: boolean;
+  dryRun?: boolean;
+  wait: string;
+}
+
+function withSets<T>(netns: string, options: CommonOptions & { wait?: string }, readOnly: boolean, use: (sets: AddressSets) => Promise<T>): Promise<T> {
+  const lockTimeoutMs = options.wait === undefined ? undefined : Number(options.wait);
+  return AddressSets.open({ netns, table: options.table, prefix: options.prefix, readOnly, lockTimeoutMs }).then(async (sets) => {
     try {
       return await use(sets);
     } finally {
@@ -46,16 +56,33 @@ function gcLines(report: GcReport): string[] {
   ];
 }
 
-/** Owners from --live and --live-file (a JSON array of strings, or one owner per line). */
-function liveOwners(options: { live?: string[]; liveFile?: string }): string[] {
-  const owners = [...(options.live ?? [])];
-  if (options.liveFile !== undefined) {
-    const text = readFileSync(options.liveFile, 'utf8');
-    const parsed = text.trimStart().startsWith('[') ? (JSON.parse(text) as unknown) : text.split('\n').filter((line) => line !== '');
-    if (!Array.isArray(parsed) || parsed.some((owner) => typeof owner !== 'string')) {
-      throw Object.assign(new Error(`${options.liveFile}: expected a JSON array of strings or one owner per line`), { code: 'ERR_NETNS_INVALID_ARG' });
+/** A live file: a JSON array of strings, or one owner per line (CRLF, blank lines and # comments allowed). */
+function readLiveFile(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  if (text.trimStart().startsWith('[')) {
+    const parsed = JSON.parse(text) as unknown;
+    if (Array.isArray(parsed) && parsed.every((owner) => typeof owner === 'string')) return parsed as string[];
+    throw netnsError(AddrsetCodes.INVALID_OPTION, `${file}: expected a JSON array of strings or one owner per line`);
+  }
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+}
+
+/** The live owners gc must keep. Removing every unowned set takes an explicit --all. */
+function liveOwners(options: GcCommandOptions): string[] {
+  const owners = [...(options.live ?? []), ...(options.liveFile === undefined ? [] : readLiveFile(options.liveFile))];
+  if (options.all) {
+    if (owners.length > 0) {
+      throw Object.assign(netnsError(AddrsetCodes.INVALID_OPTION, '--all means no owner is live: it cannot go with --live or --live-file'), { exitCode: EXIT_USAGE });
     }
-    owners.push(...(parsed as string[]));
+    return [];
+  }
+  if (owners.length === 0) {
+    const given = options.liveFile === undefined ? 'no --live or --live-file was given' : `${options.liveFile} names no owner`;
+    const error = netnsError(AddrsetCodes.LIVE_REQUIRED, `${given}: gc would remove every set; pass the live owners, or --all to remove every set no process holds live`);
+    throw Object.assign(error, { exitCode: EXIT_USAGE });
   }
   return owners;
 }
@@ -65,13 +92,13 @@ export function addAddrsetCommands(program: Command): void {
 
   common(addrset.command('list').description('the sets this prefix owns, with owner, state and size').argument('<netns>'))
     .action(async (netns: string, options: CommonOptions) => {
-      const rows = await withSets(netns, options, false, (sets) => sets.list());
+      const rows = await withSets(netns, options, true, (sets) => sets.list());
       printResult(rows, Boolean(options.json), () => listLines(rows));
     });
 
   common(addrset.command('show').description("one owner's sets and addresses").argument('<netns>').argument('<owner>'))
     .action(async (netns: string, owner: string, options: CommonOptions) => {
-      const details = await withSets(netns, options, false, (sets) => sets.inspect(owner));
+      const details = await withSets(netns, options, true, (sets) => sets.inspect(owner));
       printResult(details, Boolean(options.json), () => [
         `owner ${JSON.stringify(details.owner)}: ${details.state}${describeDeadline(details.deadline)}`,
         `${details.v4.name}: ${details.v4.elements.join(' ') || '(empty)'}`,
@@ -82,12 +109,14 @@ export function addAddrsetCommands(program: Command): void {
   common(
     addrset
       .command('gc')
-      .description('remove sets whose owner is not live and has no pending deadline ahead')
+      .description('remove sets whose owner is not live and has no pending deadline ahead (needs --live, --live-file or --all)')
       .argument('<netns>')
       .option('--live <owner...>', 'owners that are live')
-      .option('--live-file <file>', 'live owners: a JSON array of strings, or one per line')
-      .option('--dry-run', 'report what would be removed, remove nothing'),
-  ).action(async (netns: string, options: CommonOptions & { live?: string[]; liveFile?: string; dryRun?: boolean }) => {
+      .option('--live-file <file>', 'live owners: a JSON array of strings, or one per line (# comments)')
+      .option('--all', 'no owner is live: remove every set of this prefix with no deadline ahead')
+      .option('--dry-run', 'report what would be removed, remove nothing')
+      .option('--wait <ms>', 'how long to wait for the table\'s writer (an agent) to let go', '0'),
+  ).action(async (netns: string, options: GcCommandOptions) => {
     const live = liveOwners(options);
     const report = await withSets(netns, options, false, (sets) => sets.gc({ live, dryRun: Boolean(options.dryRun) }));
     printResult(report, Boolean(options.json), () => gcLines(report));

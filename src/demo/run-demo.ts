@@ -105,15 +105,20 @@ async function busyDestroy(sets: AddressSets, red: NetNS, note: (line: string) =
   note('rule removed → the next retry destroyed the set');
 }
 
-async function collectLeak(sets: AddressSets, red: NetNS, note: (line: string) => void): Promise<void> {
+// An agent that went away without cleaning up, then the one that takes over
+// the table (one writer at a time: the old one must be gone first).
+async function collectLeak(previous: AddressSets, red: NetNS, note: (line: string) => void): Promise<AddressSets> {
+  await previous.close();
   const crashed = await AddressSets.open({ netns: red, table: TABLE });
   await crashed.ensure('ns/leaked', ['10.77.9.9']);
-  await crashed.close(); // an agent that went away without cleaning up
+  await crashed.close();
+  const sets = await AddressSets.open({ netns: red, table: TABLE });
   await sets.ensure('ns/backend', ['10.77.2.2']);
   note(`planted: ${(await sets.list()).map((row) => `${row.name} (${row.owner}, ${row.state})`).join(', ')}`);
   const report = await sets.gc({ live: ['ns/backend'] });
   note(`gc({ live: ['ns/backend'] }) removed ${report.removed.map((e) => e.name).join(', ')}; kept ${report.kept.map((e) => `${e.name} (${e.reason})`).join(', ')}`);
   if (!report.removed.some((e) => e.owner === 'ns/leaked')) throw new Error('gc did not collect the leaked set');
+  return sets;
 }
 
 export async function runDemo({ json }: { json: boolean }): Promise<number> {
@@ -155,7 +160,9 @@ export async function runDemo({ json }: { json: boolean }): Promise<number> {
       await ovnRace(sets, network!.hosts.red, note);
     });
     await narrator.step('A set still referenced by a rule waits (EBUSY), then goes', (note) => busyDestroy(sets!, network!.hosts.red, note));
-    await narrator.step('A leaked set is planted and collected by gc', (note) => collectLeak(sets!, network!.hosts.red, note));
+    await narrator.step('A leaked set is planted and collected by gc', async (note) => {
+      sets = await collectLeak(sets!, network!.hosts.red, note);
+    });
     await narrator.step('Everything removed', async (note) => {
       await cleanup();
       const left = listNamespaces().filter((entry) => entry.name.startsWith(PREFIX));

@@ -68,8 +68,12 @@ function spawnFailure({ stage, errno }: { stage: string; errno: number }, comman
   return Object.assign(error, { spawnargs: args });
 }
 
-/** Starts `command` inside the namespace; returns the ChildProcess at once. */
-export function spawnIn(ns: NetNS, command: string, args: string[] = [], options: NetnsSpawnOptions = {}): ChildProcess {
+/**
+ * Starts `command` inside the namespace; returns the ChildProcess at once.
+ * `inheritFds` are passed on as fds 5, 6, ... (the package's own use: a lock
+ * the command must hold while it runs).
+ */
+export function spawnIn(ns: NetNS, command: string, args: string[] = [], options: NetnsSpawnOptions = {}, inheritFds: number[] = []): ChildProcess {
   checkCommand(command, args);
   const { etc, stdio, ...rest } = options;
   const etcArg = etc ? etcName(ns) : '-';
@@ -78,7 +82,7 @@ export function spawnIn(ns: NetNS, command: string, args: string[] = [], options
   try {
     child = spawn(execHelperPath, [etcArg, command, ...args], {
       ...rest,
-      stdio: [...stdioTriple(stdio), nsFd, 'pipe'] as StdioOptions,
+      stdio: [...stdioTriple(stdio), nsFd, 'pipe', ...inheritFds] as StdioOptions,
     });
   } finally {
     ns.release(); // the child has its own copy of the descriptor by now
@@ -141,13 +145,13 @@ function feedThroughPipe(input: string | Buffer): { stdin: number; start(): void
 }
 
 /** Runs a command inside the namespace and collects its output, like util.promisify(execFile). */
-export function execFileIn(ns: NetNS, command: string, args: string[] = [], options: ExecFileOptions = {}): Promise<ExecFileResult> {
+export function execFileIn(ns: NetNS, command: string, args: string[] = [], options: ExecFileOptions = {}, inheritFds: number[] = []): Promise<ExecFileResult> {
   return new Promise((resolve, reject) => {
     const { input, ...spawnOptions } = options;
     const feed = input === undefined ? undefined : feedThroughPipe(input);
     let child: ChildProcess;
     try {
-      child = spawnIn(ns, command, args, { ...spawnOptions, stdio: [feed?.stdin ?? 'ignore', 'pipe', 'pipe'] });
+      child = spawnIn(ns, command, args, { ...spawnOptions, stdio: [feed?.stdin ?? 'ignore', 'pipe', 'pipe'] }, inheritFds);
     } catch (error) {
       feed?.abandon();
       reject(error);

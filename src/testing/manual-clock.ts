@@ -1,6 +1,8 @@
 // A clock that moves only when told, for deterministic tests of timers
-// (deferred deletes, retries). Pass it as AddressSets' `clock` option.
-import type { Clock } from '../addrset/clock.js';
+// (deferred deletes, retries). Pass it as AddressSets' `clock` option. Its
+// timers keep Node's limits: a delay under 1 ms or over 2^31-1 ms fires after
+// 1 ms, as setTimeout does, so code that trusts a long timer fails here too.
+import { MAX_TIMER_MS, type Clock } from '../addrset/clock.js';
 
 interface Timer {
   at: number;
@@ -22,7 +24,8 @@ export class ManualClock implements Clock {
 
   setTimeout(callback: () => void, ms: number): unknown {
     const id = this.#nextId++;
-    this.#timers.set(id, { at: this.#now + Math.max(0, ms), callback });
+    const delay = ms >= 1 && ms <= MAX_TIMER_MS ? ms : 1;
+    this.#timers.set(id, { at: this.#now + delay, callback });
     return id;
   }
 

@@ -92,7 +92,7 @@ describe.skipIf(!privileged)('the cni-ptp example plugin', () => {
     server.close();
     expect(text).toBe('from the container');
 
-    const sets = await AddressSets.open({ netns: node.hosts.node, table: 'cni_ptp', createTable: false });
+    const sets = await AddressSets.open({ netns: node.hosts.node, table: 'cni_ptp', readOnly: true });
     expect((await sets.inspect(`ctr-${containers[0]}/eth0`)).v4.elements).toEqual(['10.22.0.2']);
 
     expect(await cni(env('CHECK'), { ...config, prevResult: added.json })).toMatchObject({ code: 0, stdout: '' });
@@ -113,7 +113,7 @@ describe.skipIf(!privileged)('the cni-ptp example plugin', () => {
     expect((await cni(env('ADD', containers[1]), { ...config, address: '10.22.0.3/24' })).code).toBe(0);
     const valid = [{ containerID: `ctr-${containers[0]}`, ifname: 'eth0' }];
     expect(await cni({ CNI_COMMAND: 'GC', CNI_PATH: '/opt/cni/bin' }, { ...config, 'cni.dev/valid-attachments': valid })).toMatchObject({ code: 0 });
-    const sets = await AddressSets.open({ netns: node.hosts.node, table: 'cni_ptp', createTable: false });
+    const sets = await AddressSets.open({ netns: node.hosts.node, table: 'cni_ptp', readOnly: true });
     const owners = new Set((await sets.list()).map((row) => row.owner));
     await sets.close();
     expect(owners).toEqual(new Set([`ctr-${containers[0]}/eth0`]));

@@ -110,7 +110,7 @@ describe('address-set lifecycle (deterministic, in-memory backend)', () => {
   it('a restarted process finishes a pending delete no sooner than the recorded deadline', async () => {
     const { backend, clock, first: before, refs } = await deletedInAFirstProcess('crashy', '10.3.0.1');
     await before.advance(DELAY / 4);
-    // the process dies without close(): its timers are simply gone
+    backend.crashWriter(); // the process dies without close(): its timers are simply gone
     const after = await openSets(backend, clock);
     expect(after.sets.stats()).toMatchObject({ pending: 1 });
     await after.advance(DELAY / 2);
@@ -124,6 +124,7 @@ describe('address-set lifecycle (deterministic, in-memory backend)', () => {
     const first = await openSets(backend);
     await first.sets.ensure('keep', ['10.4.0.1']);
     await first.sets.ensure('drop', ['10.4.0.2']);
+    backend.crashWriter();
     const second = await openSets(backend);
     expect((await second.sets.list()).map((row) => [row.owner, row.state])).toEqual(
       expect.arrayContaining([['keep', 'orphan'], ['drop', 'orphan']]),

@@ -34,25 +34,30 @@ interface RefOwner {
   freeSince?: number;
   referenced: boolean;
   exists: boolean;
+  /** The v4 set's incarnation while live: a live owner keeps the same sets. */
+  setId?: number;
 }
 
 describe('address sets against a reference model', () => {
   for (const seed of [1, 2, 3]) {
-    it(`keeps invariants (a)-(d) over 1,500 random steps (seed ${seed})`, async () => {
+    it(`keeps invariants (a)-(d) over 1,500 random steps with gc, long delays, a second writer and crashes (seed ${seed})`, async () => {
       const random = prng(seed);
       const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)]!;
       const subset = () => POOL.filter(() => random() < 0.25);
       const backend = new MemoryBackend();
       const clock = new ManualClock();
-      const sets = await AddressSets.open({
-        netns: NetNS.current(),
-        table: 'model',
-        deleteDelayMs: DELAY,
-        retryIntervalMs: RETRY,
-        maxRetryIntervalMs: MAX_RETRY,
-        backend,
-        clock,
-      });
+      const openWriter = () =>
+        AddressSets.open({
+          netns: NetNS.current(),
+          table: 'model',
+          deleteDelayMs: DELAY,
+          retryIntervalMs: RETRY,
+          maxRetryIntervalMs: MAX_RETRY,
+          lockTimeoutMs: 0,
+          backend,
+          clock,
+        });
+      let sets = await openWriter();
       const model = new Map<string, RefOwner>(OWNERS.map((o) => [o, { live: false, content: new Set(), referenced: false, exists: false }]));
 
       const check = (step: string) => {
@@ -62,9 +67,11 @@ describe('address sets against a reference model', () => {
           const v6 = backend.elements(ref.refs.v6);
           const where = `${step}: ${JSON.stringify(owner)}`;
           if (ref.live) {
-            // (a) never destroyed while live; content is what the owner asked for
+            // (a) never destroyed while live, not even re-made; content is what the owner asked for
             expect(v4, where).toBeDefined();
             expect([...v4!, ...v6!].sort(), where).toEqual([...ref.content].sort());
+            ref.setId ??= backend.setId(ref.refs.v4);
+            expect(backend.setId(ref.refs.v4), `${where} kept its set`).toBe(ref.setId);
           } else if (ref.deletedAt !== undefined) {
             const now = clock.now();
             if (now < ref.deletedAt + DELAY) {
@@ -86,6 +93,34 @@ describe('address sets against a reference model', () => {
         const ref = model.get(owner)!;
         const roll = random();
         let label: string;
+        const special = random();
+        if (special < 0.02) {
+          label = 'a second writer is refused';
+          await expect(openWriter()).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_LOCKED' });
+          continue;
+        } else if (special < 0.05) {
+          label = 'crash with a replace in flight, restart';
+          const ips = subset();
+          const lands = random() < 0.5;
+          const sent = backend.nextSend();
+          const replacing = ref.live ? sets.replace(owner, ips) : sets.ensure(owner, ips);
+          void replacing.catch(() => {});
+          await sent;
+          backend.crashWriter({ lands });
+          if (lands) {
+            ref.content = new Set(ips);
+            if (!ref.live) ref.setId = undefined;
+            ref.live = true;
+            ref.deletedAt = undefined;
+          }
+          sets = await openWriter();
+          // an agent restarting: nothing live was lost, then it claims its owners again
+          for (const [name, held] of model) {
+            if (held.live) held.refs = await sets.ensure(name);
+          }
+          check(`step ${step} (${label}, lands ${lands})`);
+          continue;
+        }
         if (roll < 0.2) {
           label = 'ensure';
           const ips = random() < 0.5 ? subset() : undefined;
@@ -127,6 +162,7 @@ describe('address sets against a reference model', () => {
           if (ref.live) {
             ref.live = false;
             ref.deletedAt = clock.now();
+            ref.setId = undefined;
             ref.content = new Set();
           }
         } else if (roll < 0.84) {
