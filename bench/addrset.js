@@ -1,4 +1,5 @@
 // Address sets beside raw `nft -f` with the same content, each in a fresh namespace.
+import { execFileSync } from 'node:child_process';
 import { AddressSets } from '../dist/addrset/index.js';
 import { NetNS } from '../dist/index.js';
 import { median, nowUs, record, scratchFile, scratchNamespaces, timeNftFile } from './lib.js';
@@ -93,6 +94,94 @@ async function benchGc() {
   record('addrset', `gc over ${removed.toLocaleString('en')} owned sets`, elapsed / 1000, 'ms', 'nft -f deleting them in one file', raw / 1000);
 }
 
+// Shrinking a big interval set: nft 1.0.x deletes each element at a cost of the
+// set's size, so the library flushes and re-adds past a few deletions.
+const BIG = 16_000;
+const NAIVE_CAP_MS = 20_000;
+
+/** Like timeNftFile, but gives up after capMs; undefined when it did. */
+function timeNftFileCapped(name, path, capMs) {
+  const start = nowUs();
+  try {
+    execFileSync('ip', ['netns', 'exec', name, 'nft', '-f', path], { timeout: capMs, killSignal: 'SIGKILL', stdio: 'ignore' });
+  } catch (error) {
+    if (error.signal === 'SIGKILL' || error.code === 'ETIMEDOUT') return undefined;
+    throw error;
+  }
+  return nowUs() - start;
+}
+
+/** A set of BIG addresses owned by the library in namespace `name`, then `use` on it. */
+function withBigSet(name, ips, use) {
+  return withSets(name, async (sets) => {
+    await sets.ensure('bench/big', ips);
+    return use(sets);
+  });
+}
+
+async function benchReplace() {
+  const before = addresses(BIG);
+  const half = BIG / 2;
+  const stale = before.slice(0, half);
+  const fresh = addresses(half, 12);
+  const after = [...before.slice(half), ...fresh];
+  const ours = [];
+  const flushAdd = [];
+  const naive = [];
+  let timedOut = 0;
+  const flushFile = scratchFile('replace-flush.nft', `flush set inet raw s\nadd element inet raw s { ${after.join(', ')} }\n`);
+  const naiveFile = scratchFile('replace-naive.nft', `delete element inet raw s { ${stale.join(', ')} }\nadd element inet raw s { ${fresh.join(', ')} }\n`);
+  for (let round = 0; round < ROUNDS; round++) {
+    const [a, b, c] = scratchNamespaces(3);
+    await withBigSet(a, before, async (sets) => {
+      const start = nowUs();
+      await sets.replace('bench/big', after);
+      ours.push(nowUs() - start);
+    });
+    rawFill(b, before);
+    flushAdd.push(timeNftFile(b, flushFile));
+    // the median is known to be past the cap once most rounds have hit it
+    if (timedOut * 2 <= ROUNDS) {
+      rawFill(c, before);
+      const time = timeNftFileCapped(c, naiveFile, NAIVE_CAP_MS);
+      if (time === undefined) timedOut++;
+      else naive.push(time);
+    }
+  }
+  const metric = `replace ${BIG.toLocaleString('en')} addresses by ${BIG.toLocaleString('en')} (${half.toLocaleString('en')} new)`;
+  const oursMs = median(ours) / 1000;
+  record('addrset', metric, oursMs, 'ms', `nft -f, flush set + add the ${BIG.toLocaleString('en')}`, median(flushAdd) / 1000);
+  const naiveName = `nft -f, delete ${half.toLocaleString('en')} stale + add ${half.toLocaleString('en')} new`;
+  if (timedOut * 2 > ROUNDS) {
+    const bound = oursMs / NAIVE_CAP_MS;
+    record('addrset', metric, oursMs, 'ms', `${naiveName}: >${NAIVE_CAP_MS / 1000} s (timed out ${timedOut}/${timedOut + naive.length}; ratio < ${bound >= 0.01 ? bound.toFixed(2) : `1/${(1 / bound).toFixed(0)}`}x)`);
+  } else {
+    // a minority of timeouts sit above the median: count them as the cap
+    const times = [...naive, ...Array(timedOut).fill(NAIVE_CAP_MS * 1000)];
+    record('addrset', metric, oursMs, 'ms', naiveName, median(times) / 1000);
+  }
+}
+
+async function benchRemove(count) {
+  const ips = addresses(BIG);
+  const step = Math.floor(BIG / count);
+  const gone = Array.from({ length: count }, (_, i) => ips[i * step + (step >> 1)]);
+  const file = scratchFile(`remove-${count}.nft`, `delete element inet raw s { ${gone.join(', ')} }\n`);
+  const ours = [];
+  const raw = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const [a, b] = scratchNamespaces(2);
+    await withBigSet(a, ips, async (sets) => {
+      const start = nowUs();
+      await sets.remove('bench/big', gone);
+      ours.push(nowUs() - start);
+    });
+    rawFill(b, ips);
+    raw.push(timeNftFile(b, file));
+  }
+  record('addrset', `remove ${count} addresses from ${BIG.toLocaleString('en')}`, median(ours) / 1000, 'ms', `nft -f, delete element of the ${count}`, median(raw) / 1000);
+}
+
 export async function benchAddrset() {
   // warm up the code paths once, so the figures are steady state
   const [warm] = scratchNamespaces(1);
@@ -102,5 +191,8 @@ export async function benchAddrset() {
   await benchSingleAdd();
   await benchConcurrentAdds();
   await benchGc();
+  await benchReplace();
+  await benchRemove(100);
+  await benchRemove(8);
   NetNS.current().close();
 }

@@ -63,6 +63,35 @@ describe.skipIf(!privileged)('netns addrset', () => {
     expect(new Set(rows.map((row) => row.owner))).toEqual(new Set(['ns/keep', 'ns/pending']));
   });
 
+  it('gc refuses to run without an explicit live list, and reads CRLF live files with comments', async () => {
+    const sets = await AddressSets.open({ netns: ns, table: 'agent' });
+    try {
+      await sets.ensure('live-1', ['10.2.0.1']);
+      await sets.ensure('live-2', ['10.2.0.2']);
+      const bare = await runCli('addrset', 'gc', ns, '--table', 'agent');
+      expect(bare.code).toBe(2);
+      expect(bare.stderr).toMatch(/^netns: ERR_NETNS_ADDRSET_LIVE_REQUIRED: /);
+      const emptyFile = join(scratch, 'empty.txt');
+      writeFileSync(emptyFile, '# nothing live\r\n\r\n');
+      expect((await runCli('addrset', 'gc', ns, '--table', 'agent', '--live-file', emptyFile)).stderr).toMatch(/LIVE_REQUIRED: .*names no owner/);
+      expect((await runCli('addrset', 'gc', ns, '--table', 'agent', '--all', '--live', 'x')).code).toBe(2);
+      // the agent holds the table: a gc from another process is refused, naming it
+      const busy = await runCli('addrset', 'gc', ns, '--table', 'agent', '--all');
+      expect(busy.code).toBe(1);
+      expect(busy.stderr).toMatch(new RegExp(`^netns: ERR_NETNS_ADDRSET_LOCKED: .*pid ${process.pid}`));
+      expect((await runCli('addrset', 'list', ns, '--table', 'agent', '--json')).code).toBe(0); // looking is fine
+    } finally {
+      await sets.close();
+    }
+    const crlf = join(scratch, 'live.txt');
+    writeFileSync(crlf, '# owners the runtime knows\r\nlive-1\r\n\r\n  live-2  \r\n');
+    const kept = await runCli('addrset', 'gc', ns, '--table', 'agent', '--live-file', crlf, '--json');
+    expect(kept.code).toBe(0);
+    expect(JSON.parse(kept.stdout)).toMatchObject({ removed: [], kept: expect.arrayContaining([expect.objectContaining({ owner: 'live-1', reason: 'live' })]) });
+    const all = await runCli('addrset', 'gc', ns, '--table', 'agent', '--all', '--json');
+    expect((JSON.parse(all.stdout) as { removed: unknown[] }).removed).toHaveLength(4);
+  });
+
   it('reports errors with codes', async () => {
     const missing = await runCli('addrset', 'list', 'no-such-namespace-here', '--table', 'policy');
     expect(missing.code).toBe(1);

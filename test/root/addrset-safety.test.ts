@@ -1,0 +1,162 @@
+// The five ways address sets used to destroy sets a user still held, each on
+// real nftables in a namespace of its own.
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NetNS } from '../../dist/index.js';
+import { AddressSets } from '../../dist/addrset/index.js';
+import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
+import { privileged } from '../helpers/privileges.js';
+
+const DAY = 24 * 3600 * 1000;
+const addrset = fileURLToPath(new URL('../../dist/addrset/index.js', import.meta.url));
+
+/** Our table as the kernel has it: set name -> elements. */
+async function kernelSets(ns: NetNS, table: string): Promise<Map<string, string[]>> {
+  const { stdout } = await ns.execFile('nft', ['-j', 'list', 'table', 'inet', table]);
+  const sets = new Map<string, string[]>();
+  for (const item of (JSON.parse(stdout) as { nftables: { set?: { name: string; elem?: unknown[] } }[] }).nftables) {
+    if (item.set) sets.set(item.set.name, (item.set.elem ?? []).map((e) => (typeof e === 'string' ? e : JSON.stringify(e))));
+  }
+  return sets;
+}
+
+function waitForLine(child: ReturnType<typeof spawn>, wanted: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      seen += chunk;
+      if (seen.includes(`${wanted}\n`)) resolve();
+    });
+    child.once('exit', () => reject(new Error(`child exited before "${wanted}": ${seen}`)));
+  });
+}
+
+/** The pids of nft processes whose parent is `pid`. */
+function nftChildren(pid: number): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(pid), '-x', 'nft'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+async function gone(pid: number): Promise<void> {
+  while (readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[2] !== 'Z') await sleep(5);
+}
+
+describe.skipIf(!privileged)('address sets never destroy what an owner holds (real nftables)', () => {
+  let network: TestNetwork<'a' | 'b' | 'c' | 'd'>;
+
+  beforeAll(async () => {
+    network = await createTestNetwork({ hosts: { a: {}, b: {}, c: {}, d: {} } });
+  });
+
+  afterAll(async () => {
+    await network?.close();
+  });
+
+  it('1. gc running beside ensures of new owners removes none of them', { timeout: 120_000 }, async () => {
+    const sets = await AddressSets.open({ netns: network.hosts.a, table: 'gc_beside' });
+    try {
+      const ensures: Promise<{ v4: string; v6: string }>[] = [];
+      const gcs: Promise<unknown>[] = [];
+      for (let i = 0; i < 150; i++) {
+        ensures.push(sets.ensure(`pod-${i}`, [`10.3.${i >> 8}.${i & 255}`]));
+        if (i % 5 === 0) gcs.push(sets.gc({ live: [] }));
+        if (i % 10 === 0) await sleep(0); // let transactions and gc reads interleave
+      }
+      const refs = await Promise.all(ensures);
+      await Promise.all(gcs);
+      const kernel = await kernelSets(network.hosts.a, 'gc_beside');
+      for (const [i, ref] of refs.entries()) {
+        expect(kernel.get(ref.v4), `pod-${i}`).toEqual([`10.3.${i >> 8}.${i & 255}`]);
+        expect(kernel.has(ref.v6), `pod-${i}`).toBe(true);
+      }
+      await Promise.all(refs.map((_, i) => sets.add(`pod-${i}`, ['10.9.9.9'])));
+      expect(sets.stats()).toMatchObject({ live: 150, destroyed: 0 });
+    } finally {
+      await sets.close();
+    }
+  });
+
+  it('2. a delete delay of 30 days is honoured, also by a process that adopts it', async () => {
+    const first = await AddressSets.open({ netns: network.hosts.b, table: 'long', deleteDelayMs: 30 * DAY });
+    const refs = await first.ensure('long', ['10.4.0.1']);
+    await first.delete('long');
+    await sleep(50); // an overflowed timer (1 ms) would have fired by now
+    expect(first.stats()).toMatchObject({ pending: 1, destroyed: 0 });
+    await first.close();
+    const second = await AddressSets.open({ netns: network.hosts.b, table: 'long' });
+    try {
+      await sleep(50);
+      const row = (await second.list()).find((r) => r.name === refs.v4);
+      expect(row).toMatchObject({ state: 'pending', owner: 'long' });
+      expect(row!.deadline! - Date.now()).toBeGreaterThan(29 * DAY);
+      expect(second.stats()).toMatchObject({ pending: 1, destroyed: 0 });
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('3. the nft of a killed writer lands before the next writer reads the table', { timeout: 120_000 }, async () => {
+    const script = `
+      const { AddressSets } = await import(${JSON.stringify(addrset)});
+      const addresses = (base) => Array.from({ length: 6000 }, (_, i) => '10.' + base + '.' + (i >> 8) + '.' + (i & 255));
+      const sets = await AddressSets.open({ netns: process.argv[1], table: 'killed' });
+      await sets.ensure('big', addresses(5));
+      void sets.replace('big', addresses(6));
+      console.log('replacing');
+      await new Promise(() => {});`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, network.hosts.c.path], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await waitForLine(child, 'replacing');
+    let inFlight: number[] = [];
+    while (inFlight.length === 0) inFlight = nftChildren(child.pid!);
+    // Hold the transaction back, so that it surely lands after its writer died.
+    for (const pid of inFlight) process.kill(pid, 'SIGSTOP');
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    const opening = AddressSets.open({ netns: network.hosts.c, table: 'killed', lockTimeoutMs: 60_000 });
+    let sets: AddressSets | undefined;
+    let refs: { v4: string } | undefined;
+    // A writer that did not wait would be open by now: it works on the table while the old nft is stopped.
+    if (await Promise.race([opening.then(() => true), sleep(300).then(() => false)])) {
+      sets = await opening;
+      refs = await sets.ensure('big', ['192.0.2.1', '192.0.2.2', '192.0.2.3']);
+    }
+    for (const pid of inFlight) process.kill(pid, 'SIGCONT');
+    sets ??= await opening;
+    try {
+      refs ??= await sets.ensure('big', ['192.0.2.1', '192.0.2.2', '192.0.2.3']);
+      await Promise.all(inFlight.map((pid) => gone(pid).catch(() => {})));
+      expect((await kernelSets(network.hosts.c, 'killed')).get(refs.v4)).toEqual(['192.0.2.1', '192.0.2.2', '192.0.2.3']);
+      await sets.add('big', ['192.0.2.4']);
+    } finally {
+      await sets.close();
+    }
+  });
+
+  it('5. one writer per table: a second process is refused; a read-only one may look', async () => {
+    const agent = await AddressSets.open({ netns: network.hosts.d, table: 'shared' });
+    try {
+      const refs = await agent.ensure('a-owner', ['10.5.0.1']);
+      await expect(AddressSets.open({ netns: network.hosts.d, table: 'shared', lockTimeoutMs: 100 })).rejects.toMatchObject({
+        code: 'ERR_NETNS_ADDRSET_LOCKED',
+        message: expect.stringContaining(`pid ${process.pid}`),
+      });
+      const other = AddressSets.open({ netns: network.hosts.d, table: 'other_table', lockTimeoutMs: 0 });
+      await (await other).close(); // another table of the same namespace is another lock
+      const reader = await AddressSets.open({ netns: network.hosts.d, table: 'shared', readOnly: true });
+      expect((await reader.inspect('a-owner')).v4.elements).toEqual(['10.5.0.1']);
+      await expect(reader.gc({ live: [] })).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_READ_ONLY' });
+      await reader.close();
+      expect((await kernelSets(network.hosts.d, 'shared')).get(refs.v4)).toEqual(['10.5.0.1']);
+    } finally {
+      await agent.close();
+    }
+    const next = await AddressSets.open({ netns: network.hosts.d, table: 'shared', lockTimeoutMs: 0 });
+    await next.close(); // released at close
+  });
+});

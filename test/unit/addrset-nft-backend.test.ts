@@ -1,0 +1,92 @@
+// NftBackend through its exec seam: what it sends to nft, how it reads nft's
+// JSON, and how nft's failures become coded errors, without privileges.
+import { describe, expect, it } from 'vitest';
+import { NetNS } from '../../dist/index.js';
+import { NftBackend, type NftExec } from '../../dist/addrset/nft-backend.js';
+
+interface Call {
+  args: string[];
+  input: string;
+  inheritFd: number | null;
+}
+
+function fakeNft(answer: (call: Call) => { stdout?: string; stderr?: string; code?: number }): { exec: NftExec; calls: Call[] } {
+  const calls: Call[] = [];
+  const exec: NftExec = async (args, input, inheritFd) => {
+    const call = { args, input, inheritFd };
+    calls.push(call);
+    const { stdout = '', stderr = '', code = 0 } = answer(call);
+    return { stdout, stderr, code };
+  };
+  return { exec, calls };
+}
+
+const LISTING = JSON.stringify({
+  nftables: [
+    { metainfo: { version: '1.0.6', json_schema_version: 1 } },
+    { table: { family: 'inet', name: 't' } },
+    { set: { family: 'inet', table: 't', name: 'as_owners', type: 'ifname', elem: [{ elem: { val: 'as4_0123456789a', comment: 'v1 o=b3duZXI' } }] } },
+    { set: { family: 'inet', table: 't', name: 'as4_0123456789a', type: 'ipv4_addr', flags: ['interval'], elem: ['10.0.0.1', { prefix: { addr: '10.1.0.0', len: 16 } }, { range: ['10.2.0.1', '10.2.0.9'] }] } },
+    { set: { family: 'inet', table: 't', name: 'allowlist', type: 'ether_addr' } },
+  ],
+});
+
+const lock = { fd: 42, release() {} };
+const ref = { family: 'inet', table: 't' } as const;
+
+describe('NftBackend (fake nft)', () => {
+  it('passes the writer lock to every transaction and renders text when nft takes the table name', async () => {
+    const { exec, calls } = fakeNft(() => ({}));
+    const backend = await NftBackend.create(NetNS.current(), ref, exec);
+    expect(backend.mode).toBe('text');
+    await backend.apply([{ op: 'createSet', name: 'as4_0123456789a', family: 4 }], lock);
+    const sent = calls.at(-1)!;
+    expect(sent).toMatchObject({ args: ['-f', '-'], inheritFd: 42 });
+    expect(sent.input).toBe('add set inet t as4_0123456789a { type ipv4_addr; flags interval; }\nflush set inet t as4_0123456789a\n');
+    expect(calls.slice(0, 2).map((call) => call.inheritFd)).toEqual([null, null]); // probes hold no lock
+  });
+
+  it('falls back to JSON input when nft refuses the table name in text (a keyword)', async () => {
+    const { exec, calls } = fakeNft((call) => (call.args[0] === '--check' ? { code: 1, stderr: 'Error: syntax error' } : {}));
+    const backend = await NftBackend.create(NetNS.current(), { family: 'inet', table: 'policy' }, exec);
+    expect(backend.mode).toBe('json');
+    await backend.apply([{ op: 'flushSet', name: 's' }], lock);
+    expect(calls.at(-1)!.args).toEqual(['-j', '-f', '-']);
+    expect(JSON.parse(calls.at(-1)!.input)).toEqual({ nftables: [{ flush: { set: { family: 'inet', table: 'policy', name: 's' } } }] });
+  });
+
+  it('reads sets, elements (address, prefix, range) and records from one listing', async () => {
+    const { exec } = fakeNft(() => ({ stdout: LISTING }));
+    const backend = await NftBackend.create(NetNS.current(), ref, exec);
+    const view = await backend.read({ elements: true, registry: 'as_owners' });
+    expect(view.records).toEqual(new Map([['as4_0123456789a', 'v1 o=b3duZXI']]));
+    expect(view.sets.get('as4_0123456789a')).toEqual({ name: 'as4_0123456789a', family: 4, elements: ['10.0.0.1', '10.1.0.0/16', '10.2.0.1-10.2.0.9'] });
+    expect(view.sets.get('allowlist')).toMatchObject({ family: 'other' });
+    expect(view.sets.has('as_owners')).toBe(false);
+  });
+
+  it('maps nft failures to codes and a missing table to an empty view', async () => {
+    const cases: [string, string][] = [
+      ['Error: Could not process rule: Device or resource busy', 'EBUSY'],
+      ['Error: Could not process rule: No such file or directory', 'ENOENT'],
+      ['Error: Could not process rule: File exists', 'EEXIST'],
+      ['Error: Could not process rule: Operation not permitted', 'EPERM'],
+      ['Error: interval overlaps with an existing one', 'ERR_NETNS_ADDRSET_OVERLAP'],
+      ['Error: syntax error, unexpected junk', 'ERR_NETNS_NFT'],
+    ];
+    for (const [stderr, code] of cases) {
+      const { exec } = fakeNft((call) => (call.args.includes('--version') || call.args[0] === '--check' ? {} : { code: 1, stderr }));
+      const backend = await NftBackend.create(NetNS.current(), ref, exec);
+      await expect(backend.apply([{ op: 'deleteSet', name: 's' }], lock)).rejects.toMatchObject({ code, message: expect.stringContaining(stderr.replace(/^Error: /, '')) });
+    }
+    const { exec } = fakeNft((call) => (call.args.includes('list') || call.input.includes('"list"') ? { code: 1, stderr: 'Error: No such file or directory' } : {}));
+    const backend = await NftBackend.create(NetNS.current(), ref, exec);
+    expect(await backend.read({ elements: false, registry: 'as_owners' })).toMatchObject({ tableExists: false, sets: new Map() });
+  });
+
+  it('says so when nft prints something that is not nft JSON', async () => {
+    const { exec } = fakeNft((call) => (call.input.includes('"list"') ? { stdout: 'not json' } : {}));
+    const backend = await NftBackend.create(NetNS.current(), ref, exec);
+    await expect(backend.read({ elements: true, registry: 'as_owners' })).rejects.toMatchObject({ code: 'ERR_NETNS_NFT' });
+  });
+});
