@@ -22,11 +22,8 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 export function timerAt(clock: Clock, at: number, fire: () => void): () => void {
   let handle: unknown;
-  const arm = () => {
-    const left = at - clock.now();
-    if (left <= 0) return fire();
-    handle = clock.setTimeout(arm, Math.min(left, MAX_TIMER_MS));
-  };
-  handle = clock.setTimeout(arm, Math.min(Math.max(at - clock.now(), 0), MAX_TIMER_MS));
+  const wait = () => (handle = clock.setTimeout(check, Math.min(Math.max(at - clock.now(), 0), MAX_TIMER_MS)));
+  const check = () => (clock.now() >= at ? fire() : wait());
+  wait();
   return () => clock.clearTimeout(handle);
 }

@@ -29,23 +29,44 @@ import type {
 } from './types.js';
 
 const TABLE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+/** A deadline is recorded as epoch ms in a comment: 100 years keeps it a plain 13-digit number. */
+const MAX_DELETE_DELAY_MS = 100 * 365 * 24 * 3600 * 1000;
 
-function nonNegative(value: number | undefined, fallback: number, what: string): number {
+function nonNegative(value: number | undefined, fallback: number, what: string, max = Number.MAX_SAFE_INTEGER): number {
   const chosen = value ?? fallback;
-  if (typeof chosen !== 'number' || !Number.isFinite(chosen) || chosen < 0) {
-    throw netnsError(AddrsetCodes.INVALID_OPTION, `${what} must be a non-negative number`);
+  if (typeof chosen !== 'number' || !Number.isFinite(chosen) || chosen < 0 || chosen > max) {
+    throw netnsError(AddrsetCodes.INVALID_OPTION, `${what} must be a number from 0 to ${max}`);
   }
   return chosen;
 }
 
-function checkOptions(options: AddressSetsOptions): string {
+interface Settings {
+  prefix: string;
+  deleteDelayMs: number;
+  retryIntervalMs: number;
+  maxRetryIntervalMs: number;
+  lockTimeoutMs: number;
+}
+
+/** Every option checked before anything is opened, locked or run. */
+function checkOptions(options: AddressSetsOptions): Settings {
   if (typeof options?.table !== 'string' || !TABLE.test(options.table)) {
     throw netnsError(AddrsetCodes.INVALID_OPTION, `table must match ${TABLE}`);
   }
   if (!(options.netns instanceof NetNS) && typeof options.netns !== 'string') {
     throw netnsError(ErrorCodes.INVALID_ARG, 'netns must be a NetNS, a name or a path');
   }
-  return checkPrefix(options.prefix ?? 'as');
+  if ('createTable' in options) {
+    throw netnsError(AddrsetCodes.INVALID_OPTION, 'createTable is gone: pass { readOnly: true } to only look');
+  }
+  const retryIntervalMs = Math.max(1, nonNegative(options.retryIntervalMs, 1_000, 'retryIntervalMs'));
+  return {
+    prefix: checkPrefix(options.prefix ?? 'as'),
+    deleteDelayMs: nonNegative(options.deleteDelayMs, 20_000, 'deleteDelayMs', MAX_DELETE_DELAY_MS),
+    retryIntervalMs,
+    maxRetryIntervalMs: Math.max(retryIntervalMs, nonNegative(options.maxRetryIntervalMs, 30_000, 'maxRetryIntervalMs')),
+    lockTimeoutMs: nonNegative(options.lockTimeoutMs, 10_000, 'lockTimeoutMs'),
+  };
 }
 
 export class AddressSets extends EventEmitter<AddressSetsEvents> {
@@ -68,7 +89,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
   #destroyed = 0;
   #destroyFailures = 0;
 
-  private constructor(options: AddressSetsOptions & { prefix: string }, backend: AddrsetBackend, lock: WriterLock | null, ownNs: NetNS | null) {
+  private constructor(options: AddressSetsOptions & Settings, backend: AddrsetBackend, lock: WriterLock | null, ownNs: NetNS | null) {
     super();
     this.table = options.table;
     this.prefix = options.prefix;
@@ -78,9 +99,9 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     this.#lock = lock;
     this.#pipeline = lock && new Pipeline(backend, lock);
     this.#clock = options.clock ?? systemClock;
-    this.#deleteDelayMs = nonNegative(options.deleteDelayMs, 20_000, 'deleteDelayMs');
-    this.#retryIntervalMs = Math.max(1, nonNegative(options.retryIntervalMs, 1_000, 'retryIntervalMs'));
-    this.#maxRetryIntervalMs = Math.max(this.#retryIntervalMs, nonNegative(options.maxRetryIntervalMs, 30_000, 'maxRetryIntervalMs'));
+    this.#deleteDelayMs = options.deleteDelayMs;
+    this.#retryIntervalMs = options.retryIntervalMs;
+    this.#maxRetryIntervalMs = options.maxRetryIntervalMs;
     this.#ownNs = ownNs;
   }
 
@@ -90,15 +111,14 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
    * left, resuming pending deletes. With readOnly: only looks.
    */
   static async open(options: AddressSetsOptions): Promise<AddressSets> {
-    const prefix = checkOptions(options);
-    const lockTimeoutMs = nonNegative(options.lockTimeoutMs, 10_000, 'lockTimeoutMs');
+    const settings = checkOptions(options);
     const ownNs = typeof options.netns === 'string' ? NetNS.open(options.netns) : null;
     let lock: WriterLock | null = null;
     try {
       const ns = ownNs ?? (options.netns as NetNS);
       const backend = options.backend ?? (await NftBackend.create(ns, { family: 'inet', table: options.table }));
-      lock = options.readOnly ? null : await backend.lock({ timeoutMs: lockTimeoutMs });
-      const sets = new AddressSets({ ...options, prefix }, backend, lock, ownNs);
+      lock = options.readOnly ? null : await backend.lock({ timeoutMs: settings.lockTimeoutMs });
+      const sets = new AddressSets({ ...options, ...settings }, backend, lock, ownNs);
       await sets.#start();
       return sets;
     } catch (error) {

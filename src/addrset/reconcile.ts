@@ -46,8 +46,9 @@ function partsByHash(view: KernelView, prefix: string): Map<string, Part[]> {
     const record = hasRecord ? decodeRecord(view.records.get(name)) : undefined;
     if (hasRecord && !record) continue; // a record we cannot read is not ours to judge
     const key = name.slice(prefix.length + 1);
-    const part = { name, family, hasSet: view.sets.has(name), hasRecord, record };
-    groups.set(key, [...(groups.get(key) ?? []), part]);
+    const parts = groups.get(key) ?? [];
+    parts.push({ name, family, hasSet: view.sets.has(name), hasRecord, record });
+    groups.set(key, parts);
   }
   return groups;
 }

@@ -53,6 +53,8 @@ function fileLock(fd: number, path: string): WriterLock {
       // think it guards the table (TryLockFile checks for this).
       try {
         unlinkSync(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error; // someone cleaned /run: nothing to undo
       } finally {
         native.closeFd(fd);
       }

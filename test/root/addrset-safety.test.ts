@@ -1,12 +1,13 @@
 // The five ways address sets used to destroy sets a user still held, each on
 // real nftables in a namespace of its own.
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NetNS } from '../../dist/index.js';
 import { AddressSets } from '../../dist/addrset/index.js';
+import { LOCK_DIR } from '../../dist/addrset/table-lock.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
 import { privileged } from '../helpers/privileges.js';
 
@@ -158,5 +159,9 @@ describe.skipIf(!privileged)('address sets never destroy what an owner holds (re
     }
     const next = await AddressSets.open({ netns: network.hosts.d, table: 'shared', lockTimeoutMs: 0 });
     await next.close(); // released at close
+    expect(readdirSync(LOCK_DIR).filter((name) => name.startsWith(`net-${network.hosts.d.inode}-`))).toEqual([]); // and its file removed
+    const cleaned = await AddressSets.open({ netns: network.hosts.d, table: 'shared', lockTimeoutMs: 0 });
+    rmSync(`${LOCK_DIR}/net-${network.hosts.d.inode}-shared.lock`); // someone tidied /run meanwhile
+    await cleaned.close();
   });
 });

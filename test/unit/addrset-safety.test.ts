@@ -147,4 +147,52 @@ describe('address sets keep what their owners hold', () => {
     expect(ops.map((op) => op.op)).toEqual(['flushSet', 'addElements']);
     expect(backend.elements(refs.v4)).toHaveLength(16_000);
   });
+
+  it('refuses delays a record cannot hold, and options of the wrong kind, before locking anything', async () => {
+    const backend = new MemoryBackend();
+    const clock = new ManualClock();
+    const bad: Record<string, unknown>[] = [
+      { deleteDelayMs: 1e20 }, // its deadline would not fit the record: a restart could not read it
+      { deleteDelayMs: '5' },
+      { deleteDelayMs: Number.NaN },
+      { deleteDelayMs: -1 },
+      { retryIntervalMs: Infinity },
+      { lockTimeoutMs: Number.NaN },
+      { createTable: false }, // gone: readOnly replaced it
+    ];
+    for (const options of bad) {
+      await expect(open(backend, clock, options as object), JSON.stringify(options)).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_INVALID_OPTION' });
+    }
+    expect(backend.log).toEqual([]);
+    const century = 100 * 365 * DAY;
+    const first = await open(backend, clock, { deleteDelayMs: century }); // the lock was left free
+    const refs = await first.ensure('far', ['10.0.0.1']);
+    await first.delete('far');
+    backend.crashWriter();
+    const second = await open(backend, clock);
+    expect(await second.inspect('far')).toMatchObject({ state: 'pending', deadline: clock.now() + century });
+    expect(backend.elements(refs.v4)).toEqual([]);
+  });
+
+  it('close() beside a pending ensure and gc: both settle, nothing is sent after the lock is given up', async () => {
+    const backend = new MemoryBackend();
+    const clock = new ManualClock();
+    const sets = await open(backend, clock);
+    await sets.ensure('old', ['10.0.0.1']);
+    await sets.delete('old');
+    await clock.advance(20_000); // the destroy is queued too
+    const ensuring = sets.ensure('new', ['10.0.0.2']);
+    const collecting = sets.gc({ live: [] });
+    await sets.close();
+    const refs = await ensuring;
+    const report = await collecting;
+    expect(report.kept.filter((entry) => entry.reason?.startsWith('destroy failed'))).toEqual([]);
+    const sent = backend.log.length;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(backend.log.length).toBe(sent);
+    await expect(sets.ensure('late')).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_CLOSED' });
+    const next = await open(backend, clock);
+    expect(backend.elements(refs.v4)).toEqual(['10.0.0.2']);
+    await next.close();
+  });
 });
