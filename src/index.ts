@@ -1,9 +1,9 @@
-export { ErrorCodes, NetnsError } from './errors.js';
+export { ErrorCodes, NetnsError } from './core/errors.js';
 export { ioStats } from './io/run-io.js';
 export { NetNS } from './netns.js';
-export type { PoolStats } from './pool.js';
-export { closePool, configurePool, poolIdle, poolStats, withNetNS } from './run.js';
-export type { NetnsTarget, PoolOptions, WithNetNSOptions } from './run.js';
+export type { PoolStats } from './run/pool.js';
+export { closePool, configurePool, poolIdle, poolStats, withNetNS } from './run/with-netns.js';
+export type { NetnsTarget, PoolOptions, WithNetNSOptions } from './run/with-netns.js';
 export type { ExecFileOptions, ExecFileResult, NetnsSpawnOptions } from './io/spawn.js';
 export type { ConnectOptions, ListenOptions, SocketDomain, SocketType, UdpOptions } from './io/sockets.js';
 export type { Sysctl } from './io/sysctl.js';

@@ -1,10 +1,9 @@
 // Creating, deleting, listing and identifying namespaces, interoperable with
 // `ip netns`: named namespaces are bind mounts under /run/netns.
 import { readdirSync, readlinkSync, statfsSync, statSync } from 'node:fs';
-import { callNative, ErrorCodes, fromNative, netnsError } from './errors.js';
-import { assertValidName, NETNS_RUN_DIR } from './names.js';
-import { native } from './native.js';
-import { NetNS } from './netns.js';
+import { callNative, ErrorCodes, fromNative, netnsError } from './core/errors.js';
+import { assertValidName, NETNS_RUN_DIR } from './core/names.js';
+import { native } from './core/native.js';
 
 const NSFS_MAGIC = 0x6e736673;
 
@@ -17,7 +16,8 @@ export interface NamespaceEntry {
   alive: boolean;
 }
 
-export async function createNamespace(name?: string): Promise<NetNS> {
+/** Makes a namespace and returns its open descriptor and identity (the NetNS facade wraps it). */
+export async function createNamespace(name?: string): Promise<{ path: string; fd: number; dev: number; ino: number }> {
   let path = '';
   if (name !== undefined) {
     assertValidName(name);
@@ -25,7 +25,7 @@ export async function createNamespace(name?: string): Promise<NetNS> {
   }
   try {
     const created = await native.createNamespace(NETNS_RUN_DIR, path);
-    return NetNS.adopt(path || `/proc/${process.pid}/fd/${created.fd}`, created);
+    return { ...created, path: path || `/proc/${process.pid}/fd/${created.fd}` };
   } catch (error) {
     throw fromNative(error);
   }

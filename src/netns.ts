@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type dgram from 'node:dgram';
 import type net from 'node:net';
-import { callNative, ErrorCodes, netnsError } from './errors.js';
+import { callNative, ErrorCodes, netnsError } from './core/errors.js';
 import { readFileIn } from './io/files.js';
 import {
   connectIn,
@@ -24,29 +24,21 @@ import {
   namespacePids,
   type NamespaceEntry,
 } from './lifecycle.js';
-import { resolveNamespacePath } from './names.js';
-import { native } from './native.js';
+import { NsHandle } from './core/handle.js';
+import { resolveNamespacePath } from './core/names.js';
+import { native } from './core/native.js';
 
 /**
  * An open network namespace. The handle holds an O_CLOEXEC file descriptor, so
  * the namespace stays alive while the handle is open, even if its name is
  * deleted. Calls already using the handle keep it open until they finish.
  */
-export class NetNS implements Disposable {
-  readonly path: string;
-  readonly dev: number;
-  readonly inode: number;
+export class NetNS extends NsHandle {
   /** net.* sysctls of this namespace. */
   readonly sysctl: Sysctl = new Sysctl(this);
-  #fd: number;
-  #closed = false;
-  #inUse = 0;
 
   private constructor(path: string, fd: number, dev: number, inode: number) {
-    this.path = path;
-    this.#fd = fd;
-    this.dev = dev;
-    this.inode = inode;
+    super(path, fd, dev, inode);
   }
 
   /** Opens a bare name (/run/netns/NAME) or any nsfs path, checking it is a network namespace. */
@@ -56,18 +48,14 @@ export class NetNS implements Disposable {
     return new NetNS(path, opened.fd, opened.dev, opened.ino);
   }
 
-  /** @internal Wraps a descriptor the addon opened and checked. */
-  static adopt(path: string, opened: { fd: number; dev: number; ino: number }): NetNS {
-    return new NetNS(path, opened.fd, opened.dev, opened.ino);
-  }
-
   /**
    * Creates a namespace. With a name: a persistent one at /run/netns/NAME,
    * made as `ip netns add` makes it (EEXIST if taken). Without: an anonymous
    * one that lives as long as this handle or anything inside it.
    */
-  static create(name?: string): Promise<NetNS> {
-    return createNamespace(name);
+  static async create(name?: string): Promise<NetNS> {
+    const created = await createNamespace(name);
+    return new NetNS(created.path, created.fd, created.dev, created.ino);
   }
 
   /** Removes /run/netns/NAME as `ip netns del` does: lazy unmount, then unlink. */
@@ -101,44 +89,6 @@ export class NetNS implements Disposable {
       throw netnsError(ErrorCodes.INVALID_ARG, `pid must be a positive integer, got ${String(pid)}`);
     }
     return NetNS.open(`/proc/${pid}/ns/net`);
-  }
-
-  get fd(): number {
-    this.#assertOpen();
-    return this.#fd;
-  }
-
-  get closed(): boolean {
-    return this.#closed;
-  }
-
-  /** Same namespace: compares device and inode, as the kernel identifies it. */
-  equals(other: NetNS | { dev: number; inode: number }): boolean {
-    return this.dev === other.dev && this.inode === other.inode;
-  }
-
-  /** Idempotent. The descriptor is released once no call is using it any more. */
-  close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    if (this.#inUse === 0) native.closeFd(this.#fd);
-  }
-
-  [Symbol.dispose](): void {
-    this.close();
-  }
-
-  /** Keeps the descriptor open for the duration of a call; pair with release(). @internal */
-  acquire(): number {
-    this.#assertOpen();
-    this.#inUse++;
-    return this.#fd;
-  }
-
-  /** @internal */
-  release(): void {
-    this.#inUse--;
-    if (this.#closed && this.#inUse === 0) native.closeFd(this.#fd);
   }
 
   /** Binds and listens inside this namespace, then hands the socket to `server` (net or http). */
@@ -176,15 +126,7 @@ export class NetNS implements Disposable {
     return readFileIn(this, path);
   }
 
-  toString(): string {
+  override toString(): string {
     return `NetNS(${this.path}, net:[${this.inode}])`;
-  }
-
-  #assertOpen(): void {
-    if (this.#closed) {
-      throw netnsError(ErrorCodes.CLOSED, `the handle for ${this.path} has been closed`, {
-        path: this.path,
-      });
-    }
   }
 }

@@ -1,7 +1,7 @@
 // IP addresses and CIDR prefixes as the address sets hold them: validated and
 // put in canonical text (the form nft lists them in) before anything is sent.
 import { isIPv4, isIPv6 } from 'node:net';
-import { netnsError } from '../errors.js';
+import { netnsError } from '../core/errors.js';
 import { AddrsetCodes } from './codes.js';
 
 export type Family = 4 | 6;

@@ -6,7 +6,7 @@
 // every check costs O(log n) whatever the set's size.
 import { createRequire } from 'node:module';
 import type SortedBTree from 'sorted-btree';
-import { netnsError } from '../errors.js';
+import { netnsError } from '../core/errors.js';
 import type { Entry } from './addresses.js';
 import { AddrsetCodes } from './codes.js';
 

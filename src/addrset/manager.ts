@@ -5,7 +5,7 @@
 // is checked against the owner's generation and deadline when it is planned,
 // so a destroy scheduled before the owner came back does nothing.
 import { EventEmitter } from 'node:events';
-import { ErrorCodes, netnsError } from '../errors.js';
+import { ErrorCodes, netnsError } from '../core/errors.js';
 import { NetNS } from '../netns.js';
 import { parseEntries, parseKernelText } from './addresses.js';
 import type { AddrsetBackend, KernelView, WriterLock } from './backend.js';

@@ -6,7 +6,7 @@
 // one writer at a time, a transaction of a dead writer that may still land
 // before the next writer gets the lock, and set identity (a set destroyed and
 // made again is another set), so tests can tell a kept set from a re-made one.
-import { netnsError } from '../errors.js';
+import { netnsError } from '../core/errors.js';
 import type { Family } from './addresses.js';
 import type { AddrsetBackend, KernelView, WriterLock } from './backend.js';
 import { AddrsetCodes } from './codes.js';

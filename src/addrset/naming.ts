@@ -4,7 +4,7 @@
 // is a pending-delete deadline. Owner strings are arbitrary: they only ever
 // appear base64url-encoded (or hashed), never as nft syntax.
 import { createHash } from 'node:crypto';
-import { netnsError } from '../errors.js';
+import { netnsError } from '../core/errors.js';
 import type { Family } from './addresses.js';
 import { AddrsetCodes } from './codes.js';
 

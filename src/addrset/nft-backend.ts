@@ -2,7 +2,7 @@
 // transaction on stdin, and lists our table as JSON. Running nft goes through
 // one seam (NftExec), so that the parsing and error mapping here can be
 // tested without privileges.
-import { netnsError, type NetnsError } from '../errors.js';
+import { netnsError, type NetnsError } from '../core/errors.js';
 import { execFileIn } from '../io/spawn.js';
 import type { NetNS } from '../netns.js';
 import { entryFromNft, type Family } from './addresses.js';

@@ -4,7 +4,7 @@
 // the model always matches what the kernel has. Requests are planned in the
 // order they were made, when their transaction is about to be sent (see
 // pipeline.ts), so a plan always sees every earlier request's effect.
-import { netnsError } from '../errors.js';
+import { netnsError } from '../core/errors.js';
 import type { Entry, Family } from './addresses.js';
 import { AddrsetCodes } from './codes.js';
 import { addEntries, FamilyEntries } from './entries.js';

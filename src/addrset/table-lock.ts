@@ -6,8 +6,8 @@
 // writer reads the table only after that.
 import { ftruncateSync, mkdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { callNative, netnsError } from '../errors.js';
-import { native } from '../native.js';
+import { callNative, netnsError } from '../core/errors.js';
+import { native } from '../core/native.js';
 import type { WriterLock } from './backend.js';
 import { AddrsetCodes } from './codes.js';
 

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { AddressSets, AddrsetCodes, type GcReport, type SetInfo } from '../addrset/index.js';
-import { netnsError } from '../errors.js';
+import { netnsError } from '../core/errors.js';
 import { EXIT_USAGE, printResult } from './output.js';
 
 interface CommonOptions {

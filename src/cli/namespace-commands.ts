@@ -1,7 +1,7 @@
 // `netns list|add|del|exec|identify|pids`: the `ip netns` verbs.
 import { constants } from 'node:os';
 import type { Command } from 'commander';
-import { ErrorCodes, netnsError } from '../errors.js';
+import { ErrorCodes, netnsError } from '../core/errors.js';
 import { NetNS } from '../netns.js';
 import { EXIT_EXEC_FAILED, printResult } from './output.js';
 

@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { AddressSets } from '../addrset/index.js';
 import { listNamespaces } from '../lifecycle.js';
 import type { NetNS } from '../netns.js';
-import { withNetNS } from '../run.js';
+import { withNetNS } from '../run/with-netns.js';
 import { createTestNetwork, type TestNetwork } from '../testing/network.js';
 import { sweep } from '../testing/sweep.js';
 import { Narrator } from './narrator.js';

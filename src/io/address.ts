@@ -1,7 +1,7 @@
 // Hosts must be numeric: a name would be looked up on libuv's shared
 // threadpool, in the host's namespace, with the host's resolver.
 import { isIP } from 'node:net';
-import { ErrorCodes, netnsError } from '../errors.js';
+import { ErrorCodes, netnsError } from '../core/errors.js';
 
 /** Returns 4 or 6; IPv6 may carry a zone (fe80::1%eth0), resolved inside the namespace. */
 export function numericHostFamily(host: unknown): 4 | 6 {

@@ -1,9 +1,9 @@
 // Reading the per-namespace views of /proc. /proc/net and /proc/self/net name
 // the namespace of the process's main thread, so they are read through
 // /proc/thread-self/net on an I/O thread inside the namespace.
-import { ErrorCodes, netnsError } from '../errors.js';
-import { native } from '../native.js';
-import type { NetNS } from '../netns.js';
+import { ErrorCodes, netnsError } from '../core/errors.js';
+import { native } from '../core/native.js';
+import type { NsHandle } from '../core/handle.js';
 import { runIo } from './run-io.js';
 
 const THREAD_NET = '/proc/thread-self/net';
@@ -31,7 +31,7 @@ export function namespacedPath(path: unknown): string {
   );
 }
 
-export async function readFileIn(ns: NetNS, path: string): Promise<Buffer> {
+export async function readFileIn(ns: NsHandle, path: string): Promise<Buffer> {
   const resolved = namespacedPath(path);
   return await runIo(ns, (fd) => native.ioReadFile(fd, resolved));
 }

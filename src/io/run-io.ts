@@ -1,13 +1,13 @@
-// Runs one job on the addon's I/O threads against a NetNS handle: the addon
+// Runs one job on the addon's I/O threads against a namespace handle: the addon
 // duplicates the namespace descriptor synchronously, so the handle is only
 // held for the call itself. Errors come back as NetnsError.
-import { fromNative } from '../errors.js';
-import { native } from '../native.js';
-import type { NetNS } from '../netns.js';
+import { fromNative } from '../core/errors.js';
+import { native } from '../core/native.js';
+import type { NsHandle } from '../core/handle.js';
 
 let discardsSeen = 0;
 
-export function runIo<T>(ns: NetNS, start: (nsFd: number) => Promise<T>): Promise<T> {
+export function runIo<T>(ns: NsHandle, start: (nsFd: number) => Promise<T>): Promise<T> {
   let pending: Promise<T>;
   try {
     const fd = ns.acquire();

@@ -5,9 +5,9 @@
 import dgram from 'node:dgram';
 import type { EventEmitter } from 'node:events';
 import net from 'node:net';
-import { ErrorCodes, NetnsError, netnsError, systemError } from '../errors.js';
-import { native } from '../native.js';
-import type { NetNS } from '../netns.js';
+import { ErrorCodes, NetnsError, netnsError, systemError } from '../core/errors.js';
+import { native } from '../core/native.js';
+import type { NsHandle } from '../core/handle.js';
 import { checkPort, checkUnixPath, numericHostFamily } from './address.js';
 import { runIo } from './run-io.js';
 
@@ -54,7 +54,7 @@ function pick<T extends object>(table: T, key: unknown, what: string): T[keyof T
 }
 
 /** A raw socket descriptor (O_CLOEXEC) for libraries Node cannot adopt, e.g. netlink. The caller closes it. */
-export function rawSocket(ns: NetNS, domain: SocketDomain, type: SocketType, protocol = 0): Promise<number> {
+export function rawSocket(ns: NsHandle, domain: SocketDomain, type: SocketType, protocol = 0): Promise<number> {
   let domainNumber: number;
   let typeNumber: number;
   try {
@@ -82,14 +82,14 @@ function withAddress(error: unknown, options: { host?: string; port?: number; pa
   return error;
 }
 
-function bindIn(ns: NetNS, type: number, target: { host: string; port: number; unix: boolean }, backlog: number) {
+function bindIn(ns: NsHandle, type: number, target: { host: string; port: number; unix: boolean }, backlog: number) {
   return runIo(ns, (fd) => native.ioBind(fd, type, target.host, target.port, target.unix, backlog)).catch((error) => {
     throw withAddress(error, target.unix ? { path: target.host } : target);
   });
 }
 
 /** Binds and listens inside the namespace, then hands the socket to `server`. */
-export async function listenIn<S extends net.Server>(ns: NetNS, server: S, options: ListenOptions = {}): Promise<S> {
+export async function listenIn<S extends net.Server>(ns: NsHandle, server: S, options: ListenOptions = {}): Promise<S> {
   if (!(server instanceof net.Server)) throw netnsError(ErrorCodes.INVALID_ARG, 'server must be a net.Server (or http.Server)');
   if (server.listening) throw netnsError(ErrorCodes.INVALID_ARG, 'server is already listening');
   const backlog = options.backlog ?? DEFAULT_BACKLOG;
@@ -105,7 +105,7 @@ export async function listenIn<S extends net.Server>(ns: NetNS, server: S, optio
 }
 
 /** Connects from inside the namespace; resolves with the connected net.Socket. */
-export async function connectIn(ns: NetNS, options: ConnectOptions): Promise<net.Socket> {
+export async function connectIn(ns: NsHandle, options: ConnectOptions): Promise<net.Socket> {
   const timeout = options.timeout ?? DEFAULT_CONNECT_TIMEOUT_MS;
   let domain: number;
   let target: net.NetConnectOpts;
@@ -139,7 +139,7 @@ export async function connectIn(ns: NetNS, options: ConnectOptions): Promise<net
 }
 
 /** A dgram.Socket bound inside the namespace. */
-export async function createUdpSocket(ns: NetNS, type: 'udp4' | 'udp6', options: UdpOptions = {}): Promise<dgram.Socket> {
+export async function createUdpSocket(ns: NsHandle, type: 'udp4' | 'udp6', options: UdpOptions = {}): Promise<dgram.Socket> {
   if (type !== 'udp4' && type !== 'udp6') throw netnsError(ErrorCodes.INVALID_ARG, `type must be 'udp4' or 'udp6', got ${JSON.stringify(type)}`);
   const host = options.address ?? (type === 'udp6' ? '::' : '0.0.0.0');
   if (numericHostFamily(host) !== (type === 'udp6' ? 6 : 4)) {

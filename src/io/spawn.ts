@@ -7,10 +7,10 @@ import { spawn, type ChildProcess, type SpawnOptions, type StdioOptions } from '
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import net from 'node:net';
-import { ErrorCodes, netnsError, systemError } from '../errors.js';
-import { execHelperPath, native } from '../native.js';
-import { NETNS_RUN_DIR } from '../names.js';
-import type { NetNS } from '../netns.js';
+import { ErrorCodes, netnsError, systemError } from '../core/errors.js';
+import { execHelperPath, native } from '../core/native.js';
+import { NETNS_RUN_DIR } from '../core/names.js';
+import type { NsHandle } from '../core/handle.js';
 
 export interface NetnsSpawnOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' | 'shell' | 'detached'> {
   stdio?: 'pipe' | 'inherit' | 'ignore' | StdioOptions;
@@ -40,7 +40,7 @@ function stdioTriple(stdio: NetnsSpawnOptions['stdio']): unknown[] {
   return list;
 }
 
-function etcName(ns: NetNS): string {
+function etcName(ns: NsHandle): string {
   const prefix = `${NETNS_RUN_DIR}/`;
   if (!ns.path.startsWith(prefix)) {
     throw netnsError(ErrorCodes.INVALID_ARG, `{ etc: true } needs a named namespace under ${prefix}, not ${ns.path}`);
@@ -73,7 +73,7 @@ function spawnFailure({ stage, errno }: { stage: string; errno: number }, comman
  * `inheritFds` are passed on as fds 5, 6, ... (the package's own use: a lock
  * the command must hold while it runs).
  */
-export function spawnIn(ns: NetNS, command: string, args: string[] = [], options: NetnsSpawnOptions = {}, inheritFds: number[] = []): ChildProcess {
+export function spawnIn(ns: NsHandle, command: string, args: string[] = [], options: NetnsSpawnOptions = {}, inheritFds: number[] = []): ChildProcess {
   checkCommand(command, args);
   const { etc, stdio, ...rest } = options;
   const etcArg = etc ? etcName(ns) : '-';
@@ -145,7 +145,7 @@ function feedThroughPipe(input: string | Buffer): { stdin: number; start(): void
 }
 
 /** Runs a command inside the namespace and collects its output, like util.promisify(execFile). */
-export function execFileIn(ns: NetNS, command: string, args: string[] = [], options: ExecFileOptions = {}, inheritFds: number[] = []): Promise<ExecFileResult> {
+export function execFileIn(ns: NsHandle, command: string, args: string[] = [], options: ExecFileOptions = {}, inheritFds: number[] = []): Promise<ExecFileResult> {
   return new Promise((resolve, reject) => {
     const { input, ...spawnOptions } = options;
     const feed = input === undefined ? undefined : feedThroughPipe(input);

@@ -2,9 +2,9 @@
 // that opens the file, so the open happens on an I/O thread inside the
 // namespace. Only net.* keys exist per namespace: anything else would change
 // the whole host, so it is refused.
-import { ErrorCodes, netnsError } from '../errors.js';
-import { native } from '../native.js';
-import type { NetNS } from '../netns.js';
+import { ErrorCodes, netnsError } from '../core/errors.js';
+import { native } from '../core/native.js';
+import type { NsHandle } from '../core/handle.js';
 import { runIo } from './run-io.js';
 
 /**
@@ -29,9 +29,9 @@ export function sysctlPath(key: unknown): string {
 }
 
 export class Sysctl {
-  readonly #ns: NetNS;
+  readonly #ns: NsHandle;
 
-  constructor(ns: NetNS) {
+  constructor(ns: NsHandle) {
     this.#ns = ns;
   }
 

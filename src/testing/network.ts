@@ -2,9 +2,9 @@
 // integration tests. Everything it makes carries a prefix unique to this
 // process and is removed on dispose, on failure half-way, and at process exit.
 import { randomBytes } from 'node:crypto';
-import { ErrorCodes, netnsError } from '../errors.js';
-import { createNamespace, deleteNamespace } from '../lifecycle.js';
-import type { NetNS } from '../netns.js';
+import { ErrorCodes, netnsError } from '../core/errors.js';
+import { deleteNamespace } from '../lifecycle.js';
+import { NetNS } from '../netns.js';
 import { deleteNamespaceSync, runIp } from './run-ip.js';
 import { DEFAULT_PREFIX } from './sweep.js';
 
@@ -84,7 +84,7 @@ class Network<H extends string> implements TestNetwork<H> {
       const name = `${this.runPrefix}${host}`;
       this.names[host] = name;
       this.#created.push(name);
-      this.hosts[host] = await createNamespace(name);
+      this.hosts[host] = await NetNS.create(name);
       this.#interfaces.set(host, []);
       await runIp(['-n', name, 'link', 'set', 'lo', 'up']);
     }

@@ -1,7 +1,7 @@
 // Per-thread probes for tests: capabilities and namespace identity.
 import { CAPABILITIES, type CapabilityName } from '../capabilities.js';
-import { callNative } from '../errors.js';
-import { native } from '../native.js';
+import { callNative } from '../core/errors.js';
+import { native } from '../core/native.js';
 
 /**
  * Drops a capability from the calling thread's effective set. Capabilities are

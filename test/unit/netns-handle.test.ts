@@ -53,6 +53,11 @@ describe('NetNS.open validates before anything can switch', () => {
   });
 });
 
+// acquire/release are internal (not in the published types): calls use them.
+function internal(ns: NetNS): { acquire(): number; release(): void } {
+  return ns as unknown as { acquire(): number; release(): void };
+}
+
 describe('a closed handle', () => {
   it('closes once and then refuses every use with ERR_NETNS_CLOSED', () => {
     const ns = NetNS.current();
@@ -60,7 +65,7 @@ describe('a closed handle', () => {
     ns.close();
     expect(ns.closed).toBe(true);
     expect(catchError(() => ns.fd)).toMatchObject({ code: 'ERR_NETNS_CLOSED' });
-    expect(catchError(() => ns.acquire())).toMatchObject({ code: 'ERR_NETNS_CLOSED' });
+    expect(catchError(() => internal(ns).acquire())).toMatchObject({ code: 'ERR_NETNS_CLOSED' });
   });
 
   it('releases its descriptor', () => {
@@ -73,11 +78,11 @@ describe('a closed handle', () => {
 
   it('keeps its descriptor while a call still uses it', () => {
     const ns = NetNS.current();
-    const fd = ns.acquire();
+    const fd = internal(ns).acquire();
     ns.close();
     using other = NetNS.current();
     expect(other.fd).not.toBe(fd);
-    ns.release();
+    internal(ns).release();
   });
 
   it('NetNS.fromPid validates the pid', () => {

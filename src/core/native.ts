@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
-const packageRoot = fileURLToPath(new URL('..', import.meta.url));
+const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface NsIdentity {
   dev: number;

@@ -2,7 +2,7 @@
 // as plain data so that `code`, `errno` and other own properties survive the
 // structured clone, which would otherwise keep only name, message and stack.
 // Batches are flat arrays: cloning one array is much cheaper than many objects.
-import { NetnsError } from './errors.js';
+import { NetnsError } from '../core/errors.js';
 
 export interface SerializedError {
   name: string;

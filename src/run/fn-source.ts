@@ -4,9 +4,9 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ErrorCodes, netnsError } from './errors.js';
+import { ErrorCodes, netnsError } from '../core/errors.js';
 
-const ownDir = fileURLToPath(new URL('.', import.meta.url));
+const ownDir = fileURLToPath(new URL('..', import.meta.url));
 
 export function functionSource(fn: unknown): string {
   if (typeof fn !== 'function') {

@@ -5,8 +5,8 @@
 import { stat } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { abortError, ErrorCodes, netnsError } from './errors.js';
-import type { NestedTask } from './pool-worker-hook.js';
+import { abortError, ErrorCodes, netnsError } from '../core/errors.js';
+import type { NestedTask } from './nested-hook.js';
 import {
   BELL_RESULTS,
   BELL_TASKS,

@@ -6,10 +6,10 @@
 // shared doorbell so that a caller issuing calls one after another is served
 // without a trip through either thread's event loop.
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
-import { fromNative } from './errors.js';
+import { fromNative } from '../core/errors.js';
 import { compileFunction, explainReferenceError } from './fn-source.js';
-import { native } from './native.js';
-import { POOL_WORKER_HOOK, type PoolWorkerHook } from './pool-worker-hook.js';
+import { native } from '../core/native.js';
+import { POOL_WORKER_HOOK, type PoolWorkerHook } from './nested-hook.js';
 import {
   BELL_RESULTS,
   BELL_TASKS,

@@ -1,10 +1,10 @@
 // withNetNS: run a JavaScript function inside a network namespace, on a pool
 // thread that switches and comes back, never on the calling thread.
-import { ErrorCodes, netnsError } from './errors.js';
+import { ErrorCodes, netnsError } from '../core/errors.js';
 import { callerFile, functionSource } from './fn-source.js';
-import { NetNS } from './netns.js';
+import { NetNS } from '../netns.js';
 import { WorkerPool, type PoolStats } from './pool.js';
-import { poolWorkerHook, type NestedTask, type PoolWorkerHook } from './pool-worker-hook.js';
+import { poolWorkerHook, type NestedTask, type PoolWorkerHook } from './nested-hook.js';
 import { deserializeError } from './wire.js';
 
 export type NetnsTarget = NetNS | string;

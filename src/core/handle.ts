@@ -1,0 +1,65 @@
+// The namespace handle every layer works with: an O_CLOEXEC descriptor of a
+// checked network namespace, plus its identity. io/ and lifecycle take this
+// type, so they never depend on the NetNS facade built on top of it.
+import { ErrorCodes, netnsError } from './errors.js';
+import { native } from './native.js';
+
+export class NsHandle implements Disposable {
+  readonly path: string;
+  readonly dev: number;
+  readonly inode: number;
+  #fd: number;
+  #closed = false;
+  #inUse = 0;
+
+  protected constructor(path: string, fd: number, dev: number, inode: number) {
+    this.path = path;
+    this.#fd = fd;
+    this.dev = dev;
+    this.inode = inode;
+  }
+
+  get fd(): number {
+    this.#assertOpen();
+    return this.#fd;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Same namespace: compares device and inode, as the kernel identifies it. */
+  equals(other: NsHandle | { dev: number; inode: number }): boolean {
+    return this.dev === other.dev && this.inode === other.inode;
+  }
+
+  /** Idempotent. The descriptor is released once no call is using it any more. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#inUse === 0) native.closeFd(this.#fd);
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  /** @internal Keeps the descriptor open for the duration of a call; pair with release(). */
+  acquire(): number {
+    this.#assertOpen();
+    this.#inUse++;
+    return this.#fd;
+  }
+
+  /** @internal */
+  release(): void {
+    this.#inUse--;
+    if (this.#closed && this.#inUse === 0) native.closeFd(this.#fd);
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) {
+      throw netnsError(ErrorCodes.CLOSED, `the handle for ${this.path} has been closed`, { path: this.path });
+    }
+  }
+}
