@@ -1,4 +1,5 @@
 export { ErrorCodes, NetnsError } from './core/errors.js';
+export type { ErrorCode, NetnsErrorCode } from './core/errors.js';
 export { ioStats } from './io/run-io.js';
 export { NetNS } from './netns.js';
 export type { PoolStats } from './run/pool.js';

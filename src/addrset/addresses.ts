@@ -1,8 +1,7 @@
 // IP addresses and CIDR prefixes as the address sets hold them: validated and
 // put in canonical text (the form nft lists them in) before anything is sent.
 import { isIPv4, isIPv6 } from 'node:net';
-import { netnsError } from '../core/errors.js';
-import { AddrsetCodes } from './codes.js';
+import { ErrorCodes, netnsError } from '../core/errors.js';
 
 export type Family = 4 | 6;
 
@@ -103,7 +102,7 @@ export function parseEntry(input: unknown): Entry | string {
 
 /** Parses a list, rejecting the whole call (naming every bad entry) before anything is sent. */
 export function parseEntries(inputs: unknown): Entry[] {
-  if (!Array.isArray(inputs)) throw netnsError(AddrsetCodes.INVALID_ADDRESS, 'addresses must be an array of strings');
+  if (!Array.isArray(inputs)) throw netnsError(ErrorCodes.ADDRSET_INVALID_ADDRESS, 'addresses must be an array of strings');
   const entries: Entry[] = [];
   const bad: string[] = [];
   for (const input of inputs) {
@@ -113,7 +112,7 @@ export function parseEntries(inputs: unknown): Entry[] {
   }
   if (bad.length > 0) {
     const shown = bad.slice(0, 10).join(', ') + (bad.length > 10 ? `, and ${bad.length - 10} more` : '');
-    throw Object.assign(netnsError(AddrsetCodes.INVALID_ADDRESS, `invalid addresses: ${shown}`), { invalid: bad.length });
+    throw Object.assign(netnsError(ErrorCodes.ADDRSET_INVALID_ADDRESS, `invalid addresses: ${shown}`), { invalid: bad.length });
   }
   return entries;
 }

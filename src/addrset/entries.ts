@@ -6,9 +6,8 @@
 // every check costs O(log n) whatever the set's size.
 import { createRequire } from 'node:module';
 import type SortedBTree from 'sorted-btree';
-import { netnsError } from '../core/errors.js';
+import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { Entry } from './addresses.js';
-import { AddrsetCodes } from './codes.js';
 
 // CommonJS with the class on `.default`: require() reads it alike under Node and vitest.
 const BTree = (createRequire(import.meta.url)('sorted-btree') as { default: typeof SortedBTree.default }).default;
@@ -66,7 +65,7 @@ export function addEntries(target: FamilyEntries, entries: Entry[]): string[] {
     batch.add(entry);
   }
   if (conflicts.length > 0) {
-    throw netnsError(AddrsetCodes.OVERLAP, `overlapping entries in one set: ${conflicts.slice(0, 10).join(', ')}`);
+    throw netnsError(ErrorCodes.ADDRSET_OVERLAP, `overlapping entries in one set: ${conflicts.slice(0, 10).join(', ')}`);
   }
   const fresh = batch.texts();
   for (const text of fresh) target.add(batch.take(text)!);

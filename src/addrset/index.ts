@@ -14,5 +14,5 @@ export type {
 } from './types.js';
 export type { AddrsetBackend, KernelSet, KernelView, WriterLock } from './backend.js';
 export type { Clock } from './clock.js';
-export { AddrsetCodes } from './codes.js';
+export { ErrorCodes, NetnsError } from '../core/errors.js';
 export type { Op } from './ops.js';

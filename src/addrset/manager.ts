@@ -10,7 +10,6 @@ import { NetNS } from '../netns.js';
 import { parseEntries, parseKernelText } from './addresses.js';
 import type { AddrsetBackend, KernelView, WriterLock } from './backend.js';
 import { systemClock, timerAt, type Clock } from './clock.js';
-import { AddrsetCodes } from './codes.js';
 import { collectGarbage, type GcHost } from './gc.js';
 import { NftBackend } from './nft-backend.js';
 import { checkOwner, checkPrefix, ownerHash, registryName, setName } from './naming.js';
@@ -35,7 +34,7 @@ const MAX_DELETE_DELAY_MS = 100 * 365 * 24 * 3600 * 1000;
 function nonNegative(value: number | undefined, fallback: number, what: string, max = Number.MAX_SAFE_INTEGER): number {
   const chosen = value ?? fallback;
   if (typeof chosen !== 'number' || !Number.isFinite(chosen) || chosen < 0 || chosen > max) {
-    throw netnsError(AddrsetCodes.INVALID_OPTION, `${what} must be a number from 0 to ${max}`);
+    throw netnsError(ErrorCodes.ADDRSET_INVALID_OPTION, `${what} must be a number from 0 to ${max}`);
   }
   return chosen;
 }
@@ -51,13 +50,13 @@ interface Settings {
 /** Every option checked before anything is opened, locked or run. */
 function checkOptions(options: AddressSetsOptions): Settings {
   if (typeof options?.table !== 'string' || !TABLE.test(options.table)) {
-    throw netnsError(AddrsetCodes.INVALID_OPTION, `table must match ${TABLE}`);
+    throw netnsError(ErrorCodes.ADDRSET_INVALID_OPTION, `table must match ${TABLE}`);
   }
   if (!(options.netns instanceof NetNS) && typeof options.netns !== 'string') {
     throw netnsError(ErrorCodes.INVALID_ARG, 'netns must be a NetNS, a name or a path');
   }
   if ('createTable' in options) {
-    throw netnsError(AddrsetCodes.INVALID_OPTION, 'createTable is gone: pass { readOnly: true } to only look');
+    throw netnsError(ErrorCodes.ADDRSET_INVALID_OPTION, 'createTable is gone: pass { readOnly: true } to only look');
   }
   const retryIntervalMs = Math.max(1, nonNegative(options.retryIntervalMs, 1_000, 'retryIntervalMs'));
   return {
@@ -189,7 +188,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     this.#assertWritable();
     const live = options?.live;
     if (live === undefined || live === null || typeof (live as Iterable<string>)[Symbol.iterator] !== 'function' || typeof live === 'string') {
-      throw netnsError(AddrsetCodes.LIVE_REQUIRED, 'gc needs the live owners ({ live: [...] }); [] means none besides those live in this process');
+      throw netnsError(ErrorCodes.ADDRSET_LIVE_REQUIRED, 'gc needs the live owners ({ live: [...] }); [] means none besides those live in this process');
     }
     const owners = [...live].map((owner) => checkOwner(owner));
     return collectGarbage(this.#gcHost(), owners, Boolean(options.dryRun));
@@ -312,7 +311,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     state = new OwnerState(owner, hash, this.prefix);
     const holder = this.#byName.get(state.names[4]);
     if (holder) {
-      throw netnsError(AddrsetCodes.NAME_COLLISION, `owners ${JSON.stringify(owner)} and ${JSON.stringify(holder.label)} hash to the same set names (${state.names[4]})`);
+      throw netnsError(ErrorCodes.ADDRSET_NAME_COLLISION, `owners ${JSON.stringify(owner)} and ${JSON.stringify(holder.label)} hash to the same set names (${state.names[4]})`);
     }
     this.#index(state);
     return state;
@@ -321,7 +320,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
   #liveState(owner: string): OwnerState {
     this.#assertWritable();
     const state = this.#stateFor(checkOwner(owner), false);
-    if (!state) throw netnsError(AddrsetCodes.UNKNOWN_OWNER, `owner ${JSON.stringify(owner)} is not live here: ensure() it first`);
+    if (!state) throw netnsError(ErrorCodes.ADDRSET_UNKNOWN_OWNER, `owner ${JSON.stringify(owner)} is not live here: ensure() it first`);
     return state;
   }
 
@@ -330,12 +329,12 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
   }
 
   #assertOpen(): void {
-    if (this.#closed) throw netnsError(AddrsetCodes.CLOSED, 'this AddressSets has been closed');
+    if (this.#closed) throw netnsError(ErrorCodes.ADDRSET_CLOSED, 'this AddressSets has been closed');
   }
 
   #assertWritable(): void {
     this.#assertOpen();
-    if (this.readOnly) throw netnsError(AddrsetCodes.READ_ONLY, 'this AddressSets was opened readOnly: it changes nothing');
+    if (this.readOnly) throw netnsError(ErrorCodes.ADDRSET_READ_ONLY, 'this AddressSets was opened readOnly: it changes nothing');
   }
 
   #submitOps(ops: Parameters<AddrsetBackend['apply']>[0]): Promise<void> {

@@ -6,10 +6,9 @@
 // one writer at a time, a transaction of a dead writer that may still land
 // before the next writer gets the lock, and set identity (a set destroyed and
 // made again is another set), so tests can tell a kept set from a re-made one.
-import { netnsError } from '../core/errors.js';
+import { ErrorCodes, netnsError, type ErrorCode } from '../core/errors.js';
 import type { Family } from './addresses.js';
 import type { AddrsetBackend, KernelView, WriterLock } from './backend.js';
-import { AddrsetCodes } from './codes.js';
 import type { Op } from './ops.js';
 
 interface MemorySet {
@@ -31,7 +30,7 @@ export class MemoryBackend implements AddrsetBackend {
   #sets = new Map<string, MemorySet>();
   #nextId = 1;
   readonly #referenced = new Set<string>();
-  #failures: string[] = [];
+  #failures: ErrorCode[] = [];
   #holder: MemoryLock | null = null;
   #onSend: ((ops: Op[]) => void)[] = [];
   readonly #waiting: (() => void)[] = [];
@@ -50,7 +49,7 @@ export class MemoryBackend implements AddrsetBackend {
   }
 
   /** The next transaction fails with this code, whatever it contains. */
-  failNext(code: string): void {
+  failNext(code: ErrorCode): void {
     this.#failures.push(code);
   }
 
@@ -92,7 +91,7 @@ export class MemoryBackend implements AddrsetBackend {
   async lock({ timeoutMs }: { timeoutMs: number }): Promise<WriterLock> {
     const giveUpAt = Date.now() + timeoutMs;
     while (this.#holder) {
-      if (!(await this.#waitForFree(giveUpAt - Date.now()))) throw netnsError(AddrsetCodes.LOCKED, 'the table has another writer');
+      if (!(await this.#waitForFree(giveUpAt - Date.now()))) throw netnsError(ErrorCodes.ADDRSET_LOCKED, 'the table has another writer');
     }
     const lock: MemoryLock = { fd: null, dead: false, inFlight: new Set(), release: () => this.#free(lock) };
     this.#holder = lock;
@@ -116,7 +115,7 @@ export class MemoryBackend implements AddrsetBackend {
 
   async apply(ops: Op[], lock: WriterLock): Promise<void> {
     const held = lock as MemoryLock;
-    if (this.#holder !== held) throw netnsError(AddrsetCodes.LOCKED, 'a transaction from a writer that does not hold the lock');
+    if (this.#holder !== held) throw netnsError(ErrorCodes.ADDRSET_LOCKED, 'a transaction from a writer that does not hold the lock');
     this.log.push(ops);
     held.inFlight.add(ops);
     for (const notify of this.#onSend.splice(0)) notify(ops);

@@ -4,9 +4,8 @@
 // is a pending-delete deadline. Owner strings are arbitrary: they only ever
 // appear base64url-encoded (or hashed), never as nft syntax.
 import { createHash } from 'node:crypto';
-import { netnsError } from '../core/errors.js';
+import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { Family } from './addresses.js';
-import { AddrsetCodes } from './codes.js';
 
 /** Registry keys are nft `ifname` values: at most 15 bytes, so set names are too. */
 const MAX_SET_NAME = 15;
@@ -25,15 +24,15 @@ export interface OwnerRecord {
 
 export function checkPrefix(prefix: unknown): string {
   if (typeof prefix !== 'string' || !PREFIX.test(prefix)) {
-    throw netnsError(AddrsetCodes.INVALID_OPTION, `prefix must match ${PREFIX} (it leaves room for the hash in 15 bytes)`);
+    throw netnsError(ErrorCodes.ADDRSET_INVALID_OPTION, `prefix must match ${PREFIX} (it leaves room for the hash in 15 bytes)`);
   }
   return prefix;
 }
 
 export function checkOwner(owner: unknown): string {
-  if (typeof owner !== 'string' || owner === '') throw netnsError(AddrsetCodes.INVALID_OWNER, 'owner must be a non-empty string');
-  if (!owner.isWellFormed()) throw netnsError(AddrsetCodes.INVALID_OWNER, 'owner must be well-formed Unicode (no lone surrogates)');
-  if (Buffer.byteLength(owner) > MAX_OWNER_BYTES) throw netnsError(AddrsetCodes.INVALID_OWNER, `owner must be at most ${MAX_OWNER_BYTES} bytes`);
+  if (typeof owner !== 'string' || owner === '') throw netnsError(ErrorCodes.ADDRSET_INVALID_OWNER, 'owner must be a non-empty string');
+  if (!owner.isWellFormed()) throw netnsError(ErrorCodes.ADDRSET_INVALID_OWNER, 'owner must be well-formed Unicode (no lone surrogates)');
+  if (Buffer.byteLength(owner) > MAX_OWNER_BYTES) throw netnsError(ErrorCodes.ADDRSET_INVALID_OWNER, `owner must be at most ${MAX_OWNER_BYTES} bytes`);
   return owner;
 }
 

@@ -2,23 +2,22 @@
 // transaction on stdin, and lists our table as JSON. Running nft goes through
 // one seam (NftExec), so that the parsing and error mapping here can be
 // tested without privileges.
-import { netnsError, type NetnsError } from '../core/errors.js';
+import { ErrorCodes, netnsError, type ErrorCode, type NetnsError } from '../core/errors.js';
 import { execFileIn } from '../io/spawn.js';
 import type { NetNS } from '../netns.js';
 import { entryFromNft, type Family } from './addresses.js';
 import { emptyView, type AddrsetBackend, type KernelSet, type KernelView, type WriterLock } from './backend.js';
-import { AddrsetCodes } from './codes.js';
 import type { Op, TableRef } from './ops.js';
 import { renderJson, renderText } from './render.js';
 import { lockTable } from './table-lock.js';
 
 const FAMILY_OF_TYPE: Record<string, Family> = { ipv4_addr: 4, ipv6_addr: 6 };
-const KERNEL_ERRORS: [RegExp, string][] = [
+const KERNEL_ERRORS: [RegExp, ErrorCode][] = [
   [/Device or resource busy/, 'EBUSY'],
   [/No such file or directory/, 'ENOENT'],
   [/File exists/, 'EEXIST'],
   [/Operation not permitted/, 'EPERM'],
-  [/interval overlaps/, AddrsetCodes.OVERLAP],
+  [/interval overlaps/, ErrorCodes.ADDRSET_OVERLAP],
 ];
 
 export interface NftOutput {
@@ -43,7 +42,7 @@ export function nftIn(ns: NetNS): NftExec {
       return { stdout, stderr, code: 0 };
     } catch (error) {
       const failed = error as NodeJS.ErrnoException & { stdout?: string; stderr?: string; code?: unknown };
-      if (failed.code === 'ENOENT') throw netnsError(AddrsetCodes.NFT_MISSING, 'nft (package nftables) is not installed', { cause: error });
+      if (failed.code === 'ENOENT') throw netnsError(ErrorCodes.NFT_MISSING, 'nft (package nftables) is not installed', { cause: error });
       if (typeof failed.code !== 'number') throw error;
       return { stdout: failed.stdout ?? '', stderr: failed.stderr ?? '', code: failed.code };
     }
@@ -111,7 +110,7 @@ function parseListing(stdout: string, registry: string, withElements: boolean): 
     items = (JSON.parse(stdout) as { nftables: Record<string, Record<string, unknown>>[] }).nftables;
     if (!Array.isArray(items)) throw new TypeError('no "nftables" array');
   } catch (error) {
-    throw netnsError(AddrsetCodes.NFT, `nft printed a listing that is not nft JSON: ${(error as Error).message}`, { cause: error });
+    throw netnsError(ErrorCodes.NFT, `nft printed a listing that is not nft JSON: ${(error as Error).message}`, { cause: error });
   }
   for (const item of items) {
     const set = item.set as { name: string; type: string; elem?: unknown[] } | undefined;
@@ -143,7 +142,7 @@ async function run(exec: NftExec, args: string[], input: string, inheritFd: numb
 
 function nftError(args: string[], output: NftOutput): NetnsError {
   const firstError = output.stderr.split('\n').find((line) => line.startsWith('Error:')) ?? output.stderr.trim();
-  const code = KERNEL_ERRORS.find(([pattern]) => pattern.test(output.stderr))?.[1] ?? AddrsetCodes.NFT;
+  const code = KERNEL_ERRORS.find(([pattern]) => pattern.test(output.stderr))?.[1] ?? ErrorCodes.NFT;
   const error = netnsError(code, `nft ${args.join(' ')}: ${firstError.replace(/^Error: /, '') || `exit ${output.code}`}`);
   return Object.assign(error, { stderr: output.stderr });
 }

@@ -4,9 +4,8 @@
 // the model always matches what the kernel has. Requests are planned in the
 // order they were made, when their transaction is about to be sent (see
 // pipeline.ts), so a plan always sees every earlier request's effect.
-import { netnsError } from '../core/errors.js';
+import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { Entry, Family } from './addresses.js';
-import { AddrsetCodes } from './codes.js';
 import { addEntries, FamilyEntries } from './entries.js';
 import { encodeRecord, setName } from './naming.js';
 import type { Op } from './ops.js';
@@ -92,7 +91,7 @@ function recordOps(state: OwnerState, ctx: PlanContext, deadline: number | undef
 
 function requireLive(state: OwnerState): void {
   if (state.status !== 'live') {
-    throw netnsError(AddrsetCodes.UNKNOWN_OWNER, `owner ${JSON.stringify(state.label)} is not live here: ensure() it first`);
+    throw netnsError(ErrorCodes.ADDRSET_UNKNOWN_OWNER, `owner ${JSON.stringify(state.label)} is not live here: ensure() it first`);
   }
 }
 

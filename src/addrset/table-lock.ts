@@ -6,10 +6,9 @@
 // writer reads the table only after that.
 import { ftruncateSync, mkdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { callNative, netnsError } from '../core/errors.js';
+import { callNative, ErrorCodes, netnsError } from '../core/errors.js';
 import { native } from '../core/native.js';
 import type { WriterLock } from './backend.js';
-import { AddrsetCodes } from './codes.js';
 
 export const LOCK_DIR = '/run/netns-addrset';
 const FIRST_POLL_MS = 2;
@@ -73,7 +72,7 @@ export async function lockTable(target: LockTarget, timeoutMs: number): Promise<
     const left = giveUpAt - Date.now();
     if (left <= 0) {
       throw netnsError(
-        AddrsetCodes.LOCKED,
+        ErrorCodes.ADDRSET_LOCKED,
         `table inet ${target.table} in ${target.path} has another writer${holderOf(path)}; waited ${timeoutMs} ms`,
         { path },
       );

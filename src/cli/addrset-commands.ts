@@ -2,8 +2,8 @@
 // in a namespace's nftables table.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { AddressSets, AddrsetCodes, type GcReport, type SetInfo } from '../addrset/index.js';
-import { netnsError } from '../core/errors.js';
+import { AddressSets, type GcReport, type SetInfo } from '../addrset/index.js';
+import { ErrorCodes, netnsError } from '../core/errors.js';
 import { EXIT_USAGE, printResult } from './output.js';
 
 interface CommonOptions {
@@ -62,7 +62,7 @@ function readLiveFile(file: string): string[] {
   if (text.trimStart().startsWith('[')) {
     const parsed = JSON.parse(text) as unknown;
     if (Array.isArray(parsed) && parsed.every((owner) => typeof owner === 'string')) return parsed as string[];
-    throw netnsError(AddrsetCodes.INVALID_OPTION, `${file}: expected a JSON array of strings or one owner per line`);
+    throw netnsError(ErrorCodes.ADDRSET_INVALID_OPTION, `${file}: expected a JSON array of strings or one owner per line`);
   }
   return text
     .split(/\r?\n/)
@@ -75,13 +75,13 @@ function liveOwners(options: GcCommandOptions): string[] {
   const owners = [...(options.live ?? []), ...(options.liveFile === undefined ? [] : readLiveFile(options.liveFile))];
   if (options.all) {
     if (owners.length > 0) {
-      throw Object.assign(netnsError(AddrsetCodes.INVALID_OPTION, '--all means no owner is live: it cannot go with --live or --live-file'), { exitCode: EXIT_USAGE });
+      throw Object.assign(netnsError(ErrorCodes.ADDRSET_INVALID_OPTION, '--all means no owner is live: it cannot go with --live or --live-file'), { exitCode: EXIT_USAGE });
     }
     return [];
   }
   if (owners.length === 0) {
     const given = options.liveFile === undefined ? 'no --live or --live-file was given' : `${options.liveFile} names no owner`;
-    const error = netnsError(AddrsetCodes.LIVE_REQUIRED, `${given}: gc would remove every set; pass the live owners, or --all to remove every set no process holds live`);
+    const error = netnsError(ErrorCodes.ADDRSET_LIVE_REQUIRED, `${given}: gc would remove every set; pass the live owners, or --all to remove every set no process holds live`);
     throw Object.assign(error, { exitCode: EXIT_USAGE });
   }
   return owners;

@@ -1,7 +1,10 @@
 import { constants } from 'node:os';
 import { getSystemErrorMap } from 'node:util';
 
-/** Codes of errors raised by this package itself (system errors use errno names). */
+/**
+ * Every code of an error raised by this package itself, in one place (system
+ * errors keep Node's errno names: ENOENT, EPERM, ...).
+ */
 export const ErrorCodes = {
   NOT_NETNS: 'ERR_NETNS_NOT_NETNS',
   CLOSED: 'ERR_NETNS_CLOSED',
@@ -9,13 +12,36 @@ export const ErrorCodes = {
   INVALID_PATH: 'ERR_NETNS_INVALID_PATH',
   INVALID_ARG: 'ERR_NETNS_INVALID_ARG',
   MAIN_THREAD: 'ERR_NETNS_MAIN_THREAD',
+  SWITCHED: 'ERR_NETNS_SWITCHED',
   POISONED: 'ERR_NETNS_POISONED',
   WORKER_EXITED: 'ERR_NETNS_WORKER_EXITED',
+  POOL_CLOSED: 'ERR_NETNS_POOL_CLOSED',
   NOT_CLONEABLE: 'ERR_NETNS_NOT_CLONEABLE',
+  UNKNOWN: 'ERR_NETNS_UNKNOWN',
   SWITCHED_THREAD: 'ERR_NETNS_SWITCHED_THREAD',
   SYSCTL_SCOPE: 'ERR_NETNS_SYSCTL_SCOPE',
   INVALID_SYSCTL: 'ERR_NETNS_INVALID_SYSCTL',
+  FIXTURE: 'ERR_NETNS_FIXTURE',
+  IP_MISSING: 'ERR_NETNS_IP_MISSING',
+  NFT: 'ERR_NETNS_NFT',
+  NFT_MISSING: 'ERR_NETNS_NFT_MISSING',
+  ADDRSET_INVALID_ADDRESS: 'ERR_NETNS_ADDRSET_INVALID_ADDRESS',
+  ADDRSET_OVERLAP: 'ERR_NETNS_ADDRSET_OVERLAP',
+  ADDRSET_INVALID_OWNER: 'ERR_NETNS_ADDRSET_INVALID_OWNER',
+  ADDRSET_UNKNOWN_OWNER: 'ERR_NETNS_ADDRSET_UNKNOWN_OWNER',
+  ADDRSET_NAME_COLLISION: 'ERR_NETNS_ADDRSET_NAME_COLLISION',
+  ADDRSET_INVALID_OPTION: 'ERR_NETNS_ADDRSET_INVALID_OPTION',
+  ADDRSET_CLOSED: 'ERR_NETNS_ADDRSET_CLOSED',
+  ADDRSET_LOCKED: 'ERR_NETNS_ADDRSET_LOCKED',
+  ADDRSET_READ_ONLY: 'ERR_NETNS_ADDRSET_READ_ONLY',
+  ADDRSET_LIVE_REQUIRED: 'ERR_NETNS_ADDRSET_LIVE_REQUIRED',
 } as const;
+
+/** One of this package's own codes. */
+export type NetnsErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
+
+/** What `NetnsError.code` can be: one of ours, or a system error's errno name. */
+export type ErrorCode = NetnsErrorCode | `E${string}`;
 
 export interface NetnsErrorFields {
   errno?: number;
@@ -31,12 +57,12 @@ export interface NetnsErrorFields {
  */
 export class NetnsError extends Error {
   override name = 'NetnsError';
-  readonly code: string;
+  readonly code: ErrorCode;
   errno?: number;
   syscall?: string;
   path?: string;
 
-  constructor(code: string, message: string, fields: NetnsErrorFields = {}) {
+  constructor(code: ErrorCode, message: string, fields: NetnsErrorFields = {}) {
     super(message, fields.cause === undefined ? undefined : { cause: fields.cause });
     this.code = code;
     if (fields.errno !== undefined) this.errno = fields.errno;
@@ -45,11 +71,11 @@ export class NetnsError extends Error {
   }
 }
 
-function describeErrno(errno: number): [code: string, description: string] {
+function describeErrno(errno: number): [code: ErrorCode, description: string] {
   const known = getSystemErrorMap().get(-Math.abs(errno));
-  if (known) return known;
+  if (known) return known as [ErrorCode, string];
   const name = Object.entries(constants.errno).find(([, n]) => n === Math.abs(errno))?.[0];
-  return [name ?? `E${Math.abs(errno)}`, 'unknown system error'];
+  return [(name ?? `E${Math.abs(errno)}`) as ErrorCode, 'unknown system error'];
 }
 
 /** A system error in Node's wording: "ENOENT: no such file or directory, open '/x'". */
@@ -63,7 +89,7 @@ export function systemError(errno: number, syscall: string, path?: string): Netn
   });
 }
 
-export function netnsError(code: string, message: string, fields?: NetnsErrorFields): NetnsError {
+export function netnsError(code: ErrorCode, message: string, fields?: NetnsErrorFields): NetnsError {
   return new NetnsError(code, message, fields);
 }
 
@@ -83,7 +109,7 @@ export function fromNative(error: unknown): unknown {
     return systemError(native.errno, native.syscall, native.path);
   }
   const message = native.message.replace(/^[A-Z_]+: /, '');
-  return netnsError(native.code!, message, native.path === undefined ? {} : { path: native.path });
+  return netnsError(native.code as ErrorCode, message, native.path === undefined ? {} : { path: native.path });
 }
 
 /** Calls into the addon, translating its errors. */

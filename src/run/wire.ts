@@ -2,7 +2,7 @@
 // as plain data so that `code`, `errno` and other own properties survive the
 // structured clone, which would otherwise keep only name, message and stack.
 // Batches are flat arrays: cloning one array is much cheaper than many objects.
-import { NetnsError } from '../core/errors.js';
+import { ErrorCodes, NetnsError, type ErrorCode } from '../core/errors.js';
 
 export interface SerializedError {
   name: string;
@@ -62,7 +62,7 @@ export function deserializeError(data: SerializedError): Error {
   const Ctor = STANDARD_ERRORS[data.name];
   let error: Error;
   if (data.name === 'NetnsError') {
-    error = new NetnsError(String(data.props.code ?? 'ERR_NETNS_UNKNOWN'), data.message);
+    error = new NetnsError((data.props.code ?? ErrorCodes.UNKNOWN) as ErrorCode, data.message);
   } else if (Ctor) {
     error = new Ctor(data.message);
   } else {
