@@ -2,7 +2,7 @@ export { ErrorCodes, NetnsError } from './core/errors.js';
 export type { ErrorCode, NetnsErrorCode } from './core/errors.js';
 export { ioStats } from './io/run-io.js';
 export { NetNS } from './netns.js';
-export type { PoolStats } from './run/pool.js';
+export type { PoolStats } from './run/with-netns.js';
 export { closePool, configurePool, poolIdle, poolStats, withNetNS } from './run/with-netns.js';
 export type { NetnsTarget, PoolOptions, WithNetNSOptions } from './run/with-netns.js';
 export type { ExecFileOptions, ExecFileResult, NetnsSpawnOptions } from './io/spawn.js';

@@ -19,33 +19,73 @@ export type FunctionDef = [fnId: number, source: string, caller: string | null];
 /** Per task: id, namespace fd, function id, arguments. */
 export const TASK_FIELDS = 4;
 
+/**
+ * One shared word per task of a batch decides who owns its fate: the worker
+ * moves it from OPEN to STARTED before running the task, the pool from OPEN
+ * to REVOKED to take it back (abort, close, or to move it to another worker).
+ * Whoever wins the compare-and-swap decides; the other side keeps off.
+ */
+export const CLAIM_OPEN = 0;
+export const CLAIM_STARTED = 1;
+export const CLAIM_REVOKED = 2;
+
 export type ToWorker =
-  | { type: 'run'; forget: boolean; defs: FunctionDef[]; tasks: unknown[] }
+  | { type: 'run'; forget: boolean; defs: FunctionDef[]; tasks: unknown[]; claims: Int32Array }
   | { type: 'nested-result'; id: number; outcome: Outcome };
 
 /** Per result: id, ok, value or SerializedError. */
 export const RESULT_FIELDS = 3;
 
-export type FromWorker =
-  | { type: 'results'; results: unknown[]; poisoned?: SerializedError }
-  | { type: 'nested'; id: number; fd: number; source: string; caller: string | null; args: unknown[] };
+/** A nested call's target: a path the pool opens itself, or a descriptor the waiting worker holds open. */
+export type NestedTarget = { path: string } | { fd: number };
 
-/** Shared doorbell words, so either side can wait for the other without the event loop. */
-export const BELL_TASKS = 0;
-export const BELL_RESULTS = 1;
+export type FromWorker =
+  | { type: 'ready' }
+  /** `retire`: the worker has work left behind and takes no further task. */
+  | { type: 'results'; results: unknown[]; poisoned?: SerializedError; retire?: boolean }
+  | { type: 'nested'; id: number; target: NestedTarget; source: string; caller: string | null; args: unknown[] };
 
 const CLONEABLE_PROP_TYPES = new Set(['string', 'number', 'boolean', 'bigint']);
 
+/**
+ * Never throws: a value whose description runs user code that fails (a
+ * throwing getter, a Proxy, a null-prototype object) becomes a coded error.
+ */
 export function serializeError(error: unknown): SerializedError {
-  if (!(error instanceof Error)) {
-    return { name: 'Error', message: `non-error thrown: ${String(error)}`, stack: undefined, props: {} };
+  try {
+    return error instanceof Error ? describeError(error) : describeThrownValue(error);
+  } catch (failure) {
+    return unsendable(failure);
   }
+}
+
+function describeError(error: Error): SerializedError {
   const props: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(error)) {
     if (key === 'name' || key === 'message' || key === 'stack') continue;
     if (value === null || CLONEABLE_PROP_TYPES.has(typeof value)) props[key] = value;
   }
-  return { name: error.name, message: error.message, stack: error.stack, props };
+  const stack: unknown = error.stack;
+  return { name: String(error.name), message: String(error.message), stack: typeof stack === 'string' ? stack : undefined, props };
+}
+
+function describeThrownValue(value: unknown): SerializedError {
+  return { name: 'Error', message: `non-error thrown: ${String(value)}`, stack: undefined, props: {} };
+}
+
+function unsendable(failure: unknown): SerializedError {
+  let reason = 'it could not be read';
+  try {
+    reason = failure instanceof Error ? failure.message : String(failure);
+  } catch {
+    // the failure itself cannot be described either
+  }
+  return {
+    name: 'NetnsError',
+    message: `fn threw a value that cannot be sent back to the calling thread: ${reason}`,
+    stack: undefined,
+    props: { code: ErrorCodes.NOT_CLONEABLE },
+  };
 }
 
 const STANDARD_ERRORS: Record<string, ErrorConstructor> = {
@@ -72,22 +112,4 @@ export function deserializeError(data: SerializedError): Error {
   Object.assign(error, data.props);
   if (data.stack !== undefined) error.stack = data.stack;
   return error;
-}
-
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
-}
-
-/** Busy-waits until `bell[index]` differs from `seen`, for at most `budgetUs`. */
-export function spinUntilRung(bell: Int32Array, index: number, seen: number, budgetUs: number): boolean {
-  if (Atomics.load(bell, index) !== seen) return true;
-  const deadline = performance.now() + budgetUs / 1000;
-  for (let i = 1; ; i++) {
-    if (Atomics.load(bell, index) !== seen) return true;
-    if ((i & 63) === 0 && performance.now() > deadline) return false;
-  }
 }

@@ -1,37 +1,41 @@
 // withNetNS: run a JavaScript function inside a network namespace, on a pool
 // thread that switches and comes back, never on the calling thread.
+import { availableParallelism } from 'node:os';
 import { ErrorCodes, netnsError } from '../core/errors.js';
-import { callerFile, functionSource } from './fn-source.js';
 import { NetNS } from '../netns.js';
-import { WorkerPool, type PoolStats } from './pool.js';
-import { poolWorkerHook, type NestedTask, type PoolWorkerHook } from './nested-hook.js';
-import { deserializeError } from './wire.js';
+import { callerFile, functionSource } from './fn-source.js';
+import { poolWorkerHook, type PoolWorkerHook } from './nested-hook.js';
+import { checkedSize, WorkerPool, type PoolStats } from './pool/worker-pool.js';
+import { deserializeError, type NestedTarget } from './wire.js';
+
+export type { PoolStats } from './pool/worker-pool.js';
 
 export type NetnsTarget = NetNS | string;
 
 export interface WithNetNSOptions {
-  /** Aborting rejects with an AbortError; a running fn's worker is terminated. */
+  /** Aborting rejects with an AbortError; a call already running has its worker terminated. */
   signal?: AbortSignal;
 }
 
 export interface PoolOptions {
-  /** Upper bound on worker threads (default: os.availableParallelism()). */
+  /** Upper bound on worker threads for top-level calls (default: os.availableParallelism()). */
   maxWorkers?: number;
 }
 
 let pool: WorkerPool | undefined;
-let configuredSize: number | undefined;
+let configuredSize = availableParallelism();
 
 function getPool(): WorkerPool {
-  pool ??= new WorkerPool(configuredSize);
+  pool ??= new WorkerPool(configuredSize, openNestedTarget);
   return pool;
 }
 
 /** Sets the pool's bound; takes effect at once if the pool is running. */
 export function configurePool(options: PoolOptions): void {
+  if (typeof options !== 'object' || options === null) throw netnsError(ErrorCodes.INVALID_ARG, 'options must be an object');
   if (options.maxWorkers === undefined) return;
-  if (pool) pool.resize(options.maxWorkers);
-  else configuredSize = new WorkerPool(options.maxWorkers).maxWorkers;
+  configuredSize = checkedSize(options.maxWorkers);
+  pool?.resize(configuredSize);
 }
 
 export function poolStats(): PoolStats {
@@ -39,18 +43,21 @@ export function poolStats(): PoolStats {
 }
 
 /**
- * Resolves once no withNetNS call is pending and every thread the pool
- * discarded (after an abort or a failed restore) has exited.
+ * Resolves once no withNetNS call is pending and every thread the pool let
+ * go (after an abort, a failed restore, or work left behind) has exited.
  */
 export function poolIdle(): Promise<void> {
   return pool?.idle() ?? Promise.resolve();
 }
 
-/** Terminates the pool's threads; calls still pending reject. The next call starts a new pool. */
+/**
+ * Ends the pool's threads. Every call not finished, started or not, rejects
+ * with ERR_NETNS_POOL_CLOSED. The next withNetNS call starts a new pool.
+ */
 export async function closePool(): Promise<void> {
   const closing = pool;
   pool = undefined;
-  await closing?.destroy();
+  await closing?.close();
 }
 
 function acquire(target: NetnsTarget): { fd: number; release: () => void } {
@@ -63,6 +70,24 @@ function acquire(target: NetnsTarget): { fd: number; release: () => void } {
   }
   const ns = NetNS.open(target);
   return { fd: ns.fd, release: () => ns.close() };
+}
+
+// A nested call's target named by path is opened by the pool's own thread, so
+// that it is closed even if the worker that asked is terminated meanwhile.
+function openNestedTarget(target: NestedTarget): { fd: number; release: () => void } {
+  if ('path' in target) return acquire(target.path);
+  return { fd: target.fd, release: () => {} };
+}
+
+function checkedOptions(options: unknown): WithNetNSOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `options must be an object, got ${options === null ? 'null' : typeof options}`);
+  }
+  const { signal } = options as { signal?: unknown };
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw netnsError(ErrorCodes.INVALID_ARG, 'options.signal must be an AbortSignal');
+  }
+  return options as WithNetNSOptions;
 }
 
 type Fn<A extends unknown[], R> = (...args: A) => R;
@@ -80,28 +105,43 @@ export function withNetNS<A extends unknown[], R>(
   ...args: A
 ): Promise<Awaited<R>>;
 export function withNetNS(target: NetnsTarget, ...rest: unknown[]): Promise<unknown> {
-  const withOptions = typeof rest[0] !== 'function';
-  const options = (withOptions ? rest[0] : undefined) as WithNetNSOptions | undefined;
-  const fn = withOptions ? rest[1] : rest[0];
-  const args = rest.slice(withOptions ? 2 : 1);
   try {
+    const withOptions = typeof rest[0] !== 'function';
+    const options = withOptions ? checkedOptions(rest[0]) : undefined;
+    const fn = withOptions ? rest[1] : rest[0];
+    const args = rest.slice(withOptions ? 2 : 1);
     const source = functionSource(fn);
     const caller = callerFile(source);
-    const { fd, release } = acquire(target);
     const hook = poolWorkerHook();
-    if (hook) return runNested(hook, { fd, source, caller, args }, release);
-    return getPool().run({ fd, source, caller, args, signal: options?.signal, release });
+    if (hook) return runNested(hook, target, { source, caller, args });
+    const { fd, release } = acquire(target);
+    return getPool().run({ fd, source, caller, args, signal: options?.signal, release, nested: false });
   } catch (error) {
     return Promise.reject(error);
   }
 }
 
-async function runNested(hook: PoolWorkerHook, task: NestedTask, release: () => void): Promise<unknown> {
-  try {
-    const outcome = await hook.runNested(task);
-    if (outcome.ok) return outcome.value;
-    throw deserializeError(outcome.error);
-  } finally {
-    release();
+// Inside a pool worker: the pool on the owning thread runs the call.
+async function runNested(hook: PoolWorkerHook, target: NetnsTarget, fn: { source: string; caller: string | null; args: unknown[] }): Promise<unknown> {
+  if (target instanceof NetNS) {
+    const fd = target.acquire();
+    try {
+      return await settleNested(hook, { target: { fd }, ...fn });
+    } finally {
+      target.release();
+    }
   }
+  if (typeof target !== 'string') throw netnsError(ErrorCodes.INVALID_ARG, 'target must be a NetNS, a path or a namespace name');
+  // /proc/thread-self names this thread: only this thread can open it.
+  if (target.startsWith('/proc/thread-self/')) {
+    using own = NetNS.open(target);
+    return await runNested(hook, own, fn);
+  }
+  return settleNested(hook, { target: { path: target }, ...fn });
+}
+
+async function settleNested(hook: PoolWorkerHook, task: Parameters<PoolWorkerHook['runNested']>[0]): Promise<unknown> {
+  const outcome = await hook.runNested(task);
+  if (outcome.ok) return outcome.value;
+  throw deserializeError(outcome.error);
 }

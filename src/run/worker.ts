@@ -2,20 +2,24 @@
 // namespace before anything else, enters a task's namespace, runs fn, and
 // restores. If a restore fails it reports and exits, never running again.
 //
-// Tasks arrive on a MessagePort. After finishing, the worker briefly polls a
-// shared doorbell so that a caller issuing calls one after another is served
-// without a trip through either thread's event loop.
+// Two rules keep one call's work out of another call's namespace: a task is
+// claimed (compare-and-swap on its shared word) before it runs, so the pool
+// can take back any task not started; and a worker whose fn left work behind
+// (timers, servers, sockets, pending I/O) takes no further task: it tells the
+// pool to retire it, because that work would run whenever a later async fn
+// lets the event loop turn, inside that later call's namespace.
+import { types } from 'node:util';
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { fromNative } from '../core/errors.js';
-import { compileFunction, explainReferenceError } from './fn-source.js';
 import { native } from '../core/native.js';
+import { BELL_RESULTS, BELL_TASKS, spinUntilRung, WORKER_SPIN_US } from './doorbell.js';
+import { compileFunction, explainReferenceError } from './fn-source.js';
 import { POOL_WORKER_HOOK, type PoolWorkerHook } from './nested-hook.js';
+import { leftBehind, startWatchingLeftovers } from './leftovers.js';
 import {
-  BELL_RESULTS,
-  BELL_TASKS,
-  isThenable,
+  CLAIM_OPEN,
+  CLAIM_STARTED,
   serializeError,
-  spinUntilRung,
   TASK_FIELDS,
   type FromWorker,
   type Outcome,
@@ -23,52 +27,49 @@ import {
   type ToWorker,
 } from './wire.js';
 
-const IDLE_SPIN_US = 60;
+type Run = Extract<ToWorker, { type: 'run' }>;
+type Compiled = { fn: (...args: unknown[]) => unknown } | { error: unknown };
 
 const { port, bell: bellBuffer } = workerData as { port: MessagePort; bell: SharedArrayBuffer };
 const bell = new Int32Array(bellBuffer);
 native.becomeSwitchThread();
 
-type Compiled = { fn: (...args: unknown[]) => unknown } | { error: unknown };
 const functions = new Map<number, Compiled>();
-const backlog: ToWorker[] = [];
+const backlog: Run[] = [];
 const nestedWaiters = new Map<number, (outcome: Outcome) => void>();
-let results: unknown[] = [];
+const promiseThen = Promise.prototype.then;
 let busy = false;
+let retiring = false;
 let nextNestedId = 1;
 
 function send(message: FromWorker): void {
   port.postMessage(message);
 }
 
-function flushResults(poisoned?: SerializedError): void {
-  if (results.length === 0) return;
-  const batch = results;
-  results = [];
+// Each result goes out as soon as it exists, so calls already finished are
+// delivered even if a later fn never returns or ends the thread.
+function sendResult(id: number, ok: boolean, value: unknown, extra: { poisoned?: SerializedError; retire?: boolean } = {}): void {
+  const payload = ok ? value : serializeError(explainReferenceError(value));
   try {
-    send(poisoned ? { type: 'results', results: batch, poisoned } : { type: 'results', results: batch });
-  } catch {
-    // One value could not be cloned; send them one by one so only it fails.
-    for (let i = 0; i < batch.length; i += 3) sendOne(batch[i] as number, batch[i + 1] as boolean, batch[i + 2]);
-    if (poisoned) send({ type: 'results', results: [], poisoned });
+    send({ type: 'results', results: [id, ok, payload], ...extra });
+  } catch (error) {
+    const notCloneable = serializeError(
+      Object.assign(new Error(`fn's result cannot be sent back to the calling thread: ${describeFailure(error)}`), {
+        name: 'NetnsError',
+        code: 'ERR_NETNS_NOT_CLONEABLE',
+      }),
+    );
+    send({ type: 'results', results: [id, false, notCloneable], ...extra });
   }
   Atomics.add(bell, BELL_RESULTS, 1);
 }
 
-function sendOne(id: number, ok: boolean, payload: unknown): void {
+function describeFailure(error: unknown): string {
   try {
-    send({ type: 'results', results: [id, ok, payload] });
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    const notCloneable = Object.assign(new Error(`fn's result cannot be sent back to the calling thread: ${reason}`), {
-      code: 'ERR_NETNS_NOT_CLONEABLE',
-    });
-    send({ type: 'results', results: [id, false, serializeError(notCloneable)] });
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return 'it could not be read';
   }
-}
-
-function pushResult(id: number, ok: boolean, value: unknown): void {
-  results.push(id, ok, ok ? value : serializeError(explainReferenceError(value)));
 }
 
 function define(fnId: number, source: string, caller: string | null): void {
@@ -79,31 +80,54 @@ function define(fnId: number, source: string, caller: string | null): void {
   }
 }
 
-// Leaves the namespace; a thread that cannot is reported and ends here.
+// Leaves the namespace and reports. A thread that cannot leave ends here; one
+// whose fn left work behind asks to be retired.
 function finish(id: number, ok: boolean, value: unknown): void {
   const restoreError = native.restore();
-  pushResult(id, ok, value);
-  if (!restoreError) return;
-  // The pool learns of it in the same message as the result, so it never
-  // hands this thread another task.
-  flushResults(serializeError(fromNative(restoreError)));
-  process.exit(1);
+  if (restoreError) {
+    sendResult(id, ok, value, { poisoned: serializeError(fromNative(restoreError)) });
+    process.exit(1);
+  }
+  retiring = leftBehind();
+  sendResult(id, ok, value, retiring ? { retire: true } : {});
 }
 
-/** Runs tasks from `start`; returns true if it stopped to await an async fn. */
-function runFrom(tasks: unknown[], start: number): boolean {
+/**
+ * A native promise settling as fn's result did, or null when the result is
+ * not a thenable. Never throws: reading `then` runs user code, so it is done
+ * here, where a throw becomes the call's rejection and the restore still runs.
+ */
+function pendingResult(value: unknown): Promise<unknown> | null {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return null;
+  if (types.isPromise(value) && Object.getPrototypeOf(value) === Promise.prototype) {
+    return new Promise((resolve, reject) => promiseThen.call(value, resolve, reject));
+  }
+  let then: unknown;
+  try {
+    then = (value as { then?: unknown }).then;
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  if (typeof then !== 'function') return null;
+  return new Promise((resolve, reject) => then.call(value, resolve, reject));
+}
+
+/** Runs the batch's tasks from `start`; returns true if it stopped to await an async fn. */
+function runFrom(message: Run, start: number): boolean {
   busy = true;
-  for (let i = start; i < tasks.length; i += TASK_FIELDS) {
+  const { tasks, claims } = message;
+  for (let i = start; i < tasks.length && !retiring; i += TASK_FIELDS) {
+    if (Atomics.compareExchange(claims, i / TASK_FIELDS, CLAIM_OPEN, CLAIM_STARTED) !== CLAIM_OPEN) continue;
     const id = tasks[i] as number;
     const compiled = functions.get(tasks[i + 2] as number)!;
     if ('error' in compiled) {
-      pushResult(id, false, compiled.error);
+      sendResult(id, false, compiled.error);
       continue;
     }
     try {
       native.enter(tasks[i + 1] as number);
     } catch (error) {
-      pushResult(id, false, fromNative(error));
+      sendResult(id, false, fromNative(error));
       continue;
     }
     let ok = true;
@@ -114,23 +138,21 @@ function runFrom(tasks: unknown[], start: number): boolean {
       ok = false;
       value = error;
     }
-    if (ok && isThenable(value)) {
-      flushResults(); // callers already done need not wait for this one
-      const next = i + TASK_FIELDS;
-      Promise.resolve(value)
+    const pending = ok ? pendingResult(value) : null;
+    if (pending) {
+      pending
         .then(
           (settled) => finish(id, true, settled),
           (error: unknown) => finish(id, false, error),
         )
         .then(() => {
-          if (!runFrom(tasks, next)) serveUntilIdle();
+          if (!runFrom(message, i + TASK_FIELDS)) serveUntilIdle();
         });
       return true;
     }
     finish(id, ok, value);
   }
   busy = false;
-  flushResults();
   return false;
 }
 
@@ -140,19 +162,20 @@ function processMessage(message: ToWorker): void {
     nestedWaiters.delete(message.id);
     return;
   }
-  if (busy) {
-    backlog.push(message);
+  if (busy || retiring) {
+    // Tasks of a retiring worker stay unclaimed: the pool takes them back.
+    if (!retiring) backlog.push(message);
     return;
   }
   if (message.forget) functions.clear();
   for (const [fnId, source, caller] of message.defs) define(fnId, source, caller);
-  runFrom(message.tasks, 0);
+  runFrom(message, 0);
 }
 
 // Handles whatever is queued, then polls the doorbell for a short while.
 // Returns to the event loop once nothing arrives or an async fn is pending.
 function serveUntilIdle(): void {
-  while (!busy) {
+  while (!busy && !retiring) {
     const queued = backlog.shift();
     if (queued) {
       processMessage(queued);
@@ -164,7 +187,7 @@ function serveUntilIdle(): void {
       processMessage(received.message as ToWorker);
       continue;
     }
-    if (!spinUntilRung(bell, BELL_TASKS, seen, IDLE_SPIN_US)) return;
+    if (!spinUntilRung(bell, BELL_TASKS, seen, WORKER_SPIN_US)) return;
   }
 }
 
@@ -181,3 +204,5 @@ port.on('message', (message: ToWorker) => {
   processMessage(message);
   serveUntilIdle();
 });
+startWatchingLeftovers();
+send({ type: 'ready' });

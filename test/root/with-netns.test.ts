@@ -156,8 +156,20 @@ describe.skipIf(!privileged)('withNetNS', () => {
   it('aborts a call whose fn never settles by discarding its worker', async () => {
     const before = poolStats().threadsDiscarded;
     const controller = new AbortController();
-    const stuck = withNetNS(blue, { signal: controller.signal }, () => new Promise(() => {}));
-    setImmediate(() => controller.abort());
+    const started = new Int32Array(new SharedArrayBuffer(4));
+    const stuck = withNetNS(
+      blue,
+      { signal: controller.signal },
+      (started: Int32Array) => {
+        Atomics.store(started, 0, 1);
+        Atomics.notify(started, 0);
+        return new Promise(() => {});
+      },
+      started,
+    );
+    const running = Atomics.waitAsync(started, 0, 0);
+    if (running.async) await running.value;
+    controller.abort();
     await expect(stuck).rejects.toMatchObject({ name: 'AbortError' });
     expect(poolStats().threadsDiscarded).toBe(before + 1);
     await expect(withNetNS(blue, { signal: AbortSignal.abort() }, () => 1)).rejects.toMatchObject({ name: 'AbortError' });

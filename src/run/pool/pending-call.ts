@@ -1,0 +1,56 @@
+// One withNetNS call from the moment it is queued until it settles.
+import { CLAIM_OPEN, CLAIM_REVOKED } from '../wire.js';
+
+export interface PoolTask {
+  fd: number;
+  source: string;
+  caller: string | null;
+  args: unknown[];
+  signal?: AbortSignal | undefined;
+  /** Called once when the call settles, e.g. to release the namespace handle. */
+  release?: (() => void) | undefined;
+  /** Asked for by a fn that waits for it: runs first, and may use threads beyond the bound. */
+  nested: boolean;
+}
+
+export class PendingCall {
+  settled = false;
+  onAbort: (() => void) | null = null;
+  /** When it was last sent to a worker (performance.now()). */
+  sentAt = 0;
+  readonly promise: Promise<unknown>;
+  resolve!: (value: unknown) => void;
+  reject!: (error: unknown) => void;
+  #claims: Int32Array | null = null;
+  #slot = -1;
+
+  constructor(
+    readonly id: number,
+    readonly fnId: number,
+    readonly task: PoolTask,
+  ) {
+    this.promise = new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  sentTo(claims: Int32Array, slot: number): void {
+    this.sentAt = performance.now();
+    this.#claims = claims;
+    this.#slot = slot;
+  }
+
+  /** True while the worker it was sent to has not started it (and now never will, once revoked). */
+  isOpen(): boolean {
+    return this.#claims !== null && Atomics.load(this.#claims, this.#slot) === CLAIM_OPEN;
+  }
+
+  /** Takes the call back from its worker; false when the worker has already started it. */
+  revoke(): boolean {
+    if (this.#claims === null) return true;
+    if (Atomics.compareExchange(this.#claims, this.#slot, CLAIM_OPEN, CLAIM_REVOKED) !== CLAIM_OPEN) return false;
+    this.#claims = null;
+    return true;
+  }
+}

@@ -1,0 +1,93 @@
+// One worker thread of the pool, as the pool sees it: its port and doorbell,
+// the calls sent to it, and whether it has started properly.
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { BELL_TASKS, BELL_WORDS } from '../doorbell.js';
+import type { FunctionDef, ToWorker } from '../wire.js';
+import type { FunctionRegistry } from './function-registry.js';
+import type { PendingCall } from './pending-call.js';
+
+const workerUrl = new URL('../worker.js', import.meta.url);
+
+export class PoolWorker {
+  readonly thread: Worker;
+  readonly port: MessagePort;
+  readonly bell = new Int32Array(new SharedArrayBuffer(BELL_WORDS * 4));
+  /** Calls sent to this worker and not settled, started or not. */
+  readonly running = new Map<number, PendingCall>();
+  /** Said it is ready: its module loaded and it may switch. */
+  ready = false;
+  /** No longer part of the pool: terminated by it, or exited. */
+  gone = false;
+  /** When it last ran out of calls (performance.now()). */
+  idleSince = 0;
+  /** Nested calls its fn is waiting for. */
+  nestedWaits = 0;
+  /** Aborts each nested call it waits for, should it go first. */
+  readonly nestedCalls = new Set<AbortController>();
+  exitCause: unknown = undefined;
+  readonly #known = new Set<number>();
+  #generation: number;
+
+  constructor(registry: FunctionRegistry) {
+    const { port1, port2 } = new MessageChannel();
+    this.port = port1;
+    this.#generation = registry.generation;
+    this.thread = new Worker(workerUrl, {
+      workerData: { port: port2, bell: this.bell.buffer },
+      transferList: [port2],
+    });
+    this.setActive(false);
+  }
+
+  /** Keeps the process alive only while the worker has calls. */
+  setActive(active: boolean): void {
+    if (active) {
+      this.thread.ref();
+      this.port.ref();
+    } else {
+      this.thread.unref();
+      this.port.unref();
+    }
+  }
+
+  runsTopLevelCall(): boolean {
+    for (const call of this.running.values()) if (!call.task.nested) return true;
+    return false;
+  }
+
+  /** Calls sent here that it has not started. */
+  openCalls(): PendingCall[] {
+    return [...this.running.values()].filter((call) => call.isOpen());
+  }
+
+  /** Sends a batch with one claim word per call; throws if some argument cannot be cloned. */
+  send(batch: PendingCall[], registry: FunctionRegistry): void {
+    const forget = this.#generation !== registry.generation;
+    if (forget) {
+      this.#known.clear();
+      this.#generation = registry.generation;
+    }
+    const defs: FunctionDef[] = [];
+    const tasks: unknown[] = [];
+    for (const call of batch) {
+      if (!this.#known.has(call.fnId)) defs.push([call.fnId, call.task.source, call.task.caller]);
+      tasks.push(call.id, call.task.fd, call.fnId, call.task.args);
+    }
+    const claims = new Int32Array(new SharedArrayBuffer(batch.length * 4));
+    this.#post({ type: 'run', forget, defs, tasks, claims });
+    for (const [fnId] of defs) this.#known.add(fnId);
+    batch.forEach((call, slot) => {
+      call.sentTo(claims, slot);
+      this.running.set(call.id, call);
+    });
+  }
+
+  postNestedResult(message: Extract<ToWorker, { type: 'nested-result' }>): void {
+    if (!this.gone) this.#post(message);
+  }
+
+  #post(message: ToWorker): void {
+    this.port.postMessage(message);
+    Atomics.add(this.bell, BELL_TASKS, 1);
+  }
+}

@@ -1,0 +1,301 @@
+// The pool's promises to callers: work one call leaves behind never runs in
+// another call's namespace; one bad fn never fails the calls around it; nested
+// calls and aborts cost bounded threads and no descriptors; closePool means it.
+import { readdirSync, readlinkSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { closePool, configurePool, NetNS, poolIdle, poolStats, withNetNS } from '../../dist/index.js';
+import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
+import { inodeOf, openFdCount, threadCount, threadsAwayFrom } from '../helpers/process-state.js';
+import { privileged } from '../helpers/privileges.js';
+
+const home = inodeOf('/proc/thread-self/ns/net');
+
+/** Resolves once fn running in a worker has set `gate[0]` to 1. */
+async function startedSignal(gate: Int32Array): Promise<void> {
+  const waited = Atomics.waitAsync(gate, 0, 0);
+  if (waited.async) await waited.value;
+}
+
+function descriptorsOf(inode: number): string[] {
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === `net:[${inode}]`;
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe.skipIf(!privileged)('the withNetNS pool', () => {
+  let network: TestNetwork<'a' | 'b'>;
+  let a: string;
+  let b: string;
+
+  beforeAll(async () => {
+    network = await createTestNetwork({ hosts: { a: {}, b: {} } });
+    a = network.names.a;
+    b = network.names.b;
+  });
+
+  afterEach(async () => {
+    await closePool();
+    configurePool({ maxWorkers: 2 });
+  });
+
+  afterAll(async () => {
+    await closePool();
+    await network?.close();
+  });
+
+  describe('work left behind', () => {
+    for (const unref of [false, true]) {
+      it(`never runs inside a later call's namespace (${unref ? 'unref\'d' : 'ref\'d'} timer)`, async () => {
+        configurePool({ maxWorkers: 1 });
+        const bInode = inodeOf(`/run/netns/${b}`);
+        const ticksInB = new Int32Array(new SharedArrayBuffer(8));
+        await withNetNS(
+          a,
+          (ticks: Int32Array, bInode: number, unref: boolean) => {
+            const timer = setInterval(() => {
+              Atomics.add(ticks, 1, 1);
+              if (require('node:fs').statSync('/proc/thread-self/ns/net').ino === bInode) Atomics.add(ticks, 0, 1);
+            }, 1);
+            if (unref) timer.unref();
+          },
+          ticksInB,
+          bInode,
+          unref,
+        );
+        const seenInB = await withNetNS(b, async () => {
+          for (let i = 0; i < 30; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+          return require('node:fs').statSync('/proc/thread-self/ns/net').ino;
+        });
+        expect(seenInB).toBe(bInode);
+        expect(Atomics.load(ticksInB, 0)).toBe(0);
+      });
+    }
+
+    it('retires the worker that left it, and the pool carries on', async () => {
+      configurePool({ maxWorkers: 1 });
+      await withNetNS(a, () => 0);
+      const before = poolStats().threadsDiscarded;
+      await withNetNS(a, () => void setInterval(() => {}, 1000));
+      expect(poolStats().threadsDiscarded).toBe(before + 1);
+      expect(await withNetNS(b, () => 2)).toBe(2);
+    });
+  });
+
+  describe('one bad fn', () => {
+    it('does not fail calls batched with it when it calls process.exit()', async () => {
+      configurePool({ maxWorkers: 1 });
+      const calls = Array.from({ length: 30 }, (_, i) => withNetNS(a, (i: number) => i, i));
+      const exiting = withNetNS(a, () => process.exit(3));
+      const after = Array.from({ length: 10 }, (_, i) => withNetNS(a, (i: number) => i + 100, i));
+      expect(await Promise.all(calls)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+      await expect(exiting).rejects.toMatchObject({ code: 'ERR_NETNS_WORKER_EXITED' });
+      expect(await Promise.all(after)).toEqual(Array.from({ length: 10 }, (_, i) => i + 100));
+    });
+
+    it('does not fail calls sent with it when it leaks a rejection', async () => {
+      configurePool({ maxWorkers: 1 });
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) =>
+          withNetNS(
+            a,
+            async (i: number) => {
+              if (i === 5) void Promise.reject(new Error('leaked'));
+              await new Promise((resolve) => setImmediate(resolve));
+              return i;
+            },
+            i,
+          ),
+        ),
+      );
+      // The leak ends the worker while the leaking call is running: that call
+      // fails with the leaked error as cause; every other call is served.
+      const values = results.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected'));
+      expect(values).toEqual(Array.from({ length: 20 }, (_, i) => (i === 5 ? 'rejected' : i)));
+      expect(results[5]).toMatchObject({ reason: { code: 'ERR_NETNS_WORKER_EXITED', message: expect.stringContaining('leaked') } });
+      expect(await withNetNS(a, () => 'still serving')).toBe('still serving');
+    });
+
+    it('does not hold back calls queued behind it when it never returns', async () => {
+      configurePool({ maxWorkers: 2 });
+      const gate = new Int32Array(new SharedArrayBuffer(4));
+      const looping = withNetNS(
+        a,
+        (gate: Int32Array) => {
+          Atomics.store(gate, 0, 1);
+          Atomics.notify(gate, 0);
+          for (;;);
+        },
+        gate,
+      );
+      const ended = expect(looping).rejects.toMatchObject({ code: 'ERR_NETNS_POOL_CLOSED' });
+      const others = Array.from({ length: 100 }, (_, i) => withNetNS(i % 2 ? a : b, (i: number) => i, i));
+      await startedSignal(gate);
+      expect(await Promise.all(others)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+      await closePool(); // the only way to end a fn that never returns, short of an abort
+      await ended;
+    });
+
+    it('gets a coded error for a thrown value that cannot be sent back, without losing its worker', async () => {
+      configurePool({ maxWorkers: 1 });
+      await withNetNS(a, () => 0);
+      const discarded = poolStats().threadsDiscarded;
+      await expect(
+        withNetNS(a, () => {
+          throw Object.create(null);
+        }),
+      ).rejects.toMatchObject({ name: 'NetnsError', code: 'ERR_NETNS_NOT_CLONEABLE' });
+      await expect(
+        withNetNS(a, () => {
+          const error = new Error('with a bad getter');
+          Object.defineProperty(error, 'detail', { enumerable: true, get: () => { throw new Error('getter'); } });
+          throw error;
+        }),
+      ).rejects.toMatchObject({ name: 'NetnsError', code: 'ERR_NETNS_NOT_CLONEABLE' });
+      await expect(withNetNS(a, () => ({ fn: () => 1 }))).rejects.toMatchObject({ code: 'ERR_NETNS_NOT_CLONEABLE' });
+      expect(poolStats().threadsDiscarded).toBe(discarded);
+      expect(await withNetNS(a, () => 1)).toBe(1);
+    });
+
+    it('cannot keep its thread in the namespace through a throwing `then` getter', async () => {
+      configurePool({ maxWorkers: 1 });
+      const outcome = withNetNS(a, () => {
+        process.on('uncaughtException', () => {});
+        return {
+          get then() {
+            throw new Error('then getter');
+          },
+        };
+      });
+      await expect(outcome).rejects.toThrow('then getter');
+      expect(threadsAwayFrom(home)).toEqual([]);
+      expect(await withNetNS(b, () => require('node:fs').statSync('/proc/thread-self/ns/net').ino)).toBe(inodeOf(`/run/netns/${b}`));
+    });
+  });
+
+  describe('nested calls', () => {
+    it('exceed the bound only by the workers waiting, and shrink back when idle', async () => {
+      configurePool({ maxWorkers: 2 });
+      let peak = 0;
+      let sampling = true;
+      const sample = () => {
+        peak = Math.max(peak, poolStats().workers);
+        if (sampling) setImmediate(sample);
+      };
+      sample();
+      const calls = Array.from({ length: 200 }, (_, i) =>
+        withNetNS(a, async (b: string, i: number) => {
+          const { withNetNS } = await import('netns');
+          return withNetNS(b, (i: number) => i * 2, i);
+        }, b, i),
+      );
+      expect(await Promise.all(calls)).toEqual(Array.from({ length: 200 }, (_, i) => i * 2));
+      sampling = false;
+      await poolIdle();
+      expect(peak).toBeLessThanOrEqual(4); // two waiting top-level workers, one extra each
+      expect(poolStats().workers).toBeLessThanOrEqual(2);
+    });
+  });
+
+  describe('aborts', () => {
+    it('leak no namespace descriptor of a nested call the aborted fn waits on', async () => {
+      const victim = await NetNS.create(`${a}-nested`);
+      const victimInode = victim.inode;
+      try {
+        for (let round = 0; round < 10; round++) {
+          const controller = new AbortController();
+          const gate = new Int32Array(new SharedArrayBuffer(4));
+          const call = withNetNS(
+            a,
+            { signal: controller.signal },
+            async (name: string, gate: Int32Array) => {
+              const { withNetNS } = await import('netns');
+              return withNetNS(name, (gate: Int32Array) => {
+                Atomics.store(gate, 0, 1);
+                Atomics.notify(gate, 0);
+                return new Promise(() => {});
+              }, gate);
+            },
+            victim.path,
+            gate,
+          );
+          await startedSignal(gate);
+          controller.abort();
+          await expect(call).rejects.toMatchObject({ name: 'AbortError' });
+        }
+      } finally {
+        victim.close();
+        await NetNS.delete(`${a}-nested`);
+      }
+      await poolIdle(); // the nested calls were aborted with their parents
+      expect(descriptorsOf(victimInode)).toEqual([]);
+      expect(threadsAwayFrom(home)).toEqual([]);
+    });
+
+    it('of calls not started take back the call without ending a thread or leaking descriptors', async () => {
+      configurePool({ maxWorkers: 1 });
+      await withNetNS(a, () => 0);
+      const fds = openFdCount();
+      const discarded = poolStats().threadsDiscarded;
+      for (let round = 0; round < 200; round++) {
+        const controller = new AbortController();
+        const call = withNetNS(a, { signal: controller.signal }, () => 1);
+        controller.abort();
+        await expect(call).rejects.toMatchObject({ name: 'AbortError' });
+      }
+      await poolIdle();
+      expect(poolStats().threadsDiscarded).toBe(discarded);
+      expect(openFdCount()).toBe(fds);
+    });
+  });
+
+  describe('closePool()', () => {
+    it('rejects calls not started with its own code and starts no worker', async () => {
+      configurePool({ maxWorkers: 1 });
+      const threads = threadCount();
+      const first = withNetNS(a, () => 1);
+      const second = withNetNS(a, () => 2);
+      const closing = closePool();
+      await expect(first).rejects.toMatchObject({ code: 'ERR_NETNS_POOL_CLOSED' });
+      await expect(second).rejects.toMatchObject({ code: 'ERR_NETNS_POOL_CLOSED' });
+      await closing;
+      expect(threadCount()).toBe(threads);
+      expect(await withNetNS(a, () => 3)).toBe(3); // the next call starts a new pool
+    });
+
+    it('rejects running calls with its own code', async () => {
+      const gate = new Int32Array(new SharedArrayBuffer(4));
+      const running = withNetNS(a, (gate: Int32Array) => {
+        Atomics.store(gate, 0, 1);
+        Atomics.notify(gate, 0);
+        return new Promise(() => {});
+      }, gate);
+      await startedSignal(gate);
+      const rejected = expect(running).rejects.toMatchObject({ code: 'ERR_NETNS_POOL_CLOSED' });
+      await closePool();
+      await rejected;
+      expect(threadsAwayFrom(home)).toEqual([]);
+    });
+  });
+
+  it('trims workers when the pool is made smaller', async () => {
+    configurePool({ maxWorkers: 4 });
+    const gate = new Int32Array(new SharedArrayBuffer(4));
+    const calls = Array.from({ length: 4 }, () =>
+      withNetNS(a, async (gate: Int32Array) => {
+        const waited = Atomics.waitAsync(gate, 0, 0);
+        if (waited.async) await waited.value;
+      }, gate),
+    );
+    while (poolStats().busy < 4) await new Promise((resolve) => setImmediate(resolve));
+    configurePool({ maxWorkers: 1 });
+    Atomics.store(gate, 0, 1);
+    Atomics.notify(gate, 0);
+    await Promise.all(calls);
+    await poolIdle();
+    expect(poolStats().workers).toBe(1);
+  });
+});
