@@ -34,7 +34,7 @@ export interface NativeBinding {
   ioThreadsDiscarded(): number;
 }
 
-/** The exec helper built beside the addon (see native/exec_helper.cc). */
+/** The exec helper built beside the addon (see native/exec_helper.c). */
 export const execHelperPath = process.env.NETNS_EXEC_HELPER ?? `${packageRoot}build/Release/netns-exec`;
 
 

@@ -1,27 +1,22 @@
 // What a pool worker's fn may leave behind: anything that can run later on
 // the worker's event loop. Timers and immediates are tracked from creation,
 // so even unref'd ones count; other resources (servers, sockets, child
-// processes, file system requests) count while they keep the loop alive,
-// beyond what the worker holds itself. A worker that has any takes no
-// further task: that work would run whenever a later async fn lets the loop
-// turn, inside that later call's namespace.
+// processes, file system and DNS requests) count while they keep the loop
+// alive. Message ports do not count: the worker's own stdio travels over
+// them. Handles a fn closed are still listed until the loop has turned, so
+// a worker that seems to have leftovers lets its loop turn (at home) before
+// it decides. A worker that has leftovers takes no further task: that work
+// would run whenever a later async fn lets the loop turn, inside that later
+// call's namespace.
 import { createHook } from 'node:async_hooks';
 
-type ResourceCounts = Map<string, number>;
 type TimerLike = { _destroyed?: boolean };
 
+const SETTLE_TURNS = 3;
 const timers = new Set<TimerLike>();
-let baseline: ResourceCounts = new Map();
 
-function countResources(): ResourceCounts {
-  const counts: ResourceCounts = new Map();
-  for (const type of process.getActiveResourcesInfo()) counts.set(type, (counts.get(type) ?? 0) + 1);
-  return counts;
-}
-
-/** Called once the worker holds what it always will (its port): that is not fn's. */
+/** Called once, before any fn runs. */
 export function startWatchingLeftovers(): void {
-  baseline = countResources();
   createHook({
     init(_asyncId, type, _triggerId, resource) {
       if (type === 'Timeout' || type === 'Immediate') timers.add(resource as TimerLike);
@@ -38,7 +33,14 @@ function timerPending(): boolean {
 }
 
 export function leftBehind(): boolean {
-  if (timerPending()) return true;
-  for (const [type, count] of countResources()) if (count > (baseline.get(type) ?? 0)) return true;
+  return timerPending() || process.getActiveResourcesInfo().some((type) => type !== 'MessagePort');
+}
+
+/** Lets the event loop turn a few times; true once nothing is left behind. */
+export async function settledDown(): Promise<boolean> {
+  for (let turn = 0; turn < SETTLE_TURNS; turn++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (!leftBehind()) return true;
+  }
   return false;
 }

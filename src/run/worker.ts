@@ -15,7 +15,7 @@ import { native } from '../core/native.js';
 import { BELL_RESULTS, BELL_TASKS, spinUntilRung, WORKER_SPIN_US } from './doorbell.js';
 import { compileFunction, explainReferenceError } from './fn-source.js';
 import { POOL_WORKER_HOOK, type PoolWorkerHook } from './nested-hook.js';
-import { leftBehind, startWatchingLeftovers } from './leftovers.js';
+import { leftBehind, settledDown, startWatchingLeftovers } from './leftovers.js';
 import {
   CLAIM_OPEN,
   CLAIM_STARTED,
@@ -80,16 +80,36 @@ function define(fnId: number, source: string, caller: string | null): void {
   }
 }
 
-// Leaves the namespace and reports. A thread that cannot leave ends here; one
-// whose fn left work behind asks to be retired.
-function finish(id: number, ok: boolean, value: unknown): void {
+// Leaves the namespace; a thread that cannot leave reports and ends here.
+function restore(id: number, ok: boolean, value: unknown): void {
   const restoreError = native.restore();
-  if (restoreError) {
-    sendResult(id, ok, value, { poisoned: serializeError(fromNative(restoreError)) });
-    process.exit(1);
+  if (!restoreError) return;
+  sendResult(id, ok, value, { poisoned: serializeError(fromNative(restoreError)) });
+  process.exit(1);
+}
+
+/**
+ * Sends the result of a call restored from. If fn seems to have left work
+ * behind, the loop turns (at home) first, so that handles fn closed can go;
+ * if work is still there, the result carries a request to retire this worker,
+ * which runs nothing more. Returns true when the batch may go on at once;
+ * otherwise `goOn` is called once it may.
+ */
+function report(id: number, ok: boolean, value: unknown, goOn: () => void): boolean {
+  if (!leftBehind()) {
+    sendResult(id, ok, value);
+    return true;
   }
-  retiring = leftBehind();
-  sendResult(id, ok, value, retiring ? { retire: true } : {});
+  void settledDown().then((clean) => {
+    sendResult(id, ok, value, clean ? {} : { retire: true });
+    if (clean) goOn();
+    else retiring = true;
+  });
+  return false;
+}
+
+function continueFrom(message: Run, next: number): void {
+  if (!runFrom(message, next)) serveUntilIdle();
 }
 
 /**
@@ -112,48 +132,55 @@ function pendingResult(value: unknown): Promise<unknown> | null {
   return new Promise((resolve, reject) => then.call(value, resolve, reject));
 }
 
-/** Runs the batch's tasks from `start`; returns true if it stopped to await an async fn. */
+/** Runs the batch's tasks from `start`; returns true if it stopped to wait (an async fn, or leftovers). */
 function runFrom(message: Run, start: number): boolean {
   busy = true;
-  const { tasks, claims } = message;
-  for (let i = start; i < tasks.length && !retiring; i += TASK_FIELDS) {
-    if (Atomics.compareExchange(claims, i / TASK_FIELDS, CLAIM_OPEN, CLAIM_STARTED) !== CLAIM_OPEN) continue;
-    const id = tasks[i] as number;
-    const compiled = functions.get(tasks[i + 2] as number)!;
-    if ('error' in compiled) {
-      sendResult(id, false, compiled.error);
-      continue;
-    }
-    try {
-      native.enter(tasks[i + 1] as number);
-    } catch (error) {
-      sendResult(id, false, fromNative(error));
-      continue;
-    }
-    let ok = true;
-    let value: unknown;
-    try {
-      value = compiled.fn(...(tasks[i + 3] as unknown[]));
-    } catch (error) {
-      ok = false;
-      value = error;
-    }
-    const pending = ok ? pendingResult(value) : null;
-    if (pending) {
-      pending
-        .then(
-          (settled) => finish(id, true, settled),
-          (error: unknown) => finish(id, false, error),
-        )
-        .then(() => {
-          if (!runFrom(message, i + TASK_FIELDS)) serveUntilIdle();
-        });
-      return true;
-    }
-    finish(id, ok, value);
+  for (let i = start; i < message.tasks.length; i += TASK_FIELDS) {
+    if (Atomics.compareExchange(message.claims, i / TASK_FIELDS, CLAIM_OPEN, CLAIM_STARTED) !== CLAIM_OPEN) continue;
+    if (runTask(message, i)) return true;
   }
   busy = false;
   return false;
+}
+
+/** Runs one claimed task; true when the batch goes on later. */
+function runTask(message: Run, i: number): boolean {
+  const { tasks } = message;
+  const id = tasks[i] as number;
+  const outcome = invoke(id, tasks[i + 1] as number, tasks[i + 2] as number, tasks[i + 3] as unknown[]);
+  if (!outcome) return false;
+  const goOn = () => continueFrom(message, i + TASK_FIELDS);
+  const settle = (ok: boolean, value: unknown): boolean => {
+    restore(id, ok, value);
+    return report(id, ok, value, goOn);
+  };
+  const pending = outcome.ok ? pendingResult(outcome.value) : null;
+  if (!pending) return !settle(outcome.ok, outcome.value);
+  void pending.then(
+    (value) => settle(true, value) && goOn(),
+    (error: unknown) => settle(false, error) && goOn(),
+  );
+  return true;
+}
+
+/** Enters the namespace and calls fn; null when fn never ran (the failure is reported). */
+function invoke(id: number, nsFd: number, fnId: number, args: unknown[]): { ok: boolean; value: unknown } | null {
+  const compiled = functions.get(fnId)!;
+  if ('error' in compiled) {
+    sendResult(id, false, compiled.error);
+    return null;
+  }
+  try {
+    native.enter(nsFd);
+  } catch (error) {
+    sendResult(id, false, fromNative(error));
+    return null;
+  }
+  try {
+    return { ok: true, value: compiled.fn(...args) };
+  } catch (error) {
+    return { ok: false, value: error };
+  }
 }
 
 function processMessage(message: ToWorker): void {
