@@ -133,13 +133,20 @@ describe('README content', () => {
     expect(text).toContain('NETNS_RESTORE_FAILED');
   });
 
-  it('relative links in README and docs/ lead to files that exist', () => {
+  it('relative links in README and docs/ lead to files (and headings) that exist', () => {
+    // GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes.
+    const anchors = (file: string): string[] =>
+      [...readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '').matchAll(/^#+ (.*)$/gm)].map(([, title]) =>
+        title!.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/ /g, '-'),
+      );
     for (const path of docFiles()) {
       const doc = readFileSync(path, 'utf8');
       for (const [, target] of doc.matchAll(/\]\(([^)\s]+)\)/g)) {
-        if (/^[a-z]+:/.test(target!) || target!.startsWith('#')) continue;
-        const file = target!.split('#')[0]!;
-        expect(existsSync(join(dirname(path), file)), `${relative(root, path)} links to ${target}`).toBe(true);
+        if (/^[a-z]+:/.test(target!)) continue;
+        const [file, anchor] = target!.split('#') as [string, string | undefined];
+        const linked = file === '' ? path : join(dirname(path), file);
+        expect(existsSync(linked), `${relative(root, path)} links to ${target}`).toBe(true);
+        if (anchor !== undefined) expect(anchors(linked), `${relative(root, path)} links to ${target}`).toContain(anchor);
       }
     }
   });
