@@ -1,0 +1,134 @@
+// Runs every README example (examples/readme/*, each shown verbatim in the
+// README; test/unit/readme.test.ts checks that) as a user would, as root:
+// `node FILE.mjs` and `bash -euo pipefail cli.sh` with `netns` on PATH. Each
+// must exit 0, print its key lines, and leave no namespace behind; whatever a
+// failed run leaves (names nsdoc-<its pid>-…) is removed here.
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { NetNS } from '../../dist/index.js';
+import { sweep } from '../../dist/testing.js';
+import { privileged } from '../helpers/privileges.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+interface Run {
+  pid: number;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+const binDir = mkdtempSync(join(tmpdir(), 'nsdoc-bin-'));
+writeFileSync(join(binDir, 'netns'), `#!/bin/sh\nexec "${process.execPath}" "${join(root, 'dist/cli/main.js')}" "$@"\n`);
+chmodSync(join(binDir, 'netns'), 0o755);
+
+const pids: number[] = [];
+
+function run(command: string, args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: root,
+      env: { ...process.env, PATH: `${binDir}:${process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin'}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 60_000,
+    });
+    if (child.pid !== undefined) pids.push(child.pid);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ pid: child.pid!, code, signal, stdout, stderr }));
+  });
+}
+
+/** Namespaces an example run left behind. */
+const leftovers = (pid: number): string[] =>
+  NetNS.list()
+    .map((entry) => entry.name)
+    .filter((name) => name.startsWith(`nsdoc-${pid}-`));
+
+async function removeLeftovers(): Promise<void> {
+  for (const pid of pids.splice(0)) for (const name of leftovers(pid)) await NetNS.delete(name).catch(() => {});
+  await sweep('nsdoc-');
+}
+
+async function example(file: string): Promise<Run> {
+  const path = join('examples', 'readme', file);
+  const result = file.endsWith('.sh') ? await run('bash', ['-euo', 'pipefail', path]) : await run(process.execPath, [path]);
+  const report = `${file}: exit ${result.code ?? result.signal}\n--- stdout\n${result.stdout}--- stderr\n${result.stderr}`;
+  expect(result.code, report).toBe(0);
+  expect(leftovers(result.pid), `${file} left namespaces behind`).toEqual([]);
+  return result;
+}
+
+describe.skipIf(!privileged)('README examples, run as written', () => {
+  afterEach(removeLeftovers);
+  afterAll(async () => {
+    await removeLeftovers();
+    rmSync(binDir, { recursive: true, force: true });
+  });
+
+  it('quick-start.mjs: withNetNS and a server in a fresh namespace', async () => {
+    const { stdout, pid } = await example('quick-start.mjs');
+    expect(stdout).toMatch(/^lo\s+DOWN/m);
+    expect(stdout).toContain(`hello from nsdoc-${pid}-quick`);
+  });
+
+  it('with-netns.mjs: fn, errors, abort and pool control', async () => {
+    const { stdout } = await example('with-netns.mjs');
+    expect(stdout).toContain('fn ran in the namespace: true');
+    expect(stdout).toContain('error code: ENOENT');
+    expect(stdout).toContain('aborted: AbortError');
+    expect(stdout).toMatch(/^tasks run: [1-9]\d*$/m);
+  });
+
+  it('io.mjs: sockets, children, sysctl and files across two namespaces', async () => {
+    const { stdout } = await example('io.mjs');
+    expect(stdout).toContain('red got: hi from blue');
+    expect(stdout).toContain('red forwards: 1');
+    expect(stdout).toContain('red has eth0: true');
+    expect(stdout).toMatch(/^eth0@\S+\s+\S+\s+10\.0\.0\.2\/24/m);
+    expect(stdout).toContain('ip exited with 0');
+    expect(stdout).toMatch(/^\/sys\/class\/net in red: \[/m);
+  });
+
+  it('lifecycle.mjs: create, list, pids, identify, fromPid, delete', async () => {
+    const { stdout, pid } = await example('lifecycle.mjs');
+    expect(stdout).toContain(`name: 'nsdoc-${pid}-life'`);
+    expect(stdout).toContain('alive: true');
+    expect(stdout).toContain('pids: true');
+    expect(stdout).toContain(`identify: [ 'nsdoc-${pid}-life' ]`);
+    expect(stdout).toContain('same namespace: true');
+  });
+
+  it('fixtures.mjs: a two-host test network', async () => {
+    const { stdout } = await example('fixtures.mjs');
+    expect(stdout).toContain('b fetched: hi from a');
+  });
+
+  it('addrset.mjs: the address-set lifecycle with a rule referencing a set', async () => {
+    const { stdout } = await example('addrset.mjs');
+    expect(stdout).toContain("v4: { name: 'as4_");
+    expect(stdout).toContain("elements: [ '10.1.0.9' ]");
+    expect(stdout).toContain("elements: [ 'fd00::9' ]");
+    expect(stdout).toMatch(/^as4_\w+ live 0$/m);
+    expect(stdout).toMatch(/^as6_\w+ live 0$/m);
+    expect(stdout).toContain('gc would remove 0 sets; stats: 1 live');
+  });
+
+  it('cli.sh: the netns command', async () => {
+    const { stdout, stderr, pid } = await example('cli.sh');
+    expect(stdout).toContain(`nsdoc-${pid}-cli`);
+    expect(stdout).toMatch(/^lo\s+DOWN/m);
+    expect(stdout).toContain('exit status: 3');
+    expect(stdout).toContain('"dryRun": true');
+    expect(stdout).toContain('exit status: 2');
+    expect(stderr).toContain('netns: ERR_NETNS_ADDRSET_LIVE_REQUIRED: ');
+  });
+});
