@@ -121,7 +121,15 @@ export function callNative<T>(call: () => T): T {
   }
 }
 
-export function abortError(signal: AbortSignal): Error {
-  const error = new DOMException('The operation was aborted', 'AbortError');
-  return Object.assign(error, { cause: signal.reason });
+/**
+ * The error Node's own APIs reject with when aborted (fs, timers/promises,
+ * child_process): name AbortError, code ABORT_ERR, the signal's reason as cause.
+ */
+export class AbortError extends Error {
+  override name = 'AbortError';
+  readonly code = 'ABORT_ERR';
+}
+
+export function abortError(signal: AbortSignal): AbortError {
+  return new AbortError('The operation was aborted', { cause: signal.reason });
 }

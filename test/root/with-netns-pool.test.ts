@@ -243,8 +243,8 @@ describe.skipIf(!privileged)('the withNetNS pool', () => {
       for (let round = 0; round < 200; round++) {
         const controller = new AbortController();
         const call = withNetNS(a, { signal: controller.signal }, () => 1);
-        controller.abort();
-        await expect(call).rejects.toMatchObject({ name: 'AbortError' });
+        controller.abort('changed my mind');
+        await expect(call).rejects.toMatchObject({ name: 'AbortError', code: 'ABORT_ERR', cause: 'changed my mind' });
       }
       await poolIdle();
       expect(poolStats().threadsDiscarded).toBe(discarded);
