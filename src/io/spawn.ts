@@ -92,9 +92,12 @@ export function spawnIn(ns: NsHandle, command: string, args: string[] = [], opti
   return child;
 }
 
-// Holds 'spawn' and 'exit' back until the status pipe has told whether exec
-// happened, so 'spawn' means the command itself is running (inside the
-// namespace); on failure emits 'error' then 'close' instead, as Node does.
+// Holds 'spawn', 'exit' and 'close' back until the status pipe has told
+// whether exec happened, so 'spawn' means the command itself is running (inside
+// the namespace) and the order is always Node's: spawn, exit, close. On failure
+// emits 'error' then 'close' (code -errno) instead, as Node does. Node emits
+// 'close' from its own listener on the status pipe, which runs before ours, so
+// 'close' must be held as well.
 function reportThroughEvents(child: ChildProcess, command: string, args: string[]): void {
   const status = child.stdio[4] as Readable;
   const emit = child.emit.bind(child) as (event: string, ...args: unknown[]) => boolean;
@@ -102,10 +105,11 @@ function reportThroughEvents(child: ChildProcess, command: string, args: string[
   let report = '';
   let known = false;
   child.emit = ((event: string, ...eventArgs: unknown[]) => {
-    if ((event === 'spawn' || event === 'exit') && !known) {
+    if ((event === 'spawn' || event === 'exit' || event === 'close') && !known) {
       held.set(event, eventArgs);
       return true;
     }
+    if (report !== '' && (event === 'spawn' || event === 'exit')) return false; // the helper's own exit, not the command's
     if (event === 'close' && report !== '') return emit('close', -parseReport(report).errno, null);
     return emit(event, ...eventArgs);
   }) as ChildProcess['emit'];
@@ -116,9 +120,10 @@ function reportThroughEvents(child: ChildProcess, command: string, args: string[
     known = true;
     if (report !== '') {
       emit('error', spawnFailure(parseReport(report), command, args));
+      if (held.has('close')) child.emit('close');
       return;
     }
-    for (const event of ['spawn', 'exit']) {
+    for (const event of ['spawn', 'exit', 'close']) {
       const eventArgs = held.get(event);
       if (eventArgs) emit(event, ...eventArgs);
     }

@@ -1,0 +1,59 @@
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NetNS } from '../../dist/index.js';
+import { privileged } from '../helpers/privileges.js';
+
+const EVENTS = ['spawn', 'exit', 'close', 'error'] as const;
+
+/** Every lifecycle event of a child, in the order they were emitted, once 'close' has come. */
+function eventOrder(child: ChildProcess): Promise<string[]> {
+  const seen: string[] = [];
+  return new Promise((resolve) => {
+    for (const event of EVENTS) {
+      child.on(event, () => {
+        seen.push(event);
+        if (event === 'close') resolve(seen);
+      });
+    }
+  });
+}
+
+describe.skipIf(!privileged)('NetNS.spawn events and options', () => {
+  let ns: NetNS;
+
+  beforeAll(async () => {
+    ns = await NetNS.create(); // anonymous: gone when closed
+  });
+
+  afterAll(() => {
+    ns?.close();
+  });
+
+  it("emits spawn, exit, close in Node's order, every time (400 runs)", async () => {
+    const orders = new Map<string, number>();
+    for (let batch = 0; batch < 20; batch++) {
+      const runs = await Promise.all(Array.from({ length: 20 }, () => eventOrder(ns.spawn('true', [], { stdio: 'ignore' }))));
+      for (const order of runs) orders.set(order.join(','), (orders.get(order.join(',')) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(orders)).toEqual({ 'spawn,exit,close': 400 });
+  }, 120_000);
+
+  it('emits error then close (code -errno), and no spawn or exit, when exec fails, as Node does', async () => {
+    const orders = new Map<string, number>();
+    const codes = new Set<unknown>();
+    for (let batch = 0; batch < 5; batch++) {
+      const runs = await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          const child = ns.spawn('surely-no-such-command', [], { stdio: 'ignore' });
+          const close = new Promise((resolve) => child.once('close', (code) => resolve(code)));
+          const order = await eventOrder(child);
+          codes.add(await close);
+          return order;
+        }),
+      );
+      for (const order of runs) orders.set(order.join(','), (orders.get(order.join(',')) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(orders)).toEqual({ 'error,close': 100 });
+    expect([...codes]).toEqual([-2]);
+  });
+});
