@@ -56,4 +56,25 @@ describe.skipIf(!privileged)('NetNS.spawn events and options', () => {
     expect(Object.fromEntries(orders)).toEqual({ 'error,close': 100 });
     expect([...codes]).toEqual([-2]);
   });
+
+  it('refuses { shell } and { argv0 }, which would run in the host or be lost, in spawn and execFile', async () => {
+    const probe = '$(readlink /proc/self/ns/net)';
+    for (const shell of [true, '/bin/sh']) {
+      const options = { shell } as object;
+      expect(() => ns.spawn('echo', [probe], options)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+      await expect(ns.execFile('echo', [probe], options)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    }
+    const argv0 = { argv0: 'renamed' } as object;
+    expect(() => ns.spawn('true', [], argv0)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+    await expect(ns.execFile('true', [], argv0)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    // shell: false is what Node does anyway
+    expect((await ns.execFile('echo', [probe], { shell: false } as object)).stdout).toBe(`${probe}\n`);
+  });
+
+  it('runs a { detached } child in its own session, still inside the namespace', async () => {
+    const { stdout } = await ns.execFile('sh', ['-c', 'readlink /proc/self/ns/net; ps -o sid= -p $$; echo $$'], { detached: true });
+    const [link, sid, pid] = stdout.trim().split(/\s+/);
+    expect(link).toBe(`net:[${ns.inode}]`);
+    expect(sid).toBe(pid);
+  });
 });
