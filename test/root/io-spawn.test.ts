@@ -1,4 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { privileged } from '../helpers/privileges.js';
@@ -76,5 +78,37 @@ describe.skipIf(!privileged)('NetNS.spawn events and options', () => {
     const [link, sid, pid] = stdout.trim().split(/\s+/);
     expect(link).toBe(`net:[${ns.inode}]`);
     expect(sid).toBe(pid);
+  });
+});
+
+describe.skipIf(!privileged)('NetNS.spawn with { etc: true }, as ip netns exec', () => {
+  const name = `nsio-etc-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const etcDir = `/etc/netns/${name}`;
+  let ns: NetNS;
+
+  beforeAll(async () => {
+    ns = await NetNS.create(name);
+  });
+
+  afterAll(async () => {
+    rmSync(etcDir, { recursive: true, force: true });
+    ns?.close();
+    await NetNS.delete(name).catch(() => {});
+  });
+
+  it('warns about an /etc/netns entry it cannot bind and still runs the command, binding the others', async () => {
+    mkdirSync(etcDir, { recursive: true });
+    writeFileSync(`${etcDir}/hosts`, '10.1.2.3 only-in-netns\n');
+    // /etc has no such file, so the bind mount fails with ENOENT
+    writeFileSync(`${etcDir}/nsio-not-in-etc-${process.pid}`, 'x\n');
+    const script = 'cat /etc/hosts; readlink /proc/self/ns/net';
+    const ours = await ns.execFile('sh', ['-c', script], { etc: true });
+    const theirs = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
+      execFile('ip', ['netns', 'exec', name, 'sh', '-c', script], (error, stdout, stderr) => (error ? reject(error) : resolve({ stdout, stderr }))),
+    );
+    expect(ours.stdout).toBe(`10.1.2.3 only-in-netns\nnet:[${ns.inode}]\n`);
+    expect(ours.stdout).toBe(theirs.stdout);
+    expect(ours.stderr).toMatch(new RegExp(`^Bind ${etcDir}/nsio-not-in-etc-${process.pid} -> /etc/nsio-not-in-etc-${process.pid} failed: No such file or directory\n$`));
+    expect(ours.stderr).toBe(theirs.stderr);
   });
 });
