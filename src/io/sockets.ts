@@ -17,6 +17,10 @@ const SOCK_NONBLOCK = 0o4000;
 const ETIMEDOUT = 110;
 const DEFAULT_BACKLOG = 511;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+// socket(2) takes an int; families check the range further themselves.
+const PROTOCOL_MAX = 2 ** 31 - 1;
+// setTimeout's limit: longer delays fire at once.
+const TIMEOUT_MAX = 2 ** 31 - 1;
 
 export type SocketDomain = keyof typeof DOMAINS;
 export type SocketType = keyof typeof TYPES;
@@ -60,13 +64,19 @@ export function rawSocket(ns: NsHandle, domain: SocketDomain, type: SocketType, 
   try {
     domainNumber = pick(DOMAINS, domain, 'domain');
     typeNumber = pick(TYPES, type, 'type');
-    if (!Number.isInteger(protocol) || protocol < 0) {
-      throw netnsError(ErrorCodes.INVALID_ARG, `protocol must be a non-negative integer, got ${protocol}`);
+    if (typeof protocol !== 'number' || !Number.isInteger(protocol) || protocol < 0 || protocol > PROTOCOL_MAX) {
+      throw netnsError(ErrorCodes.INVALID_ARG, `protocol must be an integer from 0 to ${PROTOCOL_MAX}, got ${String(protocol)}`);
     }
   } catch (error) {
     return Promise.reject(error);
   }
   return runIo(ns, (fd) => native.ioSocket(fd, domainNumber, typeNumber, protocol));
+}
+
+function checkOptionsObject(options: unknown, what: string): void {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `${what} options must be an object, got ${options === null ? 'null' : typeof options}`);
+  }
 }
 
 function describe(options: { host?: string; port?: number; path?: string }): string {
@@ -90,10 +100,13 @@ function bindIn(ns: NsHandle, type: number, target: { host: string; port: number
 
 /** Binds and listens inside the namespace, then hands the socket to `server`. */
 export async function listenIn<S extends net.Server>(ns: NsHandle, server: S, options: ListenOptions = {}): Promise<S> {
+  checkOptionsObject(options, 'listen');
   if (!(server instanceof net.Server)) throw netnsError(ErrorCodes.INVALID_ARG, 'server must be a net.Server (or http.Server)');
   if (server.listening) throw netnsError(ErrorCodes.INVALID_ARG, 'server is already listening');
   const backlog = options.backlog ?? DEFAULT_BACKLOG;
-  if (!Number.isInteger(backlog) || backlog < 0) throw netnsError(ErrorCodes.INVALID_ARG, 'backlog must be a non-negative integer');
+  if (typeof backlog !== 'number' || !Number.isInteger(backlog) || backlog < 0 || backlog > PROTOCOL_MAX) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `backlog must be an integer from 0 to ${PROTOCOL_MAX}, got ${String(backlog)}`);
+  }
   const target =
     options.path !== undefined
       ? { host: checkUnixPath(options.path), port: 0, unix: true }
@@ -106,7 +119,11 @@ export async function listenIn<S extends net.Server>(ns: NsHandle, server: S, op
 
 /** Connects from inside the namespace; resolves with the connected net.Socket. */
 export async function connectIn(ns: NsHandle, options: ConnectOptions): Promise<net.Socket> {
+  checkOptionsObject(options, 'connect');
   const timeout = options.timeout ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0 || timeout > TIMEOUT_MAX) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `timeout must be a number of ms from 1 to ${TIMEOUT_MAX}, got ${String(timeout)}`);
+  }
   let domain: number;
   let target: net.NetConnectOpts;
   if (options.path !== undefined) {
@@ -114,6 +131,7 @@ export async function connectIn(ns: NsHandle, options: ConnectOptions): Promise<
     target = { path: checkUnixPath(options.path) };
   } else {
     domain = numericHostFamily(options.host) === 6 ? DOMAINS.inet6 : DOMAINS.inet;
+    if (options.port === undefined || options.port === 0) throw netnsError(ErrorCodes.INVALID_ARG, 'connect needs a port from 1 to 65535 (or a path)');
     target = { host: options.host!, port: checkPort(options.port) };
   }
   const fd = await runIo(ns, (nsFd) => native.ioSocket(nsFd, domain, TYPES.stream | SOCK_NONBLOCK, 0));
@@ -141,6 +159,7 @@ export async function connectIn(ns: NsHandle, options: ConnectOptions): Promise<
 /** A dgram.Socket bound inside the namespace. */
 export async function createUdpSocket(ns: NsHandle, type: 'udp4' | 'udp6', options: UdpOptions = {}): Promise<dgram.Socket> {
   if (type !== 'udp4' && type !== 'udp6') throw netnsError(ErrorCodes.INVALID_ARG, `type must be 'udp4' or 'udp6', got ${JSON.stringify(type)}`);
+  checkOptionsObject(options, 'createSocket');
   const host = options.address ?? (type === 'udp6' ? '::' : '0.0.0.0');
   if (numericHostFamily(host) !== (type === 'udp6' ? 6 : 4)) {
     throw netnsError(ErrorCodes.INVALID_ARG, `address ${host} does not match socket type ${type}`);

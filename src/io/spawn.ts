@@ -78,7 +78,10 @@ function checkOptions(options: unknown): asserts options is NetnsSpawnOptions & 
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw netnsError(ErrorCodes.INVALID_ARG, `options must be an object, got ${options === null ? 'null' : typeof options}`);
   }
-  const { shell, argv0, etc } = options as Record<string, unknown>;
+  const { shell, argv0, etc, env } = options as Record<string, unknown>;
+  if (env !== undefined && (env === null || typeof env !== 'object')) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `env must be an object, got ${env === null ? 'null' : typeof env}`); // Node would take a string's characters as names
+  }
   if (shell !== undefined && shell !== false) {
     throw netnsError(
       ErrorCodes.INVALID_ARG,
