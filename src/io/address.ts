@@ -6,8 +6,9 @@ import { ErrorCodes, netnsError } from '../core/errors.js';
 /** Returns 4 or 6; IPv6 may carry a zone (fe80::1%eth0), resolved inside the namespace. */
 export function numericHostFamily(host: unknown): 4 | 6 {
   if (typeof host !== 'string') throw invalidHost(host);
+  const zoned = /%[\w.-]+$/.test(host);
   const family = isIP(host.replace(/%[\w.-]+$/, ''));
-  if (family === 0) throw invalidHost(host);
+  if (family === 0 || (zoned && family === 4)) throw invalidHost(host);
   return family as 4 | 6;
 }
 

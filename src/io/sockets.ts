@@ -10,10 +10,12 @@ import { native } from '../core/native.js';
 import type { NsHandle } from '../core/handle.js';
 import { checkPort, checkUnixPath, numericHostFamily } from './address.js';
 import { runIo } from './run-io.js';
+import { isLinkLocal, localPortOf, reportAddress, reportSocketAddresses, resolveZone, splitZone, type ZoneInterface } from './zone.js';
 
 const DOMAINS = { unix: 1, inet: 2, inet6: 10, netlink: 16, packet: 17 } as const;
 const TYPES = { stream: 1, dgram: 2, raw: 3, seqpacket: 5 } as const;
 const SOCK_NONBLOCK = 0o4000;
+const EADDRNOTAVAIL = 99;
 const ETIMEDOUT = 110;
 const DEFAULT_BACKLOG = 511;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
@@ -112,9 +114,27 @@ export async function listenIn<S extends net.Server>(ns: NsHandle, server: S, op
       ? { host: checkUnixPath(options.path), port: 0, unix: true }
       : { host: options.host ?? '0.0.0.0', port: checkPort(options.port), unix: false };
   if (!target.unix) numericHostFamily(target.host);
+  const zoned = target.unix ? undefined : await linkLocalZone(ns, target.host);
   const fd = await bindIn(ns, TYPES.stream, target, backlog);
+  const port = zoned && (target.port || (await localPortOf(ns, fd, 'tcp6').catch(closeAnd(fd))));
   await adopt(server, (ready) => server.listen({ fd }, ready));
+  if (zoned) reportAddress(server, () => server.listening, { address: zoned.address, family: 'IPv6', port: port as number });
   return server;
+}
+
+/** For a link-local host with a zone: the address as Node would report it (fe80::1%eth0, the namespace's name), and the interface. */
+async function linkLocalZone(ns: NsHandle, host: string): Promise<{ address: string; iface: ZoneInterface } | undefined> {
+  const { address, zone } = splitZone(host);
+  if (zone === undefined || !isLinkLocal(address)) return undefined;
+  const iface = await resolveZone(ns, zone);
+  return { address: `${address}%${iface.name}`, iface };
+}
+
+function closeAnd(fd: number): (error: unknown) => never {
+  return (error) => {
+    native.closeFd(fd);
+    throw error;
+  };
 }
 
 /** Connects from inside the namespace; resolves with the connected net.Socket. */
@@ -125,16 +145,30 @@ export async function connectIn(ns: NsHandle, options: ConnectOptions): Promise<
     throw netnsError(ErrorCodes.INVALID_ARG, `timeout must be a number of ms from 1 to ${TIMEOUT_MAX}, got ${String(timeout)}`);
   }
   let domain: number;
-  let target: net.NetConnectOpts;
+  let target: net.NetConnectOpts & { host?: string; port?: number };
+  let zoned: { address: string; iface: ZoneInterface; source: string } | undefined;
   if (options.path !== undefined) {
     domain = DOMAINS.unix;
     target = { path: checkUnixPath(options.path) };
   } else {
     domain = numericHostFamily(options.host) === 6 ? DOMAINS.inet6 : DOMAINS.inet;
     if (options.port === undefined || options.port === 0) throw netnsError(ErrorCodes.INVALID_ARG, 'connect needs a port from 1 to 65535 (or a path)');
-    target = { host: options.host!, port: checkPort(options.port) };
+    const { address, zone } = splitZone(options.host!);
+    target = { host: zone === undefined ? options.host! : address, port: checkPort(options.port) };
+    if (zone !== undefined) {
+      // Node would resolve the zone in the host; the kernel takes the interface
+      // from the socket instead when it is bound to a link-local address of it.
+      const iface = await resolveZone(ns, zone);
+      const source = iface.linkLocal[0];
+      if (isLinkLocal(address)) {
+        if (source === undefined) throw withAddress(systemError(EADDRNOTAVAIL, 'connect'), options);
+        zoned = { address: `${address}%${iface.name}`, iface, source };
+      }
+    }
   }
-  const fd = await runIo(ns, (nsFd) => native.ioSocket(nsFd, domain, TYPES.stream | SOCK_NONBLOCK, 0));
+  const fd = zoned
+    ? await bindIn(ns, TYPES.stream, { host: `${zoned.source}%${zoned.iface.index}`, port: 0, unix: false }, -1)
+    : await runIo(ns, (nsFd) => native.ioSocket(nsFd, domain, TYPES.stream | SOCK_NONBLOCK, 0));
   const socket = new net.Socket({ fd });
   try {
     await new Promise<void>((resolve, reject) => {
@@ -153,6 +187,17 @@ export async function connectIn(ns: NsHandle, options: ConnectOptions): Promise<
     throw withAddress(error, options);
   }
   socket.removeAllListeners('error');
+  if (zoned) {
+    const localPort = await localPortOf(ns, fd, 'tcp6').catch((error) => {
+      socket.destroy();
+      throw error;
+    });
+    reportSocketAddresses(
+      socket,
+      { address: `${zoned.source}%${zoned.iface.name}`, family: 'IPv6', port: localPort },
+      { address: zoned.address, family: 'IPv6', port: target.port! },
+    );
+  }
   return socket;
 }
 
@@ -164,9 +209,17 @@ export async function createUdpSocket(ns: NsHandle, type: 'udp4' | 'udp6', optio
   if (numericHostFamily(host) !== (type === 'udp6' ? 6 : 4)) {
     throw netnsError(ErrorCodes.INVALID_ARG, `address ${host} does not match socket type ${type}`);
   }
-  const fd = await bindIn(ns, TYPES.dgram, { host, port: checkPort(options.port), unix: false }, -1);
+  const port = checkPort(options.port);
+  const zoned = await linkLocalZone(ns, host);
+  const fd = await bindIn(ns, TYPES.dgram, { host, port, unix: false }, -1);
+  const boundPort = zoned && (port || (await localPortOf(ns, fd, 'udp6').catch(closeAnd(fd))));
   const socket = dgram.createSocket(type);
   await adopt(socket, (ready) => socket.bind({ fd }, ready));
+  if (zoned) {
+    let open = true;
+    socket.once('close', () => (open = false));
+    reportAddress(socket, () => open, { address: zoned.address, family: 'IPv6', port: boundPort as number });
+  }
   return socket;
 }
 
