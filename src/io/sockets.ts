@@ -118,7 +118,12 @@ export async function listenIn<S extends net.Server>(ns: NsHandle, server: S, op
   const fd = await bindIn(ns, TYPES.stream, target, backlog);
   const port = zoned && (target.port || (await localPortOf(ns, fd, 'tcp6').catch(closeAnd(fd))));
   await adopt(server, (ready) => server.listen({ fd }, ready));
-  if (zoned) reportAddress(server, () => server.listening, { address: zoned.address, family: 'IPv6', port: port as number });
+  if (zoned) {
+    // only while this listen lasts: a later server.listen() elsewhere gets Node's answer again
+    const handle = (server as unknown as { _handle: unknown })._handle;
+    const current = () => server.listening && (server as unknown as { _handle: unknown })._handle === handle;
+    reportAddress(server, current, { address: zoned.address, family: 'IPv6', port: port as number });
+  }
   return server;
 }
 

@@ -49,6 +49,10 @@ describe.skipIf(!privileged)('IPv6 zones resolve in the namespace', () => {
       server.close();
     }
     expect(server.address()).toBeNull();
+    // listened again, by Node itself, somewhere else: Node's answer again
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    expect(server.address()).toMatchObject({ address: '127.0.0.1', family: 'IPv4' });
+    server.close();
   });
 
   it('takes a numeric zone (the interface index in the namespace) too', async () => {
