@@ -10,12 +10,22 @@ import { native } from '../core/native.js';
 import type { NsHandle } from '../core/handle.js';
 import { checkPort, checkUnixPath, numericHostFamily } from './address.js';
 import { runIo } from './run-io.js';
-import { isLinkLocal, localPortOf, reportAddress, reportSocketAddresses, resolveZone, splitZone, type ZoneInterface } from './zone.js';
+import {
+  isLinkLocal,
+  localPortOf,
+  reportAcceptedAddresses,
+  reportAddress,
+  reportSocketAddresses,
+  resolveZone,
+  splitZone,
+  type ZoneInterface,
+} from './zone.js';
 
 const DOMAINS = { unix: 1, inet: 2, inet6: 10, netlink: 16, packet: 17 } as const;
 const TYPES = { stream: 1, dgram: 2, raw: 3, seqpacket: 5 } as const;
 const SOCK_NONBLOCK = 0o4000;
 const EADDRNOTAVAIL = 99;
+const NETLINK_SOCK_DIAG = 4;
 const ETIMEDOUT = 110;
 const DEFAULT_BACKLOG = 511;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
@@ -116,13 +126,31 @@ export async function listenIn<S extends net.Server>(ns: NsHandle, server: S, op
   if (!target.unix) numericHostFamily(target.host);
   const zoned = target.unix ? undefined : await linkLocalZone(ns, target.host);
   const fd = await bindIn(ns, TYPES.stream, target, backlog);
-  const port = zoned && (target.port || (await localPortOf(ns, fd, 'tcp6').catch(closeAnd(fd))));
-  await adopt(server, (ready) => server.listen({ fd }, ready));
+  let diagFd = -1;
+  if (zoned) {
+    try {
+      diagFd = await runIo(ns, (nsFd) => native.ioSocket(nsFd, DOMAINS.netlink, TYPES.raw, NETLINK_SOCK_DIAG));
+    } catch (error) {
+      native.closeFd(fd);
+      throw error;
+    }
+  }
+  const port = zoned && (target.port || (await localPortOf(ns, fd, 'tcp6').catch(closeAnd(fd, diagFd))));
+  await adopt(server, (ready) => server.listen({ fd }, ready)).catch(closeAnd(diagFd));
   if (zoned) {
     // only while this listen lasts: a later server.listen() elsewhere gets Node's answer again
     const handle = (server as unknown as { _handle: unknown })._handle;
     const current = () => server.listening && (server as unknown as { _handle: unknown })._handle === handle;
-    reportAddress(server, current, { address: zoned.address, family: 'IPv6', port: port as number });
+    const local = { address: zoned.address, family: 'IPv6' as const, port: port as number };
+    reportAddress(server, current, local);
+    const onConnection = (socket: net.Socket) => {
+      if (current()) reportAcceptedAddresses(socket as unknown as { _handle?: { fd?: number } }, diagFd, zoned.iface, local);
+    };
+    server.prependListener('connection', onConnection);
+    server.once('close', () => {
+      server.off('connection', onConnection);
+      native.closeFd(diagFd);
+    });
   }
   return server;
 }
@@ -135,9 +163,9 @@ async function linkLocalZone(ns: NsHandle, host: string): Promise<{ address: str
   return { address: `${address}%${iface.name}`, iface };
 }
 
-function closeAnd(fd: number): (error: unknown) => never {
+function closeAnd(...fds: number[]): (error: unknown) => never {
   return (error) => {
-    native.closeFd(fd);
+    for (const fd of fds) if (fd >= 0) native.closeFd(fd);
     throw error;
   };
 }

@@ -6,7 +6,7 @@
 // interface. So zones are resolved here, from the namespace's own
 // /proc/net/if_inet6 read on an I/O thread inside it, and the addresses Node
 // would report are computed from what the namespace says.
-import { fstatSync } from 'node:fs';
+import { fstatSync, readSync, writeSync } from 'node:fs';
 import { SocketAddress } from 'node:net';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { NsHandle } from '../core/handle.js';
@@ -104,5 +104,72 @@ export function reportSocketAddresses(socket: object, local: AddressInfo, remote
     remoteFamily: 'IPv6',
   };
   for (const [key, value] of Object.entries(values)) Object.defineProperty(socket, key, { configurable: true, get: () => value });
+  Object.defineProperty(socket, 'address', { configurable: true, writable: true, value: () => ({ ...local }) });
+}
+
+const SOCK_DIAG_BY_FAMILY = 20;
+const NLM_F_REQUEST_DUMP = 0x1 | 0x300;
+const NLMSG_ERROR = 2;
+const NLMSG_DONE = 3;
+const AF_INET6 = 10;
+const IPPROTO_TCP = 6;
+
+/**
+ * The peer of an accepted TCP socket, by inode, from a sock_diag dump on a
+ * NETLINK_SOCK_DIAG socket made in the namespace. Synchronous (a blocking
+ * netlink round trip), so that a getter can answer at once.
+ */
+export function tcp6PeerOf(diagFd: number, inode: number): { address: string; port: number } | undefined {
+  const request = Buffer.alloc(16 + 56);
+  request.writeUInt32LE(request.length, 0);
+  request.writeUInt16LE(SOCK_DIAG_BY_FAMILY, 4);
+  request.writeUInt16LE(NLM_F_REQUEST_DUMP, 6);
+  request.writeUInt8(AF_INET6, 16);
+  request.writeUInt8(IPPROTO_TCP, 17);
+  request.writeUInt32LE(0xffffffff, 20); // every state
+  writeSync(diagFd, request);
+  const buffer = Buffer.alloc(1 << 16);
+  let found: { address: string; port: number } | undefined;
+  for (;;) {
+    const length = readSync(diagFd, buffer);
+    for (let offset = 0; offset + 16 <= length; ) {
+      const messageLength = buffer.readUInt32LE(offset);
+      const type = buffer.readUInt16LE(offset + 4);
+      if (type === NLMSG_DONE || type === NLMSG_ERROR || messageLength < 16) return found;
+      const message = offset + 16;
+      if (found === undefined && buffer.readUInt32LE(message + 68) === inode) {
+        found = { address: hexToIpv6(buffer.toString('hex', message + 24, message + 40)), port: buffer.readUInt16BE(message + 6) };
+      }
+      offset += (messageLength + 3) & ~3;
+    }
+  }
+}
+
+/**
+ * For a server listening on a zoned link-local address: its connections'
+ * ends named as the namespace names them (Node would name the peer's zone in
+ * the host, wrongly or with ENXIO). Every link-local peer arrives on the
+ * server's interface, which its bind tied it to.
+ */
+export function reportAcceptedAddresses(socket: { _handle?: { fd?: number } }, diagFd: number, iface: ZoneInterface, local: AddressInfo): void {
+  let remote: AddressInfo | undefined;
+  const peer = (): AddressInfo | undefined => {
+    if (remote !== undefined) return remote;
+    const fd = socket._handle?.fd;
+    if (fd === undefined || fd < 0) return undefined;
+    const found = tcp6PeerOf(diagFd, fstatSync(fd).ino);
+    if (found === undefined) return undefined;
+    remote = { address: isLinkLocal(found.address) ? `${found.address}%${iface.name}` : found.address, family: 'IPv6', port: found.port };
+    return remote;
+  };
+  const getters: Record<string, () => unknown> = {
+    localAddress: () => local.address,
+    localPort: () => local.port,
+    localFamily: () => 'IPv6',
+    remoteAddress: () => peer()?.address,
+    remotePort: () => peer()?.port,
+    remoteFamily: () => (peer() ? 'IPv6' : undefined),
+  };
+  for (const [key, get] of Object.entries(getters)) Object.defineProperty(socket, key, { configurable: true, get });
   Object.defineProperty(socket, 'address', { configurable: true, writable: true, value: () => ({ ...local }) });
 }

@@ -33,7 +33,14 @@ describe.skipIf(!privileged)('IPv6 zones resolve in the namespace', () => {
   });
 
   it('listens on fe80::2%if and reports the namespace interface in address()', async () => {
-    const server = await b.listen(net.createServer((socket) => socket.end('over the link')), { host: `fe80::2%${ifB}`, port: 0 });
+    const accepted: unknown[] = [];
+    const server = await b.listen(
+      net.createServer((socket) => {
+        accepted.push({ remote: socket.remoteAddress, remotePort: socket.remotePort, local: socket.localAddress, localPort: socket.localPort });
+        socket.end('over the link');
+      }),
+      { host: `fe80::2%${ifB}`, port: 0 },
+    );
     try {
       const address = server.address() as net.AddressInfo;
       expect(address).toEqual({ address: `fe80::2%${ifB}`, family: 'IPv6', port: expect.any(Number) });
@@ -45,6 +52,8 @@ describe.skipIf(!privileged)('IPv6 zones resolve in the namespace', () => {
       expect(client.localAddress).toBe(`fe80::1%${ifA}`);
       expect(client.address()).toEqual({ address: `fe80::1%${ifA}`, family: 'IPv6', port: client.localPort });
       expect(await readAll(client)).toBe('over the link');
+      // the server's side names the peer's zone as B names it (Node would ask the host: ENXIO, or a host interface's name)
+      expect(accepted).toEqual([{ remote: `fe80::1%${ifB}`, remotePort: client.localPort, local: `fe80::2%${ifB}`, localPort: address.port }]);
     } finally {
       server.close();
     }
