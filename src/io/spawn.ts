@@ -29,7 +29,7 @@ export interface NetnsSpawnOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' 
   etc?: boolean;
 }
 
-export interface ExecFileOptions extends NetnsSpawnOptions {
+export interface ExecFileOptions extends Omit<NetnsSpawnOptions, 'stdio'> {
   /** Written to the command's stdin through a real pipe (not a socket), then closed. */
   input?: string | Buffer;
 }
