@@ -31,5 +31,9 @@ export function checkUnixPath(path: unknown): string {
   if (typeof path !== 'string' || path.length === 0 || Buffer.byteLength(path) > 107) {
     throw netnsError(ErrorCodes.INVALID_ARG, 'a unix socket path must be a string of 1 to 107 bytes');
   }
+  // a NUL inside a filesystem path would silently cut it short (abstract names, starting with NUL, may hold any byte)
+  if (!path.startsWith('\0') && path.includes('\0')) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `a unix socket path must not contain a NUL byte after its start: ${JSON.stringify(path)}`);
+  }
   return path;
 }

@@ -41,6 +41,10 @@ describe('bad input to the I/O and lifecycle functions gets coded errors', () =>
       await expect(ns.connect({ host: host as string, port: 80 })).rejects.toEqual(invalid);
     }
     await expect(ns.createSocket('udp5' as 'udp4')).rejects.toEqual(invalid);
+    for (const path of ['', 5, '/tmp/nsio-a\0b', 'x'.repeat(108)]) {
+      await expect(ns.listen(net.createServer(), { path: path as string })).rejects.toEqual(invalid);
+      await expect(ns.connect({ path: path as string })).rejects.toEqual(invalid);
+    }
   });
 
   it('spawn and execFile check their options, stdio and input', async () => {
