@@ -4,7 +4,8 @@
  * what `ip netns exec` adds (a private mount namespace with the entries of
  * /etc/netns/NAME bound over /etc and /sys remounted), and execs the command. Failures are
  * reported on the status pipe as "<stage> <errno>" so that the parent can turn
- * them into proper errors instead of guessing from an exit code.
+ * them into proper errors instead of guessing from an exit code. What is fatal
+ * and what is only warned about follows iproute2 (lib/namespace.c).
  *
  * Plain C, linked statically: it runs once per spawn, so its start-up cost is
  * on every child's critical path.
@@ -34,26 +35,38 @@ static void report(const char *stage, int err) {
   _exit(127);
 }
 
+/*
+ * As iproute2's netns_switch: a failed unmount of /sys is not an error (there
+ * may be no sysfs there, or it may be locked); the new sysfs is then laid over
+ * it, read-only if the old one is. Failing to mount the new sysfs is an error.
+ */
 static void remount_sys(const char *name) {
   struct statvfs fs;
   unsigned long flags = 0;
-  if (statvfs("/sys", &fs) == 0 && (fs.f_flag & ST_RDONLY)) flags = MS_RDONLY;
-  if (umount2("/sys", MNT_DETACH) != 0) report("umount-sys", errno);
+  if (umount2("/sys", MNT_DETACH) != 0 && statvfs("/sys", &fs) == 0 && (fs.f_flag & ST_RDONLY)) flags = MS_RDONLY;
   if (mount(name, "/sys", "sysfs", flags, NULL) != 0) report("mount-sys", errno);
 }
 
+/*
+ * As iproute2's bind_etc: each entry of /etc/netns/NAME is bound over its
+ * namesake in /etc; one that cannot be bound (say /etc has no such file) is
+ * reported on stderr and skipped, and the command still runs.
+ */
 static void bind_etc(const char *name) {
   char dir[PATH_MAX], from[PATH_MAX], to[PATH_MAX];
-  if (snprintf(dir, sizeof dir, "/etc/netns/%s", name) >= (int)sizeof dir) report("bind-etc", ENAMETOOLONG);
+  if (strlen(name) >= NAME_MAX) return;
+  if (snprintf(dir, sizeof dir, "/etc/netns/%s", name) >= (int)sizeof dir) return;
   DIR *entries = opendir(dir);
   if (entries == NULL) return; /* nothing to overlay, as with ip netns exec */
   struct dirent *entry;
   while ((entry = readdir(entries)) != NULL) {
     if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
     if (snprintf(from, sizeof from, "%s/%s", dir, entry->d_name) >= (int)sizeof from ||
-        snprintf(to, sizeof to, "/etc/%s", entry->d_name) >= (int)sizeof to)
-      report("bind-etc", ENAMETOOLONG);
-    if (mount(from, to, "none", MS_BIND, NULL) != 0) report("bind-etc", errno);
+        snprintf(to, sizeof to, "/etc/%s", entry->d_name) >= (int)sizeof to) {
+      fprintf(stderr, "Bind %s/%s -> /etc/%s failed: %s\n", dir, entry->d_name, entry->d_name, strerror(ENAMETOOLONG));
+      continue;
+    }
+    if (mount(from, to, "none", MS_BIND, NULL) != 0) fprintf(stderr, "Bind %s -> %s failed: %s\n", from, to, strerror(errno));
   }
   closedir(entries);
 }

@@ -65,9 +65,22 @@ function inodeOfPid(pid: number): number {
   return callNative(() => native.openNetnsIdentity(`/proc/${pid}/ns/net`)).ino;
 }
 
+function inodeOfTarget(target: unknown): number {
+  const given = target !== null && typeof target === 'object' ? Object.keys(target).filter((key) => key === 'pid' || key === 'inode') : [];
+  if (given.length !== 1) {
+    throw netnsError(ErrorCodes.INVALID_ARG, 'identify takes { pid } or { inode }, exactly one of them');
+  }
+  const { pid, inode } = target as { pid?: unknown; inode?: unknown };
+  if (given[0] === 'pid') return inodeOfPid(pid as number);
+  if (typeof inode !== 'number' || !Number.isSafeInteger(inode) || inode <= 0) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `inode must be a positive integer, got ${String(inode)}`);
+  }
+  return inode;
+}
+
 /** Names under /run/netns of the namespace a process is in (or with this inode), as `ip netns identify`. */
 export function identifyNamespace(target: { pid: number } | { inode: number }): string[] {
-  const inode = 'pid' in target ? inodeOfPid(target.pid) : target.inode;
+  const inode = inodeOfTarget(target);
   return listNamespaces()
     .filter((entry) => entry.alive && entry.inode === inode)
     .map((entry) => entry.name);

@@ -4,7 +4,11 @@ import { ErrorCodes, netnsError } from './errors.js';
 export const NETNS_RUN_DIR = '/run/netns';
 const NAME_MAX = 255;
 
-/** Throws unless `name` is acceptable to `ip netns`: no '/', not '.' or '..', 1..255 bytes. */
+// C0 controls and DEL: a newline in a name makes `ip netns list` print two
+// namespaces, and any of them garbles the output of tools that print names.
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** Throws unless `name` is acceptable to `ip netns`: no '/', not '.' or '..', 1..255 bytes, no control characters. */
 export function assertValidName(name: unknown): asserts name is string {
   const bad = (why: string) =>
     netnsError(ErrorCodes.INVALID_NAME, `invalid namespace name ${JSON.stringify(name)}: ${why}`);
@@ -12,6 +16,7 @@ export function assertValidName(name: unknown): asserts name is string {
   if (name === '' || name === '.' || name === '..') throw bad('reserved or empty');
   if (name.includes('/')) throw bad("must not contain '/'");
   if (name.includes('\0')) throw bad('must not contain a NUL byte');
+  if (CONTROL.test(name)) throw bad('must not contain control characters (0x00-0x1f, 0x7f)');
   if (Buffer.byteLength(name) > NAME_MAX) throw bad(`longer than ${NAME_MAX} bytes`);
 }
 

@@ -6,8 +6,9 @@ import { ErrorCodes, netnsError } from '../core/errors.js';
 /** Returns 4 or 6; IPv6 may carry a zone (fe80::1%eth0), resolved inside the namespace. */
 export function numericHostFamily(host: unknown): 4 | 6 {
   if (typeof host !== 'string') throw invalidHost(host);
+  const zoned = /%[\w.-]+$/.test(host);
   const family = isIP(host.replace(/%[\w.-]+$/, ''));
-  if (family === 0) throw invalidHost(host);
+  if (family === 0 || (zoned && family === 4)) throw invalidHost(host);
   return family as 4 | 6;
 }
 
@@ -29,6 +30,10 @@ export function checkPort(port: unknown): number {
 export function checkUnixPath(path: unknown): string {
   if (typeof path !== 'string' || path.length === 0 || Buffer.byteLength(path) > 107) {
     throw netnsError(ErrorCodes.INVALID_ARG, 'a unix socket path must be a string of 1 to 107 bytes');
+  }
+  // a NUL inside a filesystem path would silently cut it short (abstract names, starting with NUL, may hold any byte)
+  if (!path.startsWith('\0') && path.includes('\0')) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `a unix socket path must not contain a NUL byte after its start: ${JSON.stringify(path)}`);
   }
   return path;
 }

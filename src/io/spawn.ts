@@ -12,7 +12,14 @@ import { execHelperPath, native } from '../core/native.js';
 import { NETNS_RUN_DIR } from '../core/names.js';
 import type { NsHandle } from '../core/handle.js';
 
-export interface NetnsSpawnOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' | 'shell' | 'detached'> {
+/**
+ * Node's spawn options, less `shell` and `argv0`, which are refused: a shell
+ * would be started by Node in the host's namespace (so `$(...)` or anything
+ * after `&&` would run there), and argv0 would name the exec helper, not the
+ * command. `detached` is honoured: the child gets its own session, still
+ * inside the namespace.
+ */
+export interface NetnsSpawnOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' | 'shell'> {
   stdio?: 'pipe' | 'inherit' | 'ignore' | StdioOptions;
   /**
    * Also do what `ip netns exec` adds: a private mount namespace with
@@ -22,7 +29,7 @@ export interface NetnsSpawnOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' 
   etc?: boolean;
 }
 
-export interface ExecFileOptions extends NetnsSpawnOptions {
+export interface ExecFileOptions extends Omit<NetnsSpawnOptions, 'stdio'> {
   /** Written to the command's stdin through a real pipe (not a socket), then closed. */
   input?: string | Buffer;
 }
@@ -32,8 +39,15 @@ export interface ExecFileResult {
   stderr: string;
 }
 
-function stdioTriple(stdio: NetnsSpawnOptions['stdio']): unknown[] {
-  if (stdio === undefined || typeof stdio === 'string') return [stdio ?? 'pipe', stdio ?? 'pipe', stdio ?? 'pipe'];
+const STDIO_STRINGS = new Set(['pipe', 'inherit', 'ignore', 'overlapped']);
+
+function stdioTriple(stdio: unknown): unknown[] {
+  if (stdio === undefined) return ['pipe', 'pipe', 'pipe'];
+  if (typeof stdio === 'string') {
+    if (!STDIO_STRINGS.has(stdio)) throw netnsError(ErrorCodes.INVALID_ARG, `stdio must be 'pipe', 'inherit', 'ignore' or an array, got ${JSON.stringify(stdio)}`);
+    return [stdio, stdio, stdio];
+  }
+  if (!Array.isArray(stdio)) throw netnsError(ErrorCodes.INVALID_ARG, `stdio must be 'pipe', 'inherit', 'ignore' or an array, got ${String(stdio)}`);
   const list = [...(stdio as unknown[])];
   if (list.length > 3) throw netnsError(ErrorCodes.INVALID_ARG, 'only stdio[0..2] can be set: fds 3 and 4 carry the namespace and the status');
   while (list.length < 3) list.push('pipe');
@@ -53,6 +67,39 @@ function checkCommand(command: unknown, args: unknown): asserts args is string[]
   if (!Array.isArray(args) || args.some((arg) => typeof arg !== 'string')) {
     throw netnsError(ErrorCodes.INVALID_ARG, 'args must be an array of strings');
   }
+}
+
+/**
+ * Options must be an object; those that would start something outside the
+ * namespace (or silently mean something else) are refused, whether or not the
+ * types allow them: plain JavaScript callers pass anything.
+ */
+function checkOptions(options: unknown): asserts options is NetnsSpawnOptions & { input?: unknown } {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `options must be an object, got ${options === null ? 'null' : typeof options}`);
+  }
+  const { shell, argv0, etc, env } = options as Record<string, unknown>;
+  if (env !== undefined && (env === null || typeof env !== 'object')) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `env must be an object, got ${env === null ? 'null' : typeof env}`); // Node would take a string's characters as names
+  }
+  if (shell !== undefined && shell !== false) {
+    throw netnsError(
+      ErrorCodes.INVALID_ARG,
+      "{ shell } is not supported: Node would start the shell in the host's namespace; run ['sh', ['-c', script]] instead, which starts inside it",
+    );
+  }
+  if (argv0 !== undefined) {
+    throw netnsError(ErrorCodes.INVALID_ARG, '{ argv0 } is not supported: it would name the exec helper, not the command');
+  }
+  if (etc !== undefined && typeof etc !== 'boolean') throw netnsError(ErrorCodes.INVALID_ARG, `etc must be a boolean, got ${String(etc)}`);
+}
+
+// Node's own argument errors (a bad cwd, env, uid, stdio entry, ...) carry its
+// ERR_INVALID_ARG_* codes; ours say ERR_NETNS_INVALID_ARG, keeping Node's as the cause.
+function fromNodeArgumentError(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !/^ERR_(INVALID_ARG_|OUT_OF_RANGE)/.test(code)) return error;
+  return netnsError(ErrorCodes.INVALID_ARG, (error as Error).message, { cause: error });
 }
 
 /** The helper's "<stage> <errno>" report. */
@@ -75,15 +122,19 @@ function spawnFailure({ stage, errno }: { stage: string; errno: number }, comman
  */
 export function spawnIn(ns: NsHandle, command: string, args: string[] = [], options: NetnsSpawnOptions = {}, inheritFds: number[] = []): ChildProcess {
   checkCommand(command, args);
+  checkOptions(options);
   const { etc, stdio, ...rest } = options;
+  const triple = stdioTriple(stdio);
   const etcArg = etc ? etcName(ns) : '-';
   const nsFd = ns.acquire();
   let child: ChildProcess;
   try {
     child = spawn(execHelperPath, [etcArg, command, ...args], {
       ...rest,
-      stdio: [...stdioTriple(stdio), nsFd, 'pipe', ...inheritFds] as StdioOptions,
+      stdio: [...triple, nsFd, 'pipe', ...inheritFds] as StdioOptions,
     });
+  } catch (error) {
+    throw fromNodeArgumentError(error);
   } finally {
     ns.release(); // the child has its own copy of the descriptor by now
   }
@@ -92,9 +143,12 @@ export function spawnIn(ns: NsHandle, command: string, args: string[] = [], opti
   return child;
 }
 
-// Holds 'spawn' and 'exit' back until the status pipe has told whether exec
-// happened, so 'spawn' means the command itself is running (inside the
-// namespace); on failure emits 'error' then 'close' instead, as Node does.
+// Holds 'spawn', 'exit' and 'close' back until the status pipe has told
+// whether exec happened, so 'spawn' means the command itself is running (inside
+// the namespace) and the order is always Node's: spawn, exit, close. On failure
+// emits 'error' then 'close' (code -errno) instead, as Node does. Node emits
+// 'close' from its own listener on the status pipe, which runs before ours, so
+// 'close' must be held as well.
 function reportThroughEvents(child: ChildProcess, command: string, args: string[]): void {
   const status = child.stdio[4] as Readable;
   const emit = child.emit.bind(child) as (event: string, ...args: unknown[]) => boolean;
@@ -102,10 +156,11 @@ function reportThroughEvents(child: ChildProcess, command: string, args: string[
   let report = '';
   let known = false;
   child.emit = ((event: string, ...eventArgs: unknown[]) => {
-    if ((event === 'spawn' || event === 'exit') && !known) {
+    if ((event === 'spawn' || event === 'exit' || event === 'close') && !known) {
       held.set(event, eventArgs);
       return true;
     }
+    if (report !== '' && (event === 'spawn' || event === 'exit')) return false; // the helper's own exit, not the command's
     if (event === 'close' && report !== '') return emit('close', -parseReport(report).errno, null);
     return emit(event, ...eventArgs);
   }) as ChildProcess['emit'];
@@ -116,9 +171,10 @@ function reportThroughEvents(child: ChildProcess, command: string, args: string[
     known = true;
     if (report !== '') {
       emit('error', spawnFailure(parseReport(report), command, args));
+      if (held.has('close')) child.emit('close');
       return;
     }
-    for (const event of ['spawn', 'exit']) {
+    for (const event of ['spawn', 'exit', 'close']) {
       const eventArgs = held.get(event);
       if (eventArgs) emit(event, ...eventArgs);
     }
@@ -147,7 +203,14 @@ function feedThroughPipe(input: string | Buffer): { stdin: number; start(): void
 /** Runs a command inside the namespace and collects its output, like util.promisify(execFile). */
 export function execFileIn(ns: NsHandle, command: string, args: string[] = [], options: ExecFileOptions = {}, inheritFds: number[] = []): Promise<ExecFileResult> {
   return new Promise((resolve, reject) => {
+    checkOptions(options);
     const { input, ...spawnOptions } = options;
+    if (input !== undefined && typeof input !== 'string' && !Buffer.isBuffer(input)) {
+      throw netnsError(ErrorCodes.INVALID_ARG, `input must be a string or a Buffer, got ${typeof input}`);
+    }
+    if ('stdio' in spawnOptions && spawnOptions.stdio !== undefined) {
+      throw netnsError(ErrorCodes.INVALID_ARG, 'execFile sets stdio itself (input, stdout and stderr); use spawn to choose stdio');
+    }
     const feed = input === undefined ? undefined : feedThroughPipe(input);
     let child: ChildProcess;
     try {

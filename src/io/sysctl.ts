@@ -44,6 +44,8 @@ export class Sysctl {
 
   async set(key: string, value: string | number | boolean): Promise<void> {
     const path = sysctlPath(key);
+    const ok = typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+    if (!ok) throw netnsError(ErrorCodes.INVALID_SYSCTL, `a sysctl value must be a string, a finite number or a boolean, got ${String(value)}`);
     const text = typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
     if (text.includes('\0')) throw netnsError(ErrorCodes.INVALID_SYSCTL, 'a sysctl value must not contain a NUL byte');
     await runIo(this.#ns, (fd) => native.ioWriteFile(fd, path, text));

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, readFileSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetNS, withNetNS } from '../../dist/index.js';
@@ -16,6 +16,7 @@ describe.skipIf(!privileged)('NetNS I/O from the main thread', () => {
 
   beforeAll(async () => {
     network = await createTestNetwork({
+      prefix: 'nsio-',
       hosts: { a: { addr: '10.77.0.1/24' }, b: { addr: '10.77.0.2/24' } },
       links: [['a', 'b']],
     });
@@ -159,12 +160,20 @@ describe.skipIf(!privileged)('NetNS I/O from the main thread', () => {
     await expect(a.readFile('/proc/net/../../etc/passwd')).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
   });
 
-  it('hands out raw descriptors made inside the namespace', async () => {
-    const fd = await a.socket('netlink', 'raw', 0);
+  it('hands out raw descriptors made inside the namespace: a netlink socket sees its links', async () => {
+    const fd = await a.socket('netlink', 'raw', 0); // NETLINK_ROUTE
     try {
-      expect(fd).toBeGreaterThan(2);
+      expect(dumpLinkNames(fd)).toEqual(['eth0', 'lo']);
     } finally {
       closeSync(fd);
+    }
+    // the same dump from a host socket shows the host's links, which are not A's
+    using host = NetNS.current();
+    const hostFd = await host.socket('netlink', 'raw', 0);
+    try {
+      expect(dumpLinkNames(hostFd)).not.toEqual(['eth0', 'lo']);
+    } finally {
+      closeSync(hostFd);
     }
     await expect(a.socket('bogus' as 'inet', 'stream')).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
     await expect(a.socket('inet', 'bogus' as 'stream')).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
@@ -228,6 +237,44 @@ describe.skipIf(!privileged)('NetNS I/O from the main thread', () => {
     expect(error).toBe('ERR_NETNS_SWITCHED_THREAD');
   });
 });
+
+const RTM_GETLINK = 18;
+const RTM_NEWLINK = 16;
+const NLMSG_DONE = 3;
+const NLMSG_ERROR = 2;
+const NLM_F_REQUEST_DUMP = 0x1 | 0x300;
+const IFLA_IFNAME = 3;
+
+/** Link names from an RTM_GETLINK dump on a blocking NETLINK_ROUTE socket (rtnetlink message layout: nlmsghdr, ifinfomsg, rtattrs). */
+function dumpLinkNames(fd: number): string[] {
+  const request = Buffer.alloc(32);
+  request.writeUInt32LE(32, 0);
+  request.writeUInt16LE(RTM_GETLINK, 4);
+  request.writeUInt16LE(NLM_F_REQUEST_DUMP, 6);
+  request.writeUInt32LE(1, 8);
+  request.writeUInt8(0, 16); // ifi_family AF_UNSPEC
+  writeSync(fd, request);
+  const names: string[] = [];
+  const buffer = Buffer.alloc(1 << 16);
+  for (;;) {
+    const length = readSync(fd, buffer);
+    for (let offset = 0; offset + 16 <= length; ) {
+      const messageLength = buffer.readUInt32LE(offset);
+      const type = buffer.readUInt16LE(offset + 4);
+      if (type === NLMSG_DONE) return names.sort();
+      if (type === NLMSG_ERROR) throw new Error(`netlink error ${buffer.readInt32LE(offset + 16)}`);
+      if (type === RTM_NEWLINK) {
+        for (let at = offset + 32; at + 4 <= offset + messageLength; ) {
+          const attrLength = buffer.readUInt16LE(at);
+          if (attrLength < 4) break;
+          if (buffer.readUInt16LE(at + 2) === IFLA_IFNAME) names.push(buffer.toString('utf8', at + 4, at + attrLength).replace(/\0+$/, ''));
+          at += (attrLength + 3) & ~3;
+        }
+      }
+      offset += (messageLength + 3) & ~3;
+    }
+  }
+}
 
 function readAll(socket: net.Socket): Promise<string> {
   return new Promise((resolve, reject) => {

@@ -7,7 +7,7 @@ import { mountsAt } from '../helpers/mounts.js';
 import { inodeOf, threadsAwayFrom } from '../helpers/process-state.js';
 import { privileged } from '../helpers/privileges.js';
 
-const prefix = `nslife-${process.pid}-${randomBytes(3).toString('hex')}-`;
+const prefix = `nsio-life-${process.pid}-${randomBytes(3).toString('hex')}-`;
 const home = inodeOf('/proc/thread-self/ns/net');
 
 function ipNetnsList(): string[] {
@@ -103,7 +103,7 @@ describe.skipIf(!privileged)('namespace lifecycle, interoperable with ip netns',
   });
 
   it('refuses names ip netns would refuse', async () => {
-    for (const bad of ['', '.', '..', 'a/b', 'x'.repeat(256), 'nul\0byte']) {
+    for (const bad of ['', '.', '..', 'a/b', 'x'.repeat(256), 'nul\0byte', `${prefix}new\nline`, `${prefix}del\x7f`]) {
       await expect(NetNS.create(bad)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_NAME' });
       await expect(NetNS.delete(bad)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_NAME' });
     }
