@@ -15,7 +15,7 @@
 //
 // usage: node scripts/test-isolated.mjs [vitest arguments...]   (npm test runs it with "run")
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, readdirSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readdirSync, readFileSync, statSync, watch } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +37,7 @@ export const PREREQUISITES = {
  * Names of the namespaces the suite makes: ns<word>-<creator pid>[-...]
  * (nsfix-, nsdemo-, nscli-, nslife-, nsprep-, a test's own nsfixtXXXX-, ...).
  */
-const SUITE_NAME = /^ns[a-z0-9]*-(\d+)?/;
+const SUITE_NAME = /^ns[a-z0-9]*-(\d+)(?:-|$)/;
 
 export function hasSysAdmin() {
   const line = readFileSync('/proc/self/status', 'utf8').match(/^CapEff:\s*([0-9a-f]+)$/m);
@@ -80,13 +80,25 @@ function creatorPid(name) {
   return pid === undefined ? undefined : Number(pid);
 }
 
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === 'EPERM';
-  }
+/**
+ * Names under /run/netns made by this run: when an entry appears, its creator
+ * (the pid in its name) is in the run's throwaway namespace. Other runs on the
+ * machine (another checkout's suite) share /run/netns; their entries are not
+ * ours to judge.
+ */
+function watchOurs(runPid) {
+  const ours = new Set();
+  mkdirSync('/run/netns', { recursive: true });
+  const watcher = watch('/run/netns', (_event, name) => {
+    const pid = name ? creatorPid(name) : undefined;
+    if (pid === undefined || ours.has(name)) return;
+    try {
+      if (statSync(`/proc/${pid}/ns/net`).ino === statSync(`/proc/${runPid}/ns/net`).ino) ours.add(name);
+    } catch {
+      // the creator is gone already, or it was not ours
+    }
+  });
+  return { ours, close: () => watcher.close() };
 }
 
 /**
@@ -116,11 +128,10 @@ function lines(text) {
 }
 
 /**
- * How `after` differs from `before`, one line per change. /run/netns entries
- * count only when new and their creator is gone: a live creator is another
- * run (e.g. another checkout's suite) still at work.
+ * How `after` differs from `before`, one line per change; a /run/netns entry
+ * counts when it is new and `ours` (made by this run).
  */
-export function compare(before, after) {
+export function compare(before, after, ours = new Set()) {
   const changes = [];
   if (before.ruleset !== after.ruleset) changes.push(`nft ruleset changed:\n--- before\n${before.ruleset}--- after\n${after.ruleset}`);
   for (const key of ['links', 'addresses', 'routes', 'rules']) {
@@ -130,16 +141,14 @@ export function compare(before, after) {
     for (const line of was) if (!is.has(line)) changes.push(`${key}: removed ${line.trim()}`);
   }
   const known = new Set(before.netns);
-  for (const name of after.netns) {
-    const pid = creatorPid(name);
-    if (!known.has(name) && (pid === undefined || !alive(pid))) changes.push(`/run/netns: left behind ${name}`);
-  }
+  for (const name of after.netns) if (!known.has(name) && ours.has(name)) changes.push(`/run/netns: left behind ${name}`);
   return changes;
 }
 
-function run(command, args, env) {
+function run(command, args, env, started = () => {}) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { stdio: 'inherit', env });
+    started(child);
     const forward = (signal) => child.kill(signal);
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, forward);
     child.once('error', (error) => {
@@ -183,12 +192,15 @@ async function outer(args) {
   const before = snapshot();
   const real = netnsInode();
   say(`running the suite in a throwaway network namespace; real net:[${real}] is compared before and after`);
-  const status = await run('unshare', ['--net', '--', process.execPath, fileURLToPath(import.meta.url), ...args], {
-    ...process.env,
-    NETNS_TEST_INNER: '1',
-    NETNS_TEST_REAL_NETNS: String(real),
-  });
-  const changes = compare(before, snapshot());
+  let watcher;
+  const status = await run(
+    'unshare',
+    ['--net', '--', process.execPath, fileURLToPath(import.meta.url), ...args],
+    { ...process.env, NETNS_TEST_INNER: '1', NETNS_TEST_REAL_NETNS: String(real) },
+    (child) => (watcher = watchOurs(child.pid)),
+  );
+  watcher.close();
+  const changes = compare(before, snapshot(), watcher.ours);
   if (changes.length > 0) {
     say(`FAILED: the run changed the REAL network namespace net:[${real}]:\n${changes.map((c) => `  ${c}`).join('\n')}`);
     return status === 0 ? 1 : status;
