@@ -156,7 +156,7 @@ async function collectLeak(previous: AddressSets, red: NetNS, note: (line: strin
 export async function runDemo({ json }: { json: boolean }): Promise<number> {
   const { problems, missing } = preflight();
   if (problems.length > 0) {
-    process.stderr.write(`netns demo cannot run here:\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
+    process.stderr.write(`netns: EPERM: the demo cannot run here:\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
     return DEMO_EXIT.NOT_PRIVILEGED;
   }
   const narrator = new Narrator(json, !json && Boolean(process.stdout.isTTY));
@@ -223,7 +223,10 @@ export async function runDemo({ json }: { json: boolean }): Promise<number> {
     const absent = [...missing.values()].map(({ code, message }) => ({ code, message }));
     narrator.finish(true, performance.now() - started, absent);
     return absent.length > 0 ? DEMO_EXIT.PARTIAL : DEMO_EXIT.OK;
-  } catch {
+  } catch (error) {
+    const code = (error as { code?: unknown })?.code;
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`netns: ${typeof code === 'string' ? code : ErrorCodes.UNKNOWN}: ${message.replace(/^[A-Z_]+: /, '')}\n`);
     await cleanup().catch(() => {});
     narrator.finish(false, performance.now() - started, [...missing.values()].map(({ code, message }) => ({ code, message })));
     return DEMO_EXIT.FAILED;
