@@ -34,6 +34,11 @@ export interface NftOutput {
  */
 export type NftExec = (args: string[], input: string, inheritFd: number | null) => Promise<NftOutput>;
 
+/** The one error for a missing `nft`, naming the package to install. */
+export function nftMissing(cause?: unknown): NetnsError {
+  return netnsError(ErrorCodes.NFT_MISSING, 'nft is not installed: install the Debian package nftables (apt-get install nftables)', cause === undefined ? {} : { cause });
+}
+
 /** nft run inside `ns`, as the package does by default. */
 export function nftIn(ns: NetNS): NftExec {
   return async (args, input, inheritFd) => {
@@ -42,7 +47,7 @@ export function nftIn(ns: NetNS): NftExec {
       return { stdout, stderr, code: 0 };
     } catch (error) {
       const failed = error as NodeJS.ErrnoException & { stdout?: string; stderr?: string; code?: unknown };
-      if (failed.code === 'ENOENT') throw netnsError(ErrorCodes.NFT_MISSING, 'nft (package nftables) is not installed', { cause: error });
+      if (failed.code === 'ENOENT') throw nftMissing(error);
       if (typeof failed.code !== 'number') throw error;
       return { stdout: failed.stdout ?? '', stderr: failed.stderr ?? '', code: failed.code };
     }

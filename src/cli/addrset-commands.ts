@@ -58,11 +58,23 @@ function gcLines(report: GcReport): string[] {
 
 /** A live file: a JSON array of strings, or one owner per line (CRLF, blank lines and # comments allowed). */
 function readLiveFile(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
+  const invalid = (why: string, cause?: unknown) =>
+    Object.assign(netnsError(ErrorCodes.ADDRSET_INVALID_OPTION, `--live-file ${file}: ${why}`, cause === undefined ? {} : { cause }), { exitCode: EXIT_USAGE });
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw invalid(`cannot read it (${(error as Error).message})`, error);
+  }
   if (text.trimStart().startsWith('[')) {
-    const parsed = JSON.parse(text) as unknown;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      throw invalid(`not JSON (${(error as Error).message}); expected a JSON array of strings or one owner per line`, error);
+    }
     if (Array.isArray(parsed) && parsed.every((owner) => typeof owner === 'string')) return parsed as string[];
-    throw netnsError(ErrorCodes.ADDRSET_INVALID_OPTION, `${file}: expected a JSON array of strings or one owner per line`);
+    throw invalid('expected a JSON array of strings or one owner per line');
   }
   return text
     .split(/\r?\n/)

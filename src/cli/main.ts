@@ -4,14 +4,15 @@ import { Command, CommanderError } from 'commander';
 import { addAddrsetCommands } from './addrset-commands.js';
 import { addDemoCommand } from './demo-command.js';
 import { addNamespaceCommands } from './namespace-commands.js';
-import { EXIT_FAILURE, EXIT_USAGE, reportError } from './output.js';
+import { asNetnsError, EXIT_FAILURE, EXIT_USAGE, reportError, reportUsageError } from './output.js';
 
 export function buildProgram(): Command {
   const program = new Command('netns')
     .description('Linux network namespaces: ip-netns-compatible lifecycle and namespace tools')
     .showHelpAfterError()
     .enablePositionalOptions()
-    .exitOverride();
+    .exitOverride()
+    .configureOutput({ outputError: reportUsageError }); // before the subcommands, which inherit it
   addNamespaceCommands(program);
   addAddrsetCommands(program);
   addDemoCommand(program);
@@ -27,7 +28,7 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     reportError(error);
-    process.exitCode = (error as { exitCode?: number }).exitCode ?? EXIT_FAILURE;
+    process.exitCode = (asNetnsError(error) as { exitCode?: number }).exitCode ?? EXIT_FAILURE;
   }
 }
 

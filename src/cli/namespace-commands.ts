@@ -3,7 +3,14 @@ import { constants } from 'node:os';
 import type { Command } from 'commander';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { NetNS } from '../netns.js';
-import { EXIT_EXEC_FAILED, printResult } from './output.js';
+import { EXIT_EXEC_FAILED, EXIT_USAGE, printResult } from './output.js';
+
+function pidArgument(text: string): number {
+  if (!/^[1-9]\d*$/.test(text)) {
+    throw Object.assign(netnsError(ErrorCodes.INVALID_ARG, `pid must be a positive integer, got ${JSON.stringify(text)}`), { exitCode: EXIT_USAGE });
+  }
+  return Number(text);
+}
 
 export function addNamespaceCommands(program: Command): void {
   program
@@ -51,7 +58,7 @@ export function addNamespaceCommands(program: Command): void {
     .argument('[pid]', 'process id (default: this process)')
     .option('--json', 'print JSON')
     .action((pid: string | undefined, options: { json?: boolean }) => {
-      const names = NetNS.identify({ pid: pid === undefined ? process.pid : Number(pid) });
+      const names = NetNS.identify({ pid: pid === undefined ? process.pid : pidArgument(pid) });
       printResult(names, Boolean(options.json), () => names);
     });
 

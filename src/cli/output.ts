@@ -1,5 +1,11 @@
 // How the CLI speaks: results on stdout (plain or --json), errors on stderr
-// with their code, and exit codes in the manner of `ip netns`.
+// as "netns: CODE: message" (every error a NetnsError with a stable code), and
+// exit codes in the manner of `ip netns`:
+//   0 done, 1 failed, 2 usage (bad arguments or options), 3 demo partly run
+//   (a tool was missing), 255 exec could not run the command; exec otherwise
+//   exits with the command's status (128 + signal when killed).
+import { ErrorCodes, NetnsError, netnsError, systemError } from '../core/errors.js';
+
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
@@ -15,8 +21,25 @@ export function printResult(value: unknown, json: boolean, asText: () => string[
   if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+/** Any error as a NetnsError: Node's system errors keep their errno code; anything else is ERR_NETNS_UNKNOWN. */
+export function asNetnsError(error: unknown): NetnsError {
+  if (error instanceof NetnsError) return error;
+  const failed = error as NodeJS.ErrnoException & { exitCode?: number };
+  let converted: NetnsError;
+  if (error instanceof Error && typeof failed.errno === 'number' && typeof failed.syscall === 'string') {
+    converted = systemError(failed.errno, failed.syscall, failed.path);
+  } else {
+    converted = netnsError(ErrorCodes.UNKNOWN, error instanceof Error ? error.message : String(error), { cause: error });
+  }
+  return failed?.exitCode === undefined ? converted : Object.assign(converted, { exitCode: failed.exitCode });
+}
+
 export function reportError(error: unknown): void {
-  const code = (error as { code?: unknown })?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`netns: ${typeof code === 'string' ? `${code}: ` : ''}${message.replace(/^[A-Z_]+: /, '')}\n`);
+  const { code, message } = asNetnsError(error);
+  process.stderr.write(`netns: ${code}: ${message.replace(/^[A-Z_]+: /, '')}\n`);
+}
+
+/** Commander's own usage errors ("error: unknown option '--x'"), said as ours. */
+export function reportUsageError(text: string, write: (text: string) => void): void {
+  write(`netns: ${ErrorCodes.INVALID_ARG}: ${text.replace(/^error: /, '')}`);
 }

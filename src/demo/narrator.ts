@@ -5,7 +5,10 @@ export interface StepRecord {
   ok: boolean;
   ms: number;
   details: string[];
+  /** The error's code and message, as the CLI prints them. */
   error?: string;
+  /** Why the step did not run (a tool it needs is missing). */
+  skipped?: string;
 }
 
 const paint = (code: number) => (text: string) => `\u001b[${code}m${text}\u001b[0m`;
@@ -41,12 +44,21 @@ export class Narrator {
       await run((line) => details.push(line));
     } catch (error) {
       record.ok = false;
-      record.error = error instanceof Error ? error.message : String(error);
+      const code = (error as { code?: unknown })?.code;
+      const message = error instanceof Error ? error.message : String(error);
+      record.error = typeof code === 'string' ? `${code}: ${message}` : message;
       throw error;
     } finally {
       record.ms = Math.round((performance.now() - start) * 10) / 10;
       this.#print(record);
     }
+  }
+
+  /** Records a step that does not run, and why. */
+  skip(title: string, reason: string): void {
+    const record: StepRecord = { step: title, ok: true, ms: 0, details: [], skipped: reason };
+    this.steps.push(record);
+    this.say(`- ${this.#bold(title)} ${this.#dim(`(skipped: ${reason})`)}`);
   }
 
   #print(record: StepRecord): void {
@@ -57,11 +69,14 @@ export class Narrator {
     if (record.error) this.say(`    ${this.#red(record.error)}`);
   }
 
-  finish(ok: boolean, totalMs: number): void {
+  finish(ok: boolean, totalMs: number, missing: { code: string; message: string }[] = []): void {
+    const skipped = this.steps.filter((step) => step.skipped !== undefined).map((step) => step.step);
     if (this.#json) {
-      process.stdout.write(`${JSON.stringify({ ok, totalMs: Math.round(totalMs), steps: this.steps }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ ok, totalMs: Math.round(totalMs), skipped, missing, steps: this.steps }, null, 2)}\n`);
       return;
     }
-    this.say(ok ? this.#green(`All steps passed in ${Math.round(totalMs)} ms; everything the demo made is gone.`) : this.#red('The demo failed; everything it made was removed.'));
+    if (!ok) this.say(this.#red('The demo failed; everything it made was removed.'));
+    else if (skipped.length > 0) this.say(`The steps that ran passed in ${Math.round(totalMs)} ms; ${skipped.length} skipped (see above); everything the demo made is gone.`);
+    else this.say(this.#green(`All steps passed in ${Math.round(totalMs)} ms; everything the demo made is gone.`));
   }
 }

@@ -1,24 +1,42 @@
-// What the demo needs before it starts, so that it can refuse at once with a
-// message that says what is missing and how to run it.
-import { execFileSync } from 'node:child_process';
+// What the demo needs before it starts. Missing privileges stop it at once,
+// with a message saying how to run it; a missing `ip` or `nft` only skips the
+// steps that need it, reported once with its coded error (naming the package).
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { nftMissing } from '../addrset/nft-backend.js';
 import { hasEffectiveCapability } from '../capabilities.js';
+import type { NetnsError } from '../core/errors.js';
+import { ipMissing } from '../testing/run-ip.js';
 
-function hasCommand(command: string, args: string[]): boolean {
-  try {
-    execFileSync(command, args, { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
+export type Tool = 'ip' | 'nft';
+
+/** Whether `command` is an executable file on PATH (as execvp would find it). */
+export function onPath(command: string, path = process.env.PATH ?? ''): boolean {
+  return path.split(delimiter).some((dir) => {
+    const file = join(dir || '.', command);
+    try {
+      accessSync(file, constants.X_OK);
+      return statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  });
 }
 
-/** Problems that stop the demo, each with what to do about it; empty when all is well. */
-export function preflight(): string[] {
+export interface Preflight {
+  /** Problems that stop the demo, each with what to do about it. */
+  problems: string[];
+  /** Tools that are missing, each with its coded error. */
+  missing: Map<Tool, NetnsError>;
+}
+
+export function preflight(): Preflight {
   const problems: string[] = [];
   for (const name of ['CAP_SYS_ADMIN', 'CAP_NET_ADMIN'] as const) {
     if (!hasEffectiveCapability(name)) problems.push(`${name} is missing: run it as root, e.g. \`sudo npm start\``);
   }
-  if (!hasCommand('ip', ['-V'])) problems.push('`ip` is missing: install iproute2 (apt-get install iproute2)');
-  if (!hasCommand('nft', ['--version'])) problems.push('`nft` is missing: install nftables (apt-get install nftables)');
-  return problems;
+  const missing = new Map<Tool, NetnsError>();
+  if (!onPath('ip')) missing.set('ip', ipMissing());
+  if (!onPath('nft')) missing.set('nft', nftMissing());
+  return { problems, missing };
 }

@@ -1,17 +1,19 @@
 // `npm start` / `netns demo`: the product doing its job on real namespaces it
 // makes under a unique prefix and always removes (on success, failure and
 // Ctrl-C). It only talks to addresses inside its own namespaces.
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import { statSync } from 'node:fs';
 import { AddressSets } from '../addrset/index.js';
+import { ErrorCodes, netnsError } from '../core/errors.js';
 import { listNamespaces } from '../lifecycle.js';
-import type { NetNS } from '../netns.js';
+import { NetNS } from '../netns.js';
 import { withNetNS } from '../run/with-netns.js';
 import { createTestNetwork, type TestNetwork } from '../testing/network.js';
 import { sweep } from '../testing/sweep.js';
 import { Narrator } from './narrator.js';
-import { preflight } from './preflight.js';
+import { preflight, type Tool } from './preflight.js';
 
 const PREFIX = 'nsdemo-';
 const TABLE = 'demo_policy';
@@ -19,7 +21,37 @@ const DELETE_DELAY_MS = 600;
 
 type Hosts = 'red' | 'blue' | 'green';
 
-export const DEMO_EXIT = { OK: 0, FAILED: 1, NOT_PRIVILEGED: 2 } as const;
+/** PARTIAL: every step that ran passed, but some were skipped (a tool they need is missing). */
+export const DEMO_EXIT = { OK: 0, FAILED: 1, NOT_PRIVILEGED: 2, PARTIAL: 3 } as const;
+
+/** A demo check that failed: the package did not do what the step shows. */
+const checkFailed = (message: string) => netnsError(ErrorCodes.FIXTURE, `demo check failed: ${message}`);
+
+interface Hosts3 {
+  hosts: Record<Hosts, NetNS>;
+  close(): Promise<void>;
+}
+
+/** The three namespaces without veth pairs or lo (no `ip` needed), named so that sweep(PREFIX) finds them. */
+async function bareNamespaces(): Promise<Hosts3> {
+  const prefix = `${PREFIX}${process.pid}-${randomBytes(3).toString('hex')}-`;
+  const hosts = {} as Record<Hosts, NetNS>;
+  const made: string[] = [];
+  const close = async () => {
+    for (const ns of Object.values(hosts) as NetNS[]) ns.close();
+    for (const name of made.splice(0)) await NetNS.delete(name).catch(() => {});
+  };
+  try {
+    for (const host of ['red', 'blue', 'green'] as const) {
+      hosts[host] = await NetNS.create(`${prefix}${host}`);
+      made.push(`${prefix}${host}`);
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { hosts, close };
+}
 
 function once<T>(sets: AddressSets, event: 'destroyed' | 'destroyFailed' | 'deleteCancelled'): Promise<T> {
   return new Promise((resolve) => sets.once(event, resolve as (value: unknown) => void));
@@ -47,14 +79,14 @@ function connectFromHost(port: number): Promise<string> {
   });
 }
 
-async function observeNamespaces(network: TestNetwork<Hosts>, note: (line: string) => void): Promise<void> {
+async function observeNamespaces(network: Hosts3, note: (line: string) => void): Promise<void> {
   for (const [name, ns] of Object.entries(network.hosts) as [Hosts, NetNS][]) {
     const seen = await withNetNS(ns, () => {
       const fs = require('node:fs');
       const devices = (fs.readFileSync('/proc/thread-self/net/dev', 'utf8') as string).split('\n').slice(2).map((line) => line.split(':')[0]!.trim()).filter(Boolean);
       return { inode: fs.statSync('/proc/thread-self/ns/net').ino as number, devices };
     });
-    if (seen.inode !== ns.inode) throw new Error(`withNetNS saw net:[${seen.inode}] instead of ${name}'s net:[${ns.inode}]`);
+    if (seen.inode !== ns.inode) throw checkFailed(`withNetNS saw net:[${seen.inode}] instead of ${name}'s net:[${ns.inode}]`);
     note(`${name.padEnd(5)} net:[${seen.inode}]  interfaces: ${seen.devices.sort().join(', ')}`);
   }
   note(`main thread is still in net:[${statSync('/proc/thread-self/ns/net').ino}] (it never switches)`);
@@ -71,7 +103,7 @@ async function serveAcrossNamespaces(network: TestNetwork<Hosts>, note: (line: s
   note(`blue → 10.77.1.1:${port}: "${body}"`);
   const fromHost = await connectFromHost(port);
   note(`host → 127.0.0.1:${port}: ${fromHost} (red's sockets live in red)`);
-  if (!body.startsWith('hello from red')) throw new Error('blue did not reach red');
+  if (!body.startsWith('hello from red')) throw checkFailed('blue did not reach red');
   return server;
 }
 
@@ -90,7 +122,7 @@ async function ovnRace(sets: AddressSets, red: NetNS, note: (line: string) => vo
   note('ensure again inside the delay → deleteCancelled, same set name');
   await new Promise((resolve) => setTimeout(resolve, deadline - Date.now() + 150)); // let the old deadline pass
   const after = await sets.inspect('ns/frontend');
-  if (after.state !== 'live' || after.v4.elements.length !== 2) throw new Error(`the old timer hurt the set: ${JSON.stringify(after)}`);
+  if (after.state !== 'live' || after.v4.elements.length !== 2) throw checkFailed(`the old timer hurt the set: ${JSON.stringify(after)}`);
   note(`old deadline passed: ${after.v4.name} is ${after.state} with ${after.v4.elements.join(', ')} (ovn-kubernetes lost it here)`);
 }
 
@@ -117,33 +149,52 @@ async function collectLeak(previous: AddressSets, red: NetNS, note: (line: strin
   note(`planted: ${(await sets.list()).map((row) => `${row.name} (${row.owner}, ${row.state})`).join(', ')}`);
   const report = await sets.gc({ live: ['ns/backend'] });
   note(`gc({ live: ['ns/backend'] }) removed ${report.removed.map((e) => e.name).join(', ')}; kept ${report.kept.map((e) => `${e.name} (${e.reason})`).join(', ')}`);
-  if (!report.removed.some((e) => e.owner === 'ns/leaked')) throw new Error('gc did not collect the leaked set');
+  if (!report.removed.some((e) => e.owner === 'ns/leaked')) throw checkFailed('gc did not collect the leaked set');
   return sets;
 }
 
 export async function runDemo({ json }: { json: boolean }): Promise<number> {
-  const problems = preflight();
+  const { problems, missing } = preflight();
   if (problems.length > 0) {
-    process.stderr.write(`netns demo cannot run here:\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
+    process.stderr.write(`netns: EPERM: the demo cannot run here:\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
     return DEMO_EXIT.NOT_PRIVILEGED;
   }
   const narrator = new Narrator(json, !json && Boolean(process.stdout.isTTY));
   const started = performance.now();
   let network: TestNetwork<Hosts> | undefined;
+  let bare: Hosts3 | undefined;
   let sets: AddressSets | undefined;
   let server: http.Server | undefined;
   const cleanup = async () => {
     server?.close();
     await sets?.close();
     await network?.close();
+    await bare?.close();
+  };
+  const hosts = (): Hosts3 => (network ?? bare)!;
+  // A step that needs a missing tool is skipped, and says which tool.
+  const step = async (title: string, needs: Tool[], run: (note: (line: string) => void) => Promise<void>) => {
+    const absent = needs.filter((tool) => missing.has(tool));
+    if (absent.length > 0) narrator.skip(title, absent.map((tool) => `needs ${tool}, ${missing.get(tool)!.code}`).join('; '));
+    else await narrator.step(title, run);
   };
   const onSignal = () => void cleanup().finally(() => process.exit(130));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  // The address sets' timers do not hold the process open (a library must not);
+  // while the demo waits on them, this does.
+  const keepAlive = setInterval(() => {}, 2 ** 30);
   try {
     await sweep(PREFIX);
     narrator.say('netns demo: real namespaces, made here and removed at the end\n');
-    await narrator.step('Three namespaces joined by veth pairs', async (note) => {
+    for (const error of missing.values()) narrator.say(`${error.code}: ${error.message}; the steps that need it are skipped\n`);
+    if (missing.has('ip')) {
+      await narrator.step('Three namespaces (no veth pairs: ip is missing)', async (note) => {
+        bare = await bareNamespaces();
+        note('red, blue and green, unconnected');
+      });
+    }
+    await step('Three namespaces joined by veth pairs', ['ip'], async (note) => {
       network = await createTestNetwork<Hosts>({
         prefix: PREFIX,
         hosts: { red: { addr: '10.77.1.1/24' }, blue: { addr: '10.77.1.2/24' }, green: {} },
@@ -151,31 +202,36 @@ export async function runDemo({ json }: { json: boolean }): Promise<number> {
       });
       note('red 10.77.1.1 ⇄ blue 10.77.1.2 and red 10.77.2.1 ⇄ green 10.77.2.2');
     });
-    await narrator.step('withNetNS runs JavaScript inside each namespace', (note) => observeNamespaces(network!, note));
-    await narrator.step('A server made from the main thread in red, reached from blue, not from the host', async (note) => {
+    await narrator.step('withNetNS runs JavaScript inside each namespace', (note) => observeNamespaces(hosts(), note));
+    await step('A server made from the main thread in red, reached from blue, not from the host', ['ip'], async (note) => {
       server = await serveAcrossNamespaces(network!, note);
     });
-    await narrator.step("Address sets: the ovn-kubernetes delete/re-create race, resolved", async (note) => {
-      sets = await AddressSets.open({ netns: network!.hosts.red, table: TABLE, deleteDelayMs: DELETE_DELAY_MS, retryIntervalMs: 100, maxRetryIntervalMs: 200 });
-      await ovnRace(sets, network!.hosts.red, note);
+    await step("Address sets: the ovn-kubernetes delete/re-create race, resolved", ['nft'], async (note) => {
+      sets = await AddressSets.open({ netns: hosts().hosts.red, table: TABLE, deleteDelayMs: DELETE_DELAY_MS, retryIntervalMs: 100, maxRetryIntervalMs: 200 });
+      await ovnRace(sets, hosts().hosts.red, note);
     });
-    await narrator.step('A set still referenced by a rule waits (EBUSY), then goes', (note) => busyDestroy(sets!, network!.hosts.red, note));
-    await narrator.step('A leaked set is planted and collected by gc', async (note) => {
-      sets = await collectLeak(sets!, network!.hosts.red, note);
+    await step('A set still referenced by a rule waits (EBUSY), then goes', ['nft'], (note) => busyDestroy(sets!, hosts().hosts.red, note));
+    await step('A leaked set is planted and collected by gc', ['nft'], async (note) => {
+      sets = await collectLeak(sets!, hosts().hosts.red, note);
     });
     await narrator.step('Everything removed', async (note) => {
       await cleanup();
       const left = listNamespaces().filter((entry) => entry.name.startsWith(PREFIX));
-      if (left.length > 0) throw new Error(`left behind: ${left.map((e) => e.name).join(', ')}`);
+      if (left.length > 0) throw netnsError(ErrorCodes.FIXTURE, `left behind: ${left.map((e) => e.name).join(', ')}`);
       note('no namespace, veth, mount or set of the demo remains');
     });
-    narrator.finish(true, performance.now() - started);
-    return DEMO_EXIT.OK;
-  } catch {
+    const absent = [...missing.values()].map(({ code, message }) => ({ code, message }));
+    narrator.finish(true, performance.now() - started, absent);
+    return absent.length > 0 ? DEMO_EXIT.PARTIAL : DEMO_EXIT.OK;
+  } catch (error) {
+    const code = (error as { code?: unknown })?.code;
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`netns: ${typeof code === 'string' ? code : ErrorCodes.UNKNOWN}: ${message.replace(/^[A-Z_]+: /, '')}\n`);
     await cleanup().catch(() => {});
-    narrator.finish(false, performance.now() - started);
+    narrator.finish(false, performance.now() - started, [...missing.values()].map(({ code, message }) => ({ code, message })));
     return DEMO_EXIT.FAILED;
   } finally {
+    clearInterval(keepAlive);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }

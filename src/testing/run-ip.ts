@@ -1,12 +1,19 @@
 // The fixtures drive iproute2 for links and addresses; arguments go straight
 // to execFile, never through a shell.
 import { execFile, execFileSync } from 'node:child_process';
+import { ErrorCodes, netnsError, type NetnsError } from '../core/errors.js';
+
+/** The one error for a missing `ip`, naming the package to install. */
+export function ipMissing(cause?: unknown): NetnsError {
+  return netnsError(ErrorCodes.IP_MISSING, 'ip is not installed: install the Debian package iproute2 (apt-get install iproute2)', cause === undefined ? {} : { cause });
+}
 
 export function runIp(args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile('ip', args, { encoding: 'utf8' }, (error, stdout, stderr) => {
-      if (error) reject(Object.assign(new Error(`ip ${args.join(' ')} failed: ${stderr.trim() || error.message}`), { code: 'ERR_NETNS_FIXTURE' }));
-      else resolve(stdout);
+      if (!error) resolve(stdout);
+      else if ((error as NodeJS.ErrnoException).code === 'ENOENT') reject(ipMissing(error));
+      else reject(netnsError(ErrorCodes.FIXTURE, `ip ${args.join(' ')} failed: ${stderr.trim() || error.message}`, { cause: error }));
     });
   });
 }

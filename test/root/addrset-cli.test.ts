@@ -5,15 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AddressSets } from '../../dist/addrset/index.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
 import { runCli } from '../helpers/cli.js';
+import { expectTableOnlyIn, hostRuleset } from '../helpers/placement.js';
 import { privileged } from '../helpers/privileges.js';
 
 describe.skipIf(!privileged)('netns addrset', () => {
   let network: TestNetwork<'a'>;
   let ns: string;
   const scratch = mkdtempSync(join(tmpdir(), 'netns-cli-'));
+  let hostBefore: string;
 
   beforeAll(async () => {
     network = await createTestNetwork({ hosts: { a: {} } });
+    hostBefore = await hostRuleset();
     ns = network.names.a;
     const sets = await AddressSets.open({ netns: ns, table: 'policy' });
     await sets.ensure('ns/keep', ['10.1.0.1', 'fd00::1']);
@@ -26,6 +29,7 @@ describe.skipIf(!privileged)('netns addrset', () => {
   afterAll(async () => {
     rmSync(scratch, { recursive: true, force: true });
     await network?.close();
+    expect(await hostRuleset(), "the tests' host ruleset").toBe(hostBefore);
   });
 
   it('lists the owned sets with owner, state and size', async () => {
@@ -33,6 +37,7 @@ describe.skipIf(!privileged)('netns addrset', () => {
     expect(result).toMatchObject({ code: 0, stderr: '' });
     const rows = JSON.parse(result.stdout) as { owner: string; family: number; state: string; elements: number }[];
     expect(rows).toHaveLength(6);
+    await expectTableOnlyIn(network.hosts.a, 'policy');
     expect(rows).toContainEqual(expect.objectContaining({ owner: 'ns/keep', family: 6, elements: 1, state: 'orphan' }));
     expect(rows).toContainEqual(expect.objectContaining({ owner: 'ns/pending', family: 4, elements: 0, state: 'pending' }));
     const text = await runCli('addrset', 'list', ns, '-t', 'policy');

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AddressSets } from '../../dist/addrset/index.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
+import { expectTableOnlyIn, hostRuleset } from '../helpers/placement.js';
 import { privileged } from '../helpers/privileges.js';
 
 const KILLS = 22;
@@ -99,9 +100,11 @@ async function checkAfterRestart(ns: string, expected: Map<string, Expected>, ro
 
 describe.skipIf(!privileged)('address sets survive a writer killed at random moments', () => {
   let network: TestNetwork<'a'>;
+  let hostBefore: string;
 
   beforeAll(async () => {
     network = await createTestNetwork({ hosts: { a: {} } });
+    hostBefore = await hostRuleset();
     const setup = 'add table inet bystander\nadd set inet bystander keep { type ipv4_addr; }\nadd element inet bystander keep { 192.0.2.9 }\n' +
       `add table inet ${TABLE}\nadd set inet ${TABLE} allowlist { type ipv4_addr; }\nadd element inet ${TABLE} allowlist { 192.0.2.10 }\n`;
     await network.hosts.a.execFile('nft', ['-f', '-'], { input: setup });
@@ -109,6 +112,7 @@ describe.skipIf(!privileged)('address sets survive a writer killed at random mom
 
   afterAll(async () => {
     await network?.close();
+    expect(await hostRuleset(), "the tests' host ruleset").toBe(hostBefore);
   });
 
   it(`keeps every promise across ${KILLS} SIGKILLs, then gc leaves no orphan`, { timeout: 180_000 }, async () => {
@@ -131,6 +135,8 @@ describe.skipIf(!privileged)('address sets survive a writer killed at random mom
       await sets.gc({ live });
       const rows = await sets.list();
       expect(rows.filter((row) => row.state === 'orphan')).toEqual([]);
+      await expectTableOnlyIn(network.hosts.a, TABLE);
+      await expectTableOnlyIn(network.hosts.a, 'bystander');
       for (const owner of live) {
         const found = await sets.inspect(owner);
         expect(sorted([...found.v4.elements, ...found.v6.elements]), owner).toEqual(expected.get(owner)!.content);

@@ -9,6 +9,7 @@ import type { NetNS } from '../../dist/index.js';
 import { AddressSets } from '../../dist/addrset/index.js';
 import { LOCK_DIR } from '../../dist/addrset/table-lock.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
+import { expectTableOnlyIn, hostRuleset } from '../helpers/placement.js';
 import { privileged } from '../helpers/privileges.js';
 
 const DAY = 24 * 3600 * 1000;
@@ -50,13 +51,16 @@ async function gone(pid: number): Promise<void> {
 
 describe.skipIf(!privileged)('address sets never destroy what an owner holds (real nftables)', () => {
   let network: TestNetwork<'a' | 'b' | 'c' | 'd'>;
+  let before: string;
 
   beforeAll(async () => {
     network = await createTestNetwork({ hosts: { a: {}, b: {}, c: {}, d: {} } });
+    before = await hostRuleset();
   });
 
   afterAll(async () => {
     await network?.close();
+    expect(await hostRuleset(), "the tests' host ruleset").toBe(before);
   });
 
   it('1. gc running beside ensures of new owners removes none of them', { timeout: 120_000 }, async () => {
@@ -71,6 +75,7 @@ describe.skipIf(!privileged)('address sets never destroy what an owner holds (re
       }
       const refs = await Promise.all(ensures);
       await Promise.all(gcs);
+      await expectTableOnlyIn(network.hosts.a, 'gc_beside');
       const kernel = await kernelSets(network.hosts.a, 'gc_beside');
       for (const [i, ref] of refs.entries()) {
         expect(kernel.get(ref.v4), `pod-${i}`).toEqual([`10.3.${i >> 8}.${i & 255}`]);
@@ -87,6 +92,7 @@ describe.skipIf(!privileged)('address sets never destroy what an owner holds (re
     const first = await AddressSets.open({ netns: network.hosts.b, table: 'long', deleteDelayMs: 30 * DAY });
     const refs = await first.ensure('long', ['10.4.0.1']);
     await first.delete('long');
+    await expectTableOnlyIn(network.hosts.b, 'long');
     await sleep(50); // an overflowed timer (1 ms) would have fired by now
     expect(first.stats()).toMatchObject({ pending: 1, destroyed: 0 });
     await first.close();
@@ -132,6 +138,7 @@ describe.skipIf(!privileged)('address sets never destroy what an owner holds (re
     try {
       refs ??= await sets.ensure('big', ['192.0.2.1', '192.0.2.2', '192.0.2.3']);
       await Promise.all(inFlight.map((pid) => gone(pid).catch(() => {})));
+      await expectTableOnlyIn(network.hosts.c, 'killed');
       expect((await kernelSets(network.hosts.c, 'killed')).get(refs.v4)).toEqual(['192.0.2.1', '192.0.2.2', '192.0.2.3']);
       await sets.add('big', ['192.0.2.4']);
     } finally {
@@ -154,6 +161,8 @@ describe.skipIf(!privileged)('address sets never destroy what an owner holds (re
       await expect(reader.gc({ live: [] })).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_READ_ONLY' });
       await reader.close();
       expect((await kernelSets(network.hosts.d, 'shared')).get(refs.v4)).toEqual(['10.5.0.1']);
+      await expectTableOnlyIn(network.hosts.d, 'shared');
+      await expectTableOnlyIn(network.hosts.d, 'other_table');
     } finally {
       await agent.close();
     }

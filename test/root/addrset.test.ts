@@ -1,9 +1,10 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NetNS } from '../../dist/index.js';
 import { AddressSets } from '../../dist/addrset/index.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
+import { expectTableOnlyIn, hostRuleset } from '../helpers/placement.js';
 import { privileged } from '../helpers/privileges.js';
 
 const addrset = fileURLToPath(new URL('../../dist/addrset/index.js', import.meta.url));
@@ -18,15 +19,16 @@ function once<T>(sets: AddressSets, event: 'destroyed' | 'destroyFailed' | 'dele
 
 describe.skipIf(!privileged)('address sets on real nftables', () => {
   let network: TestNetwork<'a' | 'b' | 'c'>;
-  let hostRuleset: string;
+  let before: string;
 
   beforeAll(async () => {
     network = await createTestNetwork({ hosts: { a: {}, b: {}, c: {} } });
-    hostRuleset = execFileSync('nft', ['list', 'ruleset'], { encoding: 'utf8' });
+    before = await hostRuleset();
   });
 
   afterAll(async () => {
     await network?.close();
+    expect(await hostRuleset(), "the tests' host ruleset").toBe(before);
   });
 
   it('keeps sets in the target namespace only, in a table named like an nft keyword', async () => {
@@ -37,7 +39,8 @@ describe.skipIf(!privileged)('address sets on real nftables', () => {
       expect(listing).toContain(`set ${refs.v4}`);
       expect(listing).toMatch(/10\.1\.0\.7/);
       expect((await network.hosts.b.execFile('nft', ['list', 'ruleset'])).stdout).toBe('');
-      expect(execFileSync('nft', ['list', 'ruleset'], { encoding: 'utf8' })).toBe(hostRuleset);
+      expect(await hostRuleset()).toBe(before);
+      await expectTableOnlyIn(network.hosts.a, 'policy');
       expect(await sets.list()).toEqual([
         expect.objectContaining({ owner: 'ns/frontend', family: 4, name: refs.v4, elements: 2, state: 'live' }),
         expect.objectContaining({ owner: 'ns/frontend', family: 6, name: refs.v6, elements: 1, state: 'live' }),
@@ -56,6 +59,7 @@ describe.skipIf(!privileged)('address sets on real nftables', () => {
       await nft(network.hosts.a, `add chain inet filter input { type filter hook input priority 0; }\nadd rule inet filter input ip saddr @${refs.v4} counter drop comment "user rule"\n`);
       const failed = once<{ error: { code: string } }>(sets, 'destroyFailed');
       await sets.delete('ns/referenced');
+      await expectTableOnlyIn(network.hosts.a, 'filter');
       expect((await failed).error.code).toBe('EBUSY');
       expect((await sets.inspect('ns/referenced')).state).toBe('pending');
       const destroyed = once(sets, 'destroyed');
@@ -77,6 +81,7 @@ describe.skipIf(!privileged)('address sets on real nftables', () => {
     await nft(network.hosts.a, 'add set inet gc_t allowlist { type ipv4_addr; }\nadd element inet gc_t allowlist { 192.0.2.1 }\n');
     const sets = await AddressSets.open({ netns: network.hosts.a, table: 'gc_t' });
     try {
+      await expectTableOnlyIn(network.hosts.a, 'gc_t');
       const dry = await sets.gc({ live: ['alive'], dryRun: true });
       expect(dry.removed.map((e) => e.owner)).toEqual(['ghost', 'ghost']);
       expect((await sets.list()).filter((row) => row.owner === 'ghost')).toHaveLength(2);
@@ -110,6 +115,7 @@ describe.skipIf(!privileged)('address sets on real nftables', () => {
     try {
       const pending = (await sets.list()).find((row) => row.name === refs.v4);
       expect(pending).toMatchObject({ owner: 'crashy', state: 'pending', elements: 0, deadline });
+      await expectTableOnlyIn(network.hosts.a, 'crash_t');
       await once(sets, 'destroyed');
       expect(Date.now()).toBeGreaterThanOrEqual(deadline);
       expect(await sets.list()).toEqual([]);
@@ -126,6 +132,7 @@ describe.skipIf(!privileged)('address sets on real nftables', () => {
       const addresses = Array.from({ length: 100_000 }, (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
       await sets.ensure('big', addresses);
       expect((await sets.list())[0]).toMatchObject({ owner: 'big', family: 4, elements: 100_000 });
+      await expectTableOnlyIn(network.hosts.c, 'big');
       await sets.remove('big', addresses.slice(0, 10));
       await sets.add('big', ['172.16.0.1']);
       expect((await sets.list())[0]).toMatchObject({ elements: 99_991 });
@@ -146,6 +153,7 @@ describe.skipIf(!privileged)('address sets on real nftables', () => {
       const ruleset = (await network.hosts.b.execFile('nft', ['list', 'ruleset'])).stdout;
       expect(ruleset).not.toContain('flush');
       expect(ruleset).toContain('10.8.0.1');
+      await expectTableOnlyIn(network.hosts.b, 'hostile');
       await sets.delete(owners[4]!);
       expect((await sets.list()).filter((row) => row.state === 'pending')).toHaveLength(2);
     } finally {

@@ -1,0 +1,136 @@
+// A missing `nft` or `ip` (a real PATH without it) is reported once, with a
+// coded error naming the Debian package; the demo runs what does not need it;
+// the root suite refuses to start without its prerequisites.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
+import { pathWithout, type BarePath } from '../helpers/path-without.js';
+import { privileged } from '../helpers/privileges.js';
+
+const dist = fileURLToPath(new URL('../../dist', import.meta.url));
+const launcher = fileURLToPath(new URL('../../scripts/test-isolated.mjs', import.meta.url));
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(argv: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, argv, { encoding: 'utf8', env }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+function script(source: string, path: string): Promise<Run> {
+  return run(['--input-type=module', '-e', source], { ...process.env, PATH: path });
+}
+
+const leftovers = (prefix: string) => (existsSync('/run/netns') ? readdirSync('/run/netns').filter((name) => name.startsWith(prefix)) : []);
+
+describe.skipIf(!privileged)('missing prerequisites', () => {
+  let network: TestNetwork<'a'>;
+  let noNft: BarePath;
+  let noIp: BarePath;
+
+  beforeAll(async () => {
+    network = await createTestNetwork({ hosts: { a: {} } });
+    noNft = pathWithout('nft');
+    noIp = pathWithout('ip');
+  });
+
+  afterAll(async () => {
+    noNft?.dispose();
+    noIp?.dispose();
+    await network?.close();
+  });
+
+  it('AddressSets.open without nft rejects once with ERR_NETNS_NFT_MISSING naming nftables', async () => {
+    const result = await script(
+      `const { AddressSets } = await import(${JSON.stringify(`${dist}/addrset/index.js`)});
+       try { await AddressSets.open({ netns: ${JSON.stringify(network.names.a)}, table: 'nonft' }); console.log('opened'); }
+       catch (error) { console.log(JSON.stringify({ name: error.name, code: error.code, message: error.message })); }`,
+      noNft.path,
+    );
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toEqual({ name: 'NetnsError', code: 'ERR_NETNS_NFT_MISSING', message: expect.stringMatching(/nft .*Debian package nftables/) });
+  });
+
+  it('createTestNetwork without ip rejects with ERR_NETNS_IP_MISSING naming iproute2, and leaves nothing', async () => {
+    const prefix = `nsfixp${randomBytes(2).toString('hex')}-`;
+    const result = await script(
+      `const { createTestNetwork } = await import(${JSON.stringify(`${dist}/testing.js`)});
+       try { await createTestNetwork({ prefix: ${JSON.stringify(prefix)}, hosts: { a: {}, b: {} }, links: [['a', 'b']] }); console.log('built'); }
+       catch (error) { console.log(JSON.stringify({ name: error.name, code: error.code, message: error.message })); }`,
+      noIp.path,
+    );
+    expect(JSON.parse(result.stdout)).toEqual({ name: 'NetnsError', code: 'ERR_NETNS_IP_MISSING', message: expect.stringMatching(/ip .*Debian package iproute2/) });
+    expect(leftovers(prefix)).toEqual([]);
+  });
+
+  it('the CLI without nft prints the code and the package, and exits 1', async () => {
+    const result = await run([`${dist}/cli/main.js`, 'addrset', 'list', network.names.a, '--table', 'nonft'], { ...process.env, PATH: noNft.path });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^netns: ERR_NETNS_NFT_MISSING: .*nftables/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('the demo without nft runs the other steps and says which it skipped', async () => {
+    const result = await run([`${dist}/cli/main.js`, 'demo', '--json'], { ...process.env, PATH: noNft.path });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(3);
+    const report = JSON.parse(result.stdout) as { ok: boolean; skipped: string[]; missing: { code: string; message: string }[]; steps: { step: string; ok: boolean; skipped?: string }[] };
+    expect(report.ok).toBe(true);
+    expect(report.missing).toEqual([{ code: 'ERR_NETNS_NFT_MISSING', message: expect.stringContaining('nftables') }]);
+    expect(report.skipped).toHaveLength(3);
+    for (const title of report.skipped) expect(title).toMatch(/set/i);
+    const ran = report.steps.filter((step) => step.skipped === undefined);
+    expect(ran.map((step) => step.step).join('\n')).toMatch(/veth[\s\S]*withNetNS[\s\S]*server[\s\S]*removed/);
+    for (const step of report.steps) expect(step.ok, step.step).toBe(true);
+    expect(leftovers('nsdemo-')).toEqual([]);
+  });
+
+  it('the demo without ip runs the other steps (address sets too) and says which it skipped', async () => {
+    const result = await run([`${dist}/cli/main.js`, 'demo'], { ...process.env, PATH: noIp.path });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(3);
+    const lines = result.stdout.split('\n');
+    expect(lines.filter((line) => line.includes('ERR_NETNS_IP_MISSING: ip is not installed: install the Debian package iproute2'))).toHaveLength(1);
+    expect(lines.filter((line) => line.includes('skipped: needs ip'))).toHaveLength(2);
+    expect(result.stdout).toMatch(/✓ Three namespaces \(no veth pairs: ip is missing\)/);
+    expect(result.stdout).toMatch(/✓ Address sets/);
+    expect(result.stdout).toMatch(/✓ A leaked set is planted and collected by gc/);
+    expect(result.stdout).toContain('2 skipped');
+    expect(leftovers('nsdemo-')).toEqual([]);
+  });
+
+  for (const [command, pkg] of [['nft', 'nftables'], ['ip', 'iproute2']] as const) {
+    it(`a root run of the suite without ${command} fails at once, naming ${pkg}`, async () => {
+      const bare = command === 'nft' ? noNft : noIp;
+      const result = await run([launcher, 'run', 'test/unit/addrset-encoding.test.ts'], { ...process.env, PATH: bare.path });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`cannot run: missing ${command} \\(install the Debian package ${pkg}`));
+      expect(result.stdout).toBe(''); // vitest never started
+    });
+  }
+
+  it('an unprivileged run says the root suite is skipped; under CI it fails instead', async () => {
+    const asNobody = ['--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', process.execPath, launcher, '--version'];
+    const { CI: _ci, ...env } = process.env;
+    const local = await new Promise<Run>((resolve) =>
+      execFile('setpriv', asNobody, { encoding: 'utf8', env }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })),
+    );
+    expect(local.code).toBe(0);
+    expect(local.stderr).toContain('the root suite is SKIPPED');
+    const ci = await new Promise<Run>((resolve) =>
+      execFile('setpriv', asNobody, { encoding: 'utf8', env: { ...env, CI: '1' } }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })),
+    );
+    expect(ci.code).toBe(1);
+    expect(ci.stderr).toContain('CI must run the root suite');
+  });
+});

@@ -1,0 +1,44 @@
+// Every failure of the `netns` command is one line "netns: CODE: message" on
+// stderr, nothing on stdout, and a stable non-zero exit code.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'netns-cli-errors-'));
+const CODED = /^netns: (ERR_NETNS_[A-Z_]+|E[A-Z0-9]+): \S/;
+
+describe('CLI failures are coded', () => {
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  const usage: [string, string[], RegExp][] = [
+    ['an unknown command', ['frobnicate'], /^netns: ERR_NETNS_INVALID_ARG: unknown command 'frobnicate'/],
+    ['a missing argument', ['add'], /^netns: ERR_NETNS_INVALID_ARG: missing required argument 'name'/],
+    ['an unknown option', ['list', '--bogus'], /^netns: ERR_NETNS_INVALID_ARG: unknown option '--bogus'/],
+    ['a missing required option', ['addrset', 'show', 'x', 'owner'], /^netns: ERR_NETNS_INVALID_ARG: required option '-t, --table <table>' not specified/],
+    ['exec without a command', ['exec', 'x'], /^netns: ERR_NETNS_INVALID_ARG: missing required argument 'command'/],
+    ['identify with a pid that is not a number', ['identify', 'abc'], /^netns: ERR_NETNS_INVALID_ARG: pid must be a positive integer, got "abc"/],
+    ['gc with a live file that is not there', ['addrset', 'gc', 'x', '-t', 't', '--live-file', join(scratch, 'absent')], /^netns: ERR_NETNS_ADDRSET_INVALID_OPTION: --live-file .*absent: cannot read it \(ENOENT/],
+    ['gc with a live file that is not JSON', ['addrset', 'gc', 'x', '-t', 't', '--live-file', join(scratch, 'bad.json')], /^netns: ERR_NETNS_ADDRSET_INVALID_OPTION: --live-file .*bad\.json: not JSON/],
+    ['gc with a JSON live file that is not a list of strings', ['addrset', 'gc', 'x', '-t', 't', '--live-file', join(scratch, 'numbers.json')], /^netns: ERR_NETNS_ADDRSET_INVALID_OPTION: --live-file .*numbers\.json: expected a JSON array/],
+    ['gc without a live list', ['addrset', 'gc', 'x', '-t', 't'], /^netns: ERR_NETNS_ADDRSET_LIVE_REQUIRED: /],
+    ['gc with --all and --live', ['addrset', 'gc', 'x', '-t', 't', '--all', '--live', 'y'], /^netns: ERR_NETNS_ADDRSET_INVALID_OPTION: --all /],
+  ];
+  writeFileSync(join(scratch, 'bad.json'), '[ "a", ');
+  writeFileSync(join(scratch, 'numbers.json'), '[1, 2]');
+
+  for (const [what, args, stderr] of usage) {
+    it(`${what}: exit 2, one coded line`, async () => {
+      const result = await runCli(...args);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(stderr);
+      expect(result.stderr).toMatch(CODED);
+    });
+  }
+
+  it('help is not an error', async () => {
+    expect(await runCli('--help')).toMatchObject({ code: 0, stderr: '' });
+  });
+});
