@@ -61,7 +61,8 @@ async function runAndKill(ns: string, seed: number, expected: Map<string, Expect
       }
     }
   });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
+  // 'close', not 'exit': every line the writer printed before it died must be read first.
+  const exited = new Promise((resolve) => child.once('close', resolve));
   await Promise.race([open, exited]);
   await sleep(30 + Math.floor(Math.random() * 400)); // the kill lands anywhere in the workload
   child.kill('SIGKILL');
