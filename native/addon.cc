@@ -17,6 +17,7 @@
 #include "lifecycle_jobs.h"
 #include "nsfd.h"
 #include "thread_switch.h"
+#include "unique_fd.h"
 
 namespace netns {
 namespace {
@@ -40,10 +41,11 @@ std::string StringArgument(const Napi::CallbackInfo& info, size_t index, const c
   return info[index].As<Napi::String>().Utf8Value();
 }
 
-// Each job owns its own descriptor, so closing the NetNS handle meanwhile is safe.
-int DupNamespaceFd(Napi::Env env, int fd) {
-  int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-  if (dup < 0) throw ToJsError(env, Failure::Sys(errno, "fcntl"));
+// Each job owns its own descriptor, so closing the NetNS handle meanwhile is
+// safe; until the job holds it, the UniqueFd closes it if anything throws.
+UniqueFd DupNamespaceFd(Napi::Env env, int fd) {
+  UniqueFd dup(fcntl(fd, F_DUPFD_CLOEXEC, 3));
+  if (!dup.valid()) throw ToJsError(env, Failure::Sys(errno, "fcntl"));
   return dup;
 }
 
@@ -83,9 +85,10 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     if (!info[0].IsString()) throw Napi::TypeError::New(env, "path must be a string");
     auto opened = OpenNetns(info[0].As<Napi::String>().Utf8Value());
     if (auto* failure = std::get_if<Failure>(&opened)) throw ToJsError(env, *failure);
-    const NsFd& ns = std::get<NsFd>(opened);
+    NsFd& ns = std::get<NsFd>(opened);
     Napi::Object obj = IdentityObject(env, ns.id);
-    obj.Set("fd", ns.fd);
+    obj.Set("fd", ns.fd.get());
+    ns.fd.release();  // JavaScript owns it now
     return obj;
   }
 
@@ -94,9 +97,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     Napi::Env env = info.Env();
     auto opened = OpenNetns(StringArgument(info, 0, "path"));
     if (auto* failure = std::get_if<Failure>(&opened)) throw ToJsError(env, *failure);
-    const NsFd& ns = std::get<NsFd>(opened);
-    close(ns.fd);
-    return IdentityObject(env, ns.id);
+    return IdentityObject(env, std::get<NsFd>(opened).id);
   }
 
   // A real pipe (O_CLOEXEC both ends): some programs (nft) open /dev/stdin by
@@ -104,14 +105,19 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
   Napi::Value PipeJs(const Napi::CallbackInfo& info) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) throw ToJsError(info.Env(), Failure::Sys(errno, "pipe2"));
+    UniqueFd read_end(fds[0]);
+    UniqueFd write_end(fds[1]);
     Napi::Object ends = Napi::Object::New(info.Env());
-    ends.Set("read", fds[0]);
-    ends.Set("write", fds[1]);
+    ends.Set("read", read_end.get());
+    ends.Set("write", write_end.get());
+    read_end.release();  // JavaScript owns both ends now
+    write_end.release();
     return ends;
   }
 
+  // JavaScript hands back a descriptor it owned, to be closed.
   Napi::Value CloseFdJs(const Napi::CallbackInfo& info) {
-    close(FdArgument(info, 0));
+    UniqueFd closing(FdArgument(info, 0));
     return info.Env().Undefined();
   }
 

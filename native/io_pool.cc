@@ -150,10 +150,7 @@ void IoPool::ThreadMain(Slot* slot) {
 
 void IoPool::CallJs(Napi::Env env, Napi::Function, IoPool* pool, IoJob* raw) {
   std::unique_ptr<IoJob> job(raw);
-  if (env == nullptr) {
-    job->Discard();  // the environment is gone: nothing to settle
-    return;
-  }
+  if (env == nullptr) return;  // the environment is gone: the job is dropped unsettled
   pool->Settle(env, std::move(job));
 }
 
@@ -184,7 +181,6 @@ void IoPool::Shutdown() {
   for (auto& slot : slots_) {
     if (slot->thread.joinable()) slot->thread.join();
   }
-  for (auto& job : queue_) job->Discard();
   queue_.clear();
   tsfn_.Release();
 }

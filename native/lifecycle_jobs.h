@@ -18,11 +18,9 @@ class CreateNamespaceJob : public IoJob {
   // An empty `path` makes an anonymous namespace that lives as long as the
   // returned descriptor (or anything inside it).
   CreateNamespaceJob(Napi::Env env, std::string run_dir, std::string path)
-      : IoJob(env, -1), run_dir_(std::move(run_dir)), path_(std::move(path)) {}
-  ~CreateNamespaceJob() override;
+      : IoJob(env, UniqueFd()), run_dir_(std::move(run_dir)), path_(std::move(path)) {}
   void Run(ThreadSwitch& thread) override;
   Napi::Value Result(Napi::Env env) override;
-  void Discard() override;
 
  private:
   bool PrepareMountPoint();
@@ -37,7 +35,7 @@ class CreateNamespaceJob : public IoJob {
 // Lazy unmount and unlink, as `ip netns del`.
 class DeleteNamespaceJob : public IoJob {
  public:
-  DeleteNamespaceJob(Napi::Env env, std::string path) : IoJob(env, -1), path_(std::move(path)) {}
+  DeleteNamespaceJob(Napi::Env env, std::string path) : IoJob(env, UniqueFd()), path_(std::move(path)) {}
   void Run(ThreadSwitch& thread) override;
   Napi::Value Result(Napi::Env env) override;
 
