@@ -38,8 +38,11 @@ class IoJob {
   const std::optional<Failure>& failure() const { return failure_; }
   Napi::Promise::Deferred& deferred() { return deferred_; }
 
-  // Set by the I/O thread when it could not return home after this job.
+  // Set by the I/O thread before it delivers the job: it could not return
+  // home after this job (poisoned), or it leaves after this job for any
+  // reason (poisoned, or it could not start) and must be replaced.
   bool poisoned_thread = false;
+  bool thread_left = false;
 
   // Who settles the job. The JS thread may wait briefly for a job it just
   // submitted and settle it itself; whoever moves the state away from kQueued
