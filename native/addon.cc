@@ -16,6 +16,7 @@
 #include "js_error.h"
 #include "lifecycle_jobs.h"
 #include "nsfd.h"
+#include "thread_home.h"
 #include "thread_switch.h"
 #include "unique_fd.h"
 
@@ -55,7 +56,9 @@ constexpr size_t kIoThreads = 2;
 
 class NetnsAddon : public Napi::Addon<NetnsAddon> {
  public:
-  NetnsAddon(Napi::Env, Napi::Object exports) {
+  // Which thread loads the addon is fixed for the environment's life: learnt
+  // once, so the main thread's calls pay no extra system call.
+  NetnsAddon(Napi::Env, Napi::Object exports) : on_main_thread_(gettid() == getpid()) {
     DefineAddon(exports, {
         InstanceMethod("openNetns", &NetnsAddon::OpenNetnsJs),
         InstanceMethod("openNetnsIdentity", &NetnsAddon::OpenNetnsIdentityJs),
@@ -144,7 +147,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
   // thread is refused: it must never change namespace.
   Napi::Value BecomeSwitchThreadJs(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (gettid() == getpid())
+    if (on_main_thread_)
       throw ToJsError(env, Failure::Own("ERR_NETNS_MAIN_THREAD",
                                         "the process's main thread never switches namespace"));
     if (auto failure = switch_.Init()) throw ToJsError(env, *failure);
@@ -176,12 +179,17 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
   }
 
   // The I/O threads are created from this environment's JS thread; a pool
-  // worker's JS thread may be switched, so it gets none.
+  // worker's JS thread may be switched, so it gets none. Any other thread
+  // but the main one (which never switches) is asked whether it is switched,
+  // on every call: another copy of the addon may have switched it.
   IoPool& Io(Napi::Env env) {
     if (switch_thread_)
       throw ToJsError(env, Failure::Own("ERR_NETNS_SWITCHED_THREAD",
                                         "NetNS I/O methods cannot be used inside withNetNS's fn: it already "
                                         "runs in its namespace, so create sockets and processes directly"));
+    if (!on_main_thread_) {
+      if (auto failure = CheckThreadAtHome()) throw ToJsError(env, *failure);
+    }
     if (!io_) io_ = std::make_unique<IoPool>(env, kIoThreads);
     return *io_;
   }
@@ -268,6 +276,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     return Napi::Number::New(info.Env(), static_cast<double>(io_ ? io_->threads_discarded() : 0));
   }
 
+  const bool on_main_thread_;
   ThreadSwitch switch_;
   bool switch_thread_ = false;
   std::unique_ptr<IoPool> io_;
