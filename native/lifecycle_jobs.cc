@@ -8,6 +8,7 @@
 
 #include <cerrno>
 
+#include "run_dir_entry.h"
 #include "unique_fd.h"
 
 namespace netns {
@@ -101,8 +102,11 @@ Napi::Value CreateNamespaceJob::Result(Napi::Env env) {
 }
 
 void DeleteNamespaceJob::Run(ThreadSwitch&) {
-  // As ip netns del: the unmount may fail (already unmounted); the unlink decides.
-  umount2(path_.c_str(), MNT_DETACH);
+  auto entry = InspectRunDirEntry(path_);
+  if (auto* failure = std::get_if<Failure>(&entry)) return Fail(*failure);
+  // As ip netns del: the unmount may fail (already unmounted); the unlink
+  // decides. UMOUNT_NOFOLLOW: a link planted since the check is not followed.
+  if (std::get<RunDirEntry>(entry) == RunDirEntry::kMountedNetns) umount2(path_.c_str(), MNT_DETACH | UMOUNT_NOFOLLOW);
   if (unlink(path_.c_str()) != 0) Fail(Failure::Sys(errno, "unlink", path_));
 }
 

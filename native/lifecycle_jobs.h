@@ -32,7 +32,8 @@ class CreateNamespaceJob : public IoJob {
   NsFd created_;
 };
 
-// Lazy unmount and unlink, as `ip netns del`.
+// Lazy unmount and unlink, as `ip netns del`, of a namespace or the file one
+// left; anything else in the run directory is refused (see run_dir_entry.h).
 class DeleteNamespaceJob : public IoJob {
  public:
   DeleteNamespaceJob(Napi::Env env, std::string path) : IoJob(env, UniqueFd()), path_(std::move(path)) {}
