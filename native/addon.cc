@@ -1,7 +1,6 @@
 // Entry point: one NetnsAddon per Node environment (main thread or Worker), so
 // every piece of state belongs to the thread that loaded the addon.
 #include <napi.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <fcntl.h>
@@ -65,7 +64,6 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("closeFd", &NetnsAddon::CloseFdJs),
         InstanceMethod("tryLockFile", &NetnsAddon::TryLockFileJs),
         InstanceMethod("pipe", &NetnsAddon::PipeJs),
-        InstanceMethod("fdIdentity", &NetnsAddon::FdIdentityJs),
         InstanceMethod("threadNetns", &NetnsAddon::ThreadNetnsJs),
         InstanceMethod("becomeSwitchThread", &NetnsAddon::BecomeSwitchThreadJs),
         InstanceMethod("enter", &NetnsAddon::EnterJs),
@@ -76,7 +74,6 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("ioReadFile", &NetnsAddon::IoReadFileJs),
         InstanceMethod("ioWriteFile", &NetnsAddon::IoWriteFileJs),
         InstanceMethod("ioStats", &NetnsAddon::IoStatsJs),
-        InstanceMethod("ioThreadsDiscarded", &NetnsAddon::IoThreadsDiscardedJs),
         InstanceMethod("createNamespace", &NetnsAddon::CreateNamespaceJs),
         InstanceMethod("deleteNamespace", &NetnsAddon::DeleteNamespaceJs),
     });
@@ -129,12 +126,6 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     auto locked = TryLockFile(StringArgument(info, 0, "path"));
     if (auto* failure = std::get_if<Failure>(&locked)) throw ToJsError(info.Env(), *failure);
     return Napi::Number::New(info.Env(), std::get<int>(locked));
-  }
-
-  Napi::Value FdIdentityJs(const Napi::CallbackInfo& info) {
-    auto checked = CheckNetnsFd(FdArgument(info, 0), "");
-    if (auto* failure = std::get_if<Failure>(&checked)) throw ToJsError(info.Env(), *failure);
-    return IdentityObject(info.Env(), std::get<NsIdentity>(checked));
   }
 
   Napi::Value ThreadNetnsJs(const Napi::CallbackInfo& info) {
@@ -270,10 +261,6 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     stats.Set("threadsCreated", static_cast<double>(io_ ? io_->threads_created() : 0));
     stats.Set("threadsDiscarded", static_cast<double>(io_ ? io_->threads_discarded() : 0));
     return stats;
-  }
-
-  Napi::Value IoThreadsDiscardedJs(const Napi::CallbackInfo& info) {
-    return Napi::Number::New(info.Env(), static_cast<double>(io_ ? io_->threads_discarded() : 0));
   }
 
   const bool on_main_thread_;

@@ -3,10 +3,11 @@
 // it and restores; a thread that cannot restore finishes its job, exits, and
 // is replaced from the JS thread. A thread that cannot open its home fails
 // one job with the cause and exits the same way, so a passing shortage of
-// descriptors does not fail every later job. Threads are only ever created from the JS
-// thread of an environment that is not switched, so none inherits a foreign
-// namespace. Results return through a TypedThreadSafeFunction that keeps the
-// event loop alive only while jobs are in flight.
+// descriptors does not fail every later job. Threads are only ever created
+// from the JS thread of an environment whose thread is not switched (the
+// caller checks, see thread_home.h), so none inherits a foreign namespace.
+// Results return through a TypedThreadSafeFunction that keeps the event loop
+// alive only while jobs are in flight.
 #pragma once
 #include <napi.h>
 
