@@ -59,7 +59,8 @@ std::variant<RunDirEntry, Failure> InspectRunDirEntry(const std::string& path) {
   struct stat st;
   if (lstat(path.c_str(), &st) != 0) return Failure::Sys(errno, errno == ENOENT ? "unlink" : "lstat", path);
   if (S_ISLNK(st.st_mode)) return Refused(path, "a symbolic link");
-  if (!S_ISREG(st.st_mode)) return Refused(path, "not a regular file");
+  if (S_ISDIR(st.st_mode)) return Refused(path, "a directory");
+  if (!S_ISREG(st.st_mode)) return Refused(path, "a special file");
   // O_NOFOLLOW: the entry may have become a link since lstat; O_NONBLOCK: or a FIFO.
   UniqueFd fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (!fd.valid()) return Failure::Sys(errno, "open", path);

@@ -27,9 +27,9 @@ describe.skipIf(!privileged)('NetNS.delete on what is not a namespace', () => {
   });
 
   afterEach(() => {
-    for (const name of ['to-tmpfs', 'to-target', 'uts', 'file-bound', 'leftover']) {
+    for (const name of ['to-tmpfs', 'to-target', 'uts', 'file-bound', 'dir', 'leftover']) {
       unmountAll(entry(name));
-      rmSync(entry(name), { force: true });
+      rmSync(entry(name), { force: true, recursive: true });
     }
     unmountAll(`${dir}/mnt`);
   });
@@ -78,6 +78,13 @@ describe.skipIf(!privileged)('NetNS.delete on what is not a namespace', () => {
     execFileSync('mount', ['--bind', `${dir}/file`, entry('file-bound')]);
     await expectRefused('file-bound');
     expect(mountsAt(entry('file-bound'))).toHaveLength(1);
+  });
+
+  it('refuses a directory with a mount on it, and leaves it mounted', async () => {
+    mkdirSync(entry('dir'));
+    execFileSync('mount', ['-t', 'tmpfs', 'nsnat-del', entry('dir')]);
+    await expectRefused('dir');
+    expect(mountsAt(entry('dir'))).toHaveLength(1);
   });
 
   it('still removes the plain file a failed add or a lazy delete leaves, as ip netns del does', async () => {
