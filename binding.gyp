@@ -11,6 +11,8 @@
         "native/js_error.cc",
         "native/lifecycle_jobs.cc",
         "native/nsfd.cc",
+        "native/run_dir_entry.cc",
+        "native/thread_home.cc",
         "native/thread_switch.cc"
       ],
       "dependencies": [

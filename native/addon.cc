@@ -1,7 +1,6 @@
 // Entry point: one NetnsAddon per Node environment (main thread or Worker), so
 // every piece of state belongs to the thread that loaded the addon.
 #include <napi.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <fcntl.h>
@@ -16,7 +15,9 @@
 #include "js_error.h"
 #include "lifecycle_jobs.h"
 #include "nsfd.h"
+#include "thread_home.h"
 #include "thread_switch.h"
+#include "unique_fd.h"
 
 namespace netns {
 namespace {
@@ -40,10 +41,11 @@ std::string StringArgument(const Napi::CallbackInfo& info, size_t index, const c
   return info[index].As<Napi::String>().Utf8Value();
 }
 
-// Each job owns its own descriptor, so closing the NetNS handle meanwhile is safe.
-int DupNamespaceFd(Napi::Env env, int fd) {
-  int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-  if (dup < 0) throw ToJsError(env, Failure::Sys(errno, "fcntl"));
+// Each job owns its own descriptor, so closing the NetNS handle meanwhile is
+// safe; until the job holds it, the UniqueFd closes it if anything throws.
+UniqueFd DupNamespaceFd(Napi::Env env, int fd) {
+  UniqueFd dup(fcntl(fd, F_DUPFD_CLOEXEC, 3));
+  if (!dup.valid()) throw ToJsError(env, Failure::Sys(errno, "fcntl"));
   return dup;
 }
 
@@ -53,14 +55,15 @@ constexpr size_t kIoThreads = 2;
 
 class NetnsAddon : public Napi::Addon<NetnsAddon> {
  public:
-  NetnsAddon(Napi::Env, Napi::Object exports) {
+  // Which thread loads the addon is fixed for the environment's life: learnt
+  // once, so the main thread's calls pay no extra system call.
+  NetnsAddon(Napi::Env, Napi::Object exports) : on_main_thread_(gettid() == getpid()) {
     DefineAddon(exports, {
         InstanceMethod("openNetns", &NetnsAddon::OpenNetnsJs),
         InstanceMethod("openNetnsIdentity", &NetnsAddon::OpenNetnsIdentityJs),
         InstanceMethod("closeFd", &NetnsAddon::CloseFdJs),
         InstanceMethod("tryLockFile", &NetnsAddon::TryLockFileJs),
         InstanceMethod("pipe", &NetnsAddon::PipeJs),
-        InstanceMethod("fdIdentity", &NetnsAddon::FdIdentityJs),
         InstanceMethod("threadNetns", &NetnsAddon::ThreadNetnsJs),
         InstanceMethod("becomeSwitchThread", &NetnsAddon::BecomeSwitchThreadJs),
         InstanceMethod("enter", &NetnsAddon::EnterJs),
@@ -71,7 +74,6 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("ioReadFile", &NetnsAddon::IoReadFileJs),
         InstanceMethod("ioWriteFile", &NetnsAddon::IoWriteFileJs),
         InstanceMethod("ioStats", &NetnsAddon::IoStatsJs),
-        InstanceMethod("ioThreadsDiscarded", &NetnsAddon::IoThreadsDiscardedJs),
         InstanceMethod("createNamespace", &NetnsAddon::CreateNamespaceJs),
         InstanceMethod("deleteNamespace", &NetnsAddon::DeleteNamespaceJs),
     });
@@ -83,9 +85,10 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     if (!info[0].IsString()) throw Napi::TypeError::New(env, "path must be a string");
     auto opened = OpenNetns(info[0].As<Napi::String>().Utf8Value());
     if (auto* failure = std::get_if<Failure>(&opened)) throw ToJsError(env, *failure);
-    const NsFd& ns = std::get<NsFd>(opened);
+    NsFd& ns = std::get<NsFd>(opened);
     Napi::Object obj = IdentityObject(env, ns.id);
-    obj.Set("fd", ns.fd);
+    obj.Set("fd", ns.fd.get());
+    ns.fd.release();  // JavaScript owns it now
     return obj;
   }
 
@@ -94,9 +97,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     Napi::Env env = info.Env();
     auto opened = OpenNetns(StringArgument(info, 0, "path"));
     if (auto* failure = std::get_if<Failure>(&opened)) throw ToJsError(env, *failure);
-    const NsFd& ns = std::get<NsFd>(opened);
-    close(ns.fd);
-    return IdentityObject(env, ns.id);
+    return IdentityObject(env, std::get<NsFd>(opened).id);
   }
 
   // A real pipe (O_CLOEXEC both ends): some programs (nft) open /dev/stdin by
@@ -104,14 +105,19 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
   Napi::Value PipeJs(const Napi::CallbackInfo& info) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) throw ToJsError(info.Env(), Failure::Sys(errno, "pipe2"));
+    UniqueFd read_end(fds[0]);
+    UniqueFd write_end(fds[1]);
     Napi::Object ends = Napi::Object::New(info.Env());
-    ends.Set("read", fds[0]);
-    ends.Set("write", fds[1]);
+    ends.Set("read", read_end.get());
+    ends.Set("write", write_end.get());
+    read_end.release();  // JavaScript owns both ends now
+    write_end.release();
     return ends;
   }
 
+  // JavaScript hands back a descriptor it owned, to be closed.
   Napi::Value CloseFdJs(const Napi::CallbackInfo& info) {
-    close(FdArgument(info, 0));
+    UniqueFd closing(FdArgument(info, 0));
     return info.Env().Undefined();
   }
 
@@ -120,12 +126,6 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     auto locked = TryLockFile(StringArgument(info, 0, "path"));
     if (auto* failure = std::get_if<Failure>(&locked)) throw ToJsError(info.Env(), *failure);
     return Napi::Number::New(info.Env(), std::get<int>(locked));
-  }
-
-  Napi::Value FdIdentityJs(const Napi::CallbackInfo& info) {
-    auto checked = CheckNetnsFd(FdArgument(info, 0), "");
-    if (auto* failure = std::get_if<Failure>(&checked)) throw ToJsError(info.Env(), *failure);
-    return IdentityObject(info.Env(), std::get<NsIdentity>(checked));
   }
 
   Napi::Value ThreadNetnsJs(const Napi::CallbackInfo& info) {
@@ -138,7 +138,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
   // thread is refused: it must never change namespace.
   Napi::Value BecomeSwitchThreadJs(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (gettid() == getpid())
+    if (on_main_thread_)
       throw ToJsError(env, Failure::Own("ERR_NETNS_MAIN_THREAD",
                                         "the process's main thread never switches namespace"));
     if (auto failure = switch_.Init()) throw ToJsError(env, *failure);
@@ -170,12 +170,17 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
   }
 
   // The I/O threads are created from this environment's JS thread; a pool
-  // worker's JS thread may be switched, so it gets none.
+  // worker's JS thread may be switched, so it gets none. Any other thread
+  // but the main one (which never switches) is asked whether it is switched,
+  // on every call: another copy of the addon may have switched it.
   IoPool& Io(Napi::Env env) {
     if (switch_thread_)
       throw ToJsError(env, Failure::Own("ERR_NETNS_SWITCHED_THREAD",
                                         "NetNS I/O methods cannot be used inside withNetNS's fn: it already "
                                         "runs in its namespace, so create sockets and processes directly"));
+    if (!on_main_thread_) {
+      if (auto failure = CheckThreadAtHome()) throw ToJsError(env, *failure);
+    }
     if (!io_) io_ = std::make_unique<IoPool>(env, kIoThreads);
     return *io_;
   }
@@ -258,10 +263,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     return stats;
   }
 
-  Napi::Value IoThreadsDiscardedJs(const Napi::CallbackInfo& info) {
-    return Napi::Number::New(info.Env(), static_cast<double>(io_ ? io_->threads_discarded() : 0));
-  }
-
+  const bool on_main_thread_;
   ThreadSwitch switch_;
   bool switch_thread_ = false;
   std::unique_ptr<IoPool> io_;

@@ -11,31 +11,24 @@
 
 namespace netns {
 
-SocketJob::~SocketJob() { Discard(); }
-
-void SocketJob::Discard() {
-  if (fd_ >= 0) close(fd_);
-  fd_ = -1;
-}
-
 void SocketJob::Run(ThreadSwitch&) {
-  fd_ = socket(domain_, type_ | SOCK_CLOEXEC, protocol_);
-  if (fd_ < 0) Fail(Failure::Sys(errno, "socket"));
+  fd_.reset(socket(domain_, type_ | SOCK_CLOEXEC, protocol_));
+  if (!fd_.valid()) Fail(Failure::Sys(errno, "socket"));
 }
 
 Napi::Value SocketJob::Result(Napi::Env env) {
-  int fd = fd_;
-  fd_ = -1;  // handed to JavaScript, which now owns it
-  return Napi::Number::New(env, fd);
+  Napi::Value fd = Napi::Number::New(env, fd_.get());
+  fd_.release();  // handed to JavaScript, which now owns it
+  return fd;
 }
 
 void BoundSocketJob::Run(ThreadSwitch&) {
   bool ok = spec_.unix_path ? BindUnix() : BindInet();
-  if (ok && spec_.backlog >= 0 && listen(fd_, spec_.backlog) != 0) {
+  if (ok && spec_.backlog >= 0 && listen(fd_.get(), spec_.backlog) != 0) {
     Fail(Failure::Sys(errno, "listen"));
     ok = false;
   }
-  if (!ok) Discard();
+  if (!ok) fd_.reset();
 }
 
 bool BoundSocketJob::BindInet() {
@@ -49,19 +42,19 @@ bool BoundSocketJob::BindInet() {
     Fail(Failure::Own("ERR_NETNS_INVALID_ARG", "not a numeric address in this namespace: " + spec_.host));
     return false;
   }
-  fd_ = socket(found->ai_family, type_ | SOCK_CLOEXEC, 0);
-  if (fd_ < 0) {
+  fd_.reset(socket(found->ai_family, type_ | SOCK_CLOEXEC, 0));
+  if (!fd_.valid()) {
     Fail(Failure::Sys(errno, "socket"));
     freeaddrinfo(found);
     return false;
   }
   int one = 1;
-  if (spec_.backlog >= 0) setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (spec_.backlog >= 0) setsockopt(fd_.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   if (found->ai_family == AF_INET6) {
     int v6only = spec_.host == "::" ? 0 : 1;  // "::" accepts IPv4 too, as Node does
-    setsockopt(fd_, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof v6only);
+    setsockopt(fd_.get(), IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof v6only);
   }
-  bool ok = bind(fd_, found->ai_addr, found->ai_addrlen) == 0;
+  bool ok = bind(fd_.get(), found->ai_addr, found->ai_addrlen) == 0;
   if (!ok) Fail(Failure::Sys(errno, "bind"));
   freeaddrinfo(found);
   return ok;
@@ -80,12 +73,12 @@ bool BoundSocketJob::BindUnix() {
   socklen_t len = spec_.host[0] == '\0'
                       ? static_cast<socklen_t>(sizeof addr)
                       : static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + spec_.host.size() + 1);
-  fd_ = socket(AF_UNIX, type_ | SOCK_CLOEXEC, 0);
-  if (fd_ < 0) {
+  fd_.reset(socket(AF_UNIX, type_ | SOCK_CLOEXEC, 0));
+  if (!fd_.valid()) {
     Fail(Failure::Sys(errno, "socket"));
     return false;
   }
-  if (bind(fd_, reinterpret_cast<sockaddr*>(&addr), len) != 0) {
+  if (bind(fd_.get(), reinterpret_cast<sockaddr*>(&addr), len) != 0) {
     Fail(Failure::Sys(errno, "bind"));
     return false;
   }
@@ -94,11 +87,11 @@ bool BoundSocketJob::BindUnix() {
 
 void ReadFileJob::Run(ThreadSwitch&) {
   // O_NOFOLLOW: paths are checked on the JS side; never follow a planted link.
-  int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-  if (fd < 0) return Fail(Failure::Sys(errno, "open", path_));
+  UniqueFd fd(open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY));
+  if (!fd.valid()) return Fail(Failure::Sys(errno, "open", path_));
   char buf[65536];
   for (;;) {
-    ssize_t n = read(fd, buf, sizeof buf);
+    ssize_t n = read(fd.get(), buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       Fail(Failure::Sys(errno, "read", path_));
@@ -107,21 +100,19 @@ void ReadFileJob::Run(ThreadSwitch&) {
     if (n == 0) break;
     data_.append(buf, static_cast<size_t>(n));
   }
-  close(fd);
 }
 
 Napi::Value ReadFileJob::Result(Napi::Env env) { return Napi::Buffer<char>::Copy(env, data_.data(), data_.size()); }
 
 void WriteFileJob::Run(ThreadSwitch&) {
-  int fd = open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-  if (fd < 0) return Fail(Failure::Sys(errno, "open", path_));
+  UniqueFd fd(open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY));
+  if (!fd.valid()) return Fail(Failure::Sys(errno, "open", path_));
   // A sysctl takes its value from a single write.
   ssize_t n;
   do {
-    n = write(fd, data_.data(), data_.size());
+    n = write(fd.get(), data_.data(), data_.size());
   } while (n < 0 && errno == EINTR);
   if (n < 0) Fail(Failure::Sys(errno, "write", path_));
-  close(fd);
 }
 
 Napi::Value WriteFileJob::Result(Napi::Env env) { return env.Undefined(); }

@@ -12,18 +12,16 @@ namespace netns {
 
 class SocketJob : public IoJob {
  public:
-  SocketJob(Napi::Env env, int ns_fd, int domain, int type, int protocol)
-      : IoJob(env, ns_fd), domain_(domain), type_(type), protocol_(protocol) {}
-  ~SocketJob() override;
+  SocketJob(Napi::Env env, UniqueFd ns_fd, int domain, int type, int protocol)
+      : IoJob(env, std::move(ns_fd)), domain_(domain), type_(type), protocol_(protocol) {}
   void Run(ThreadSwitch& thread) override;
   Napi::Value Result(Napi::Env env) override;
-  void Discard() override;
 
  protected:
   int domain_;
   int type_;
   int protocol_;
-  int fd_ = -1;
+  UniqueFd fd_;
 };
 
 // Binds to a numeric IPv4/IPv6 host (scope ids like fe80::1%eth0 are looked up
@@ -37,8 +35,8 @@ struct BindSpec {
 
 class BoundSocketJob : public SocketJob {
  public:
-  BoundSocketJob(Napi::Env env, int ns_fd, int type, BindSpec spec)
-      : SocketJob(env, ns_fd, 0, type, 0), spec_(std::move(spec)) {}
+  BoundSocketJob(Napi::Env env, UniqueFd ns_fd, int type, BindSpec spec)
+      : SocketJob(env, std::move(ns_fd), 0, type, 0), spec_(std::move(spec)) {}
   void Run(ThreadSwitch& thread) override;
 
  private:
@@ -49,7 +47,8 @@ class BoundSocketJob : public SocketJob {
 
 class ReadFileJob : public IoJob {
  public:
-  ReadFileJob(Napi::Env env, int ns_fd, std::string path) : IoJob(env, ns_fd), path_(std::move(path)) {}
+  ReadFileJob(Napi::Env env, UniqueFd ns_fd, std::string path)
+      : IoJob(env, std::move(ns_fd)), path_(std::move(path)) {}
   void Run(ThreadSwitch& thread) override;
   Napi::Value Result(Napi::Env env) override;
 
@@ -60,8 +59,8 @@ class ReadFileJob : public IoJob {
 
 class WriteFileJob : public IoJob {
  public:
-  WriteFileJob(Napi::Env env, int ns_fd, std::string path, std::string data)
-      : IoJob(env, ns_fd), path_(std::move(path)), data_(std::move(data)) {}
+  WriteFileJob(Napi::Env env, UniqueFd ns_fd, std::string path, std::string data)
+      : IoJob(env, std::move(ns_fd)), path_(std::move(path)), data_(std::move(data)) {}
   void Run(ThreadSwitch& thread) override;
   Napi::Value Result(Napi::Env env) override;
 

@@ -3,8 +3,10 @@
 #include <pthread.h>
 
 #include <chrono>
+#include <utility>
 
 #include "js_error.h"
+#include "scope_exit.h"
 #include "thread_switch.h"
 
 namespace netns {
@@ -24,6 +26,26 @@ bool PollFor(std::chrono::microseconds budget, Ready ready) {
   for (unsigned i = 1;; i++) {
     if (ready()) return true;
     if ((i & 63) == 0 && std::chrono::steady_clock::now() > deadline) return false;
+  }
+}
+
+// I/O thread: runs one job at home or inside its namespace, then comes home.
+void RunJob(ThreadSwitch& home, IoJob& job) {
+  if (job.ns_fd() >= 0) {
+    if (auto failure = home.Enter(job.ns_fd())) return job.Fail(*failure);
+  }
+  job.Run(home);
+  if (home.Restore()) job.poisoned_thread = true;
+}
+
+// What the job's promise settles with. A JavaScript exception thrown while
+// building it (e.g. by a setter on Object.prototype) becomes the rejection.
+std::pair<bool, Napi::Value> Outcome(Napi::Env env, IoJob& job) {
+  try {
+    if (job.failure()) return {false, ToJsError(env, *job.failure()).Value()};
+    return {true, job.Result(env)};
+  } catch (const Napi::Error& error) {
+    return {false, error.Value()};
   }
 }
 
@@ -125,52 +147,65 @@ void IoPool::Deliver(std::unique_ptr<IoJob> job) {
 void IoPool::ThreadMain(Slot* slot) {
   pthread_setname_np(pthread_self(), "netns-io");
   ThreadSwitch home;
-  std::optional<Failure> init_failure = home.Init();
+  if (auto failure = home.Init()) return FailAndLeave(slot, *failure);
   for (;;) {
     std::unique_ptr<IoJob> job = NextJob();
     if (!job) break;
-    if (init_failure) {
-      job->Fail(*init_failure);
-    } else if (job->ns_fd() < 0) {
-      job->Run(home);
-      if (home.Restore()) job->poisoned_thread = true;
-    } else if (auto failure = home.Enter(job->ns_fd())) {
-      job->Fail(*failure);
-    } else {
-      job->Run(home);
-      if (home.Restore()) job->poisoned_thread = true;
-    }
-    const bool leave = job->poisoned_thread;
+    RunJob(home, *job);
+    // never run another job in an unknown namespace
+    if (job->poisoned_thread) return Leave(slot, std::move(job));
     Deliver(std::move(job));
-    if (leave) break;  // never run another job in an unknown namespace
   }
   std::lock_guard<std::mutex> lock(mu_);
   slot->exited = true;
 }
 
+// I/O thread that could not start: it never switches; it tells the caller of
+// one job why, and leaves so that the JS thread starts a fresh one.
+void IoPool::FailAndLeave(Slot* slot, const Failure& failure) {
+  std::unique_ptr<IoJob> job = NextJob();
+  if (job) job->Fail(failure);
+  Leave(slot, std::move(job));
+}
+
+// Marks the thread exited before delivering its last job, so that settling
+// that job on the JS thread reaps it and starts a replacement if needed.
+void IoPool::Leave(Slot* slot, std::unique_ptr<IoJob> job) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    slot->exited = true;
+  }
+  if (!job) return;
+  job->thread_left = true;
+  Deliver(std::move(job));
+}
+
 void IoPool::CallJs(Napi::Env env, Napi::Function, IoPool* pool, IoJob* raw) {
   std::unique_ptr<IoJob> job(raw);
-  if (env == nullptr) {
-    job->Discard();  // the environment is gone: nothing to settle
-    return;
-  }
+  if (env == nullptr) return;  // the environment is gone: the job is dropped unsettled
   pool->Settle(env, std::move(job));
 }
 
 void IoPool::Settle(Napi::Env env, std::unique_ptr<IoJob> job) {
-  if (job->poisoned_thread) {
-    threads_discarded_++;
+  ScopeExit finished([this, env] { Finished(env); });
+  if (job->thread_left) {
+    if (job->poisoned_thread) threads_discarded_++;
     ReapExited();
     SpawnIfNeeded();
   }
-  if (job->failure()) {
-    job->deferred().Reject(ToJsError(env, *job->failure()).Value());
-  } else {
-    Napi::Value value = job->Result(env);
-    if (job->poisoned_thread && value.IsObject()) value.As<Napi::Object>().Set("poisoned", true);
+  auto [resolved, value] = Outcome(env, *job);
+  // A deferred is freed by its first settle, whatever it returns: settle once.
+  if (resolved) {
     job->deferred().Resolve(value);
+  } else {
+    job->deferred().Reject(value);
   }
-  if (--in_flight_ == 0 && !shut_down_) tsfn_.Unref(env);
+}
+
+// JS thread, once per job however settling went: the event loop is kept
+// alive only while jobs are in flight.
+void IoPool::Finished(Napi::Env env) noexcept {
+  if (--in_flight_ == 0 && !shut_down_) napi_unref_threadsafe_function(env, tsfn_);
 }
 
 void IoPool::Shutdown() {
@@ -184,7 +219,6 @@ void IoPool::Shutdown() {
   for (auto& slot : slots_) {
     if (slot->thread.joinable()) slot->thread.join();
   }
-  for (auto& job : queue_) job->Discard();
   queue_.clear();
   tsfn_.Release();
 }

@@ -1,10 +1,13 @@
 // The addon's own I/O threads for one Node environment. Each thread opens its
 // own namespace as home, and for every job enters the job's namespace, runs
 // it and restores; a thread that cannot restore finishes its job, exits, and
-// is replaced from the JS thread. Threads are only ever created from the JS
-// thread of an environment that is not switched, so none inherits a foreign
-// namespace. Results return through a TypedThreadSafeFunction that keeps the
-// event loop alive only while jobs are in flight.
+// is replaced from the JS thread. A thread that cannot open its home fails
+// one job with the cause and exits the same way, so a passing shortage of
+// descriptors does not fail every later job. Threads are only ever created
+// from the JS thread of an environment whose thread is not switched (the
+// caller checks, see thread_home.h), so none inherits a foreign namespace.
+// Results return through a TypedThreadSafeFunction that keeps the event loop
+// alive only while jobs are in flight.
 #pragma once
 #include <napi.h>
 
@@ -42,12 +45,15 @@ class IoPool {
 
   static void CallJs(Napi::Env env, Napi::Function, IoPool* pool, IoJob* job);
   void ThreadMain(Slot* slot);
+  void FailAndLeave(Slot* slot, const Failure& failure);
+  void Leave(Slot* slot, std::unique_ptr<IoJob> job);
   std::unique_ptr<IoJob> NextJob();
   void Deliver(std::unique_ptr<IoJob> job);
   bool AwaitInline(IoJob* job);
   void SpawnIfNeeded();
   void ReapExited();
   void Settle(Napi::Env env, std::unique_ptr<IoJob> job);
+  void Finished(Napi::Env env) noexcept;
 
   using Tsfn = Napi::TypedThreadSafeFunction<IoPool, IoJob, &IoPool::CallJs>;
   Tsfn tsfn_;

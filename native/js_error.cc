@@ -3,14 +3,27 @@
 #include <string.h>
 
 namespace netns {
+namespace {
+
+// glibc returns null for numbers it has no name for; the fallbacks match the
+// TypeScript layer's.
+std::string ErrnoCode(int err) {
+  const char* name = strerrorname_np(err);
+  return name ? name : "E" + std::to_string(err);
+}
+
+std::string ErrnoText(int err) {
+  const char* text = strerrordesc_np(err);
+  return text ? text : "unknown system error";
+}
+
+}  // namespace
 
 Napi::Error ToJsError(Napi::Env env, const Failure& failure) {
   const bool own = !failure.code.empty();
-  std::string code = own ? failure.code : strerrorname_np(failure.err);
-  std::string message = own ? failure.message : strerrordesc_np(failure.err);
-  Napi::Error error = Napi::Error::New(env, code + ": " + message);
+  Napi::Error error = Napi::Error::New(env, own ? failure.message : ErrnoText(failure.err));
   Napi::Object obj = error.Value();
-  obj.Set("code", code);
+  obj.Set("code", own ? failure.code : ErrnoCode(failure.err));
   if (!own) obj.Set("errno", -failure.err);
   if (!failure.syscall.empty()) obj.Set("syscall", failure.syscall);
   if (!failure.path.empty()) obj.Set("path", failure.path);

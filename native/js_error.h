@@ -1,5 +1,7 @@
-// Turns a Failure into a JavaScript Error carrying errno/code/syscall/path.
-// The TypeScript layer rewrites the message in Node's wording.
+// Turns a Failure into a JavaScript Error of one shape: `code` plus a plain
+// message (never prefixed by the code). Our own errors carry their message;
+// errno errors carry errno (negative, as Node's), syscall and path, from which
+// the TypeScript layer builds Node's wording, and strerror's text meanwhile.
 #pragma once
 #include <napi.h>
 #include "failure.h"

@@ -8,36 +8,29 @@
 
 #include <cerrno>
 
+#include "run_dir_entry.h"
+#include "unique_fd.h"
+
 namespace netns {
 namespace {
 
 // Holds an exclusive flock on the run directory for its lifetime.
+// Closing the descriptor releases the lock.
 class DirLock {
  public:
   explicit DirLock(const std::string& dir) : fd_(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
-    if (fd_ >= 0 && flock(fd_, LOCK_EX) != 0) error_ = errno;
-    if (fd_ < 0) error_ = errno;
-  }
-  ~DirLock() {
-    if (fd_ >= 0) close(fd_);  // releases the lock
+    if (!fd_.valid() || flock(fd_.get(), LOCK_EX) != 0) error_ = errno;
   }
   int error() const { return error_; }
 
  private:
-  int fd_;
+  UniqueFd fd_;
   int error_ = 0;
 };
 
 std::string ThreadNamespacePath() { return "/proc/self/task/" + std::to_string(gettid()) + "/ns/net"; }
 
 }  // namespace
-
-CreateNamespaceJob::~CreateNamespaceJob() { Discard(); }
-
-void CreateNamespaceJob::Discard() {
-  if (created_.fd >= 0) close(created_.fd);
-  created_.fd = -1;
-}
 
 void CreateNamespaceJob::Run(ThreadSwitch& thread) {
   if (!path_.empty() && !PrepareMountPoint()) return;
@@ -76,12 +69,11 @@ bool CreateNamespaceJob::PrepareMountPoint() {
       return false;
     }
   }
-  int fd = open(path_.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
-  if (fd < 0) {
+  UniqueFd mount_point(open(path_.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0));
+  if (!mount_point.valid()) {
     Fail(Failure::Sys(errno, "open", path_));
     return false;
   }
-  close(fd);
   return true;
 }
 
@@ -97,21 +89,24 @@ bool CreateNamespaceJob::BindThreadNamespace() {
 void CreateNamespaceJob::OpenResult() {
   auto opened = OpenNetns(path_.empty() ? ThreadNamespacePath() : path_);
   if (auto* failure = std::get_if<Failure>(&opened)) return Fail(*failure);
-  created_ = std::get<NsFd>(opened);
+  created_ = std::get<NsFd>(std::move(opened));
 }
 
 Napi::Value CreateNamespaceJob::Result(Napi::Env env) {
   Napi::Object obj = Napi::Object::New(env);
-  obj.Set("fd", created_.fd);
+  obj.Set("fd", created_.fd.get());
   obj.Set("dev", static_cast<double>(created_.id.dev));
   obj.Set("ino", static_cast<double>(created_.id.ino));
-  created_.fd = -1;  // JavaScript owns it now
+  created_.fd.release();  // JavaScript owns it now
   return obj;
 }
 
 void DeleteNamespaceJob::Run(ThreadSwitch&) {
-  // As ip netns del: the unmount may fail (already unmounted); the unlink decides.
-  umount2(path_.c_str(), MNT_DETACH);
+  auto entry = InspectRunDirEntry(path_);
+  if (auto* failure = std::get_if<Failure>(&entry)) return Fail(*failure);
+  // As ip netns del: the unmount may fail (already unmounted); the unlink
+  // decides. UMOUNT_NOFOLLOW: a link planted since the check is not followed.
+  if (std::get<RunDirEntry>(entry) == RunDirEntry::kMountedNetns) umount2(path_.c_str(), MNT_DETACH | UMOUNT_NOFOLLOW);
   if (unlink(path_.c_str()) != 0) Fail(Failure::Sys(errno, "unlink", path_));
 }
 

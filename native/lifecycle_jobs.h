@@ -18,11 +18,9 @@ class CreateNamespaceJob : public IoJob {
   // An empty `path` makes an anonymous namespace that lives as long as the
   // returned descriptor (or anything inside it).
   CreateNamespaceJob(Napi::Env env, std::string run_dir, std::string path)
-      : IoJob(env, -1), run_dir_(std::move(run_dir)), path_(std::move(path)) {}
-  ~CreateNamespaceJob() override;
+      : IoJob(env, UniqueFd()), run_dir_(std::move(run_dir)), path_(std::move(path)) {}
   void Run(ThreadSwitch& thread) override;
   Napi::Value Result(Napi::Env env) override;
-  void Discard() override;
 
  private:
   bool PrepareMountPoint();
@@ -34,10 +32,11 @@ class CreateNamespaceJob : public IoJob {
   NsFd created_;
 };
 
-// Lazy unmount and unlink, as `ip netns del`.
+// Lazy unmount and unlink, as `ip netns del`, of a namespace or the file one
+// left; anything else in the run directory is refused (see run_dir_entry.h).
 class DeleteNamespaceJob : public IoJob {
  public:
-  DeleteNamespaceJob(Napi::Env env, std::string path) : IoJob(env, -1), path_(std::move(path)) {}
+  DeleteNamespaceJob(Napi::Env env, std::string path) : IoJob(env, UniqueFd()), path_(std::move(path)) {}
   void Run(ThreadSwitch& thread) override;
   Napi::Value Result(Napi::Env env) override;
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 
 namespace netns {
 namespace {
@@ -84,14 +85,11 @@ std::variant<NsFd, Failure> OpenNetns(const std::string& path) {
   if (path.find('\0') != std::string::npos)
     return Failure::Own("ERR_NETNS_INVALID_PATH", "path contains a NUL byte", path);
   // O_NONBLOCK: opening a FIFO someone left at the path must not hang the caller.
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) return Failure::Sys(errno, "open", path);
-  auto checked = CheckNetnsFd(fd, path);
-  if (auto* failure = std::get_if<Failure>(&checked)) {
-    close(fd);
-    return *failure;
-  }
-  return NsFd{fd, std::get<NsIdentity>(checked)};
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (!fd.valid()) return Failure::Sys(errno, "open", path);
+  auto checked = CheckNetnsFd(fd.get(), path);
+  if (auto* failure = std::get_if<Failure>(&checked)) return *failure;
+  return NsFd{std::move(fd), std::get<NsIdentity>(checked)};
 }
 
 std::variant<NsIdentity, Failure> ThreadNetns() {

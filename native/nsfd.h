@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "failure.h"
+#include "unique_fd.h"
 
 namespace netns {
 
@@ -17,14 +18,14 @@ struct NsIdentity {
 };
 
 struct NsFd {
-  int fd = -1;
+  UniqueFd fd;
   NsIdentity id;
 };
 
-// Opens `path` O_CLOEXEC and checks it; the caller owns the returned fd.
+// Opens `path` O_CLOEXEC and checks it.
 std::variant<NsFd, Failure> OpenNetns(const std::string& path);
 
-// Checks an already open fd (e.g. one inherited by the exec helper).
+// Checks an already open fd; `path` only names it in the failure.
 std::variant<NsIdentity, Failure> CheckNetnsFd(int fd, const std::string& path);
 
 // Identity of the namespace the calling thread is in.

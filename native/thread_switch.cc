@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sched.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,17 +9,13 @@
 
 namespace netns {
 
-ThreadSwitch::~ThreadSwitch() {
-  if (home_fd_ >= 0) close(home_fd_);
-}
-
 std::optional<Failure> ThreadSwitch::Init() {
-  if (home_fd_ >= 0) return std::nullopt;
+  if (home_fd_.valid()) return std::nullopt;
   // /proc/self/ns/net would name the main thread's namespace, not ours.
   std::string path = "/proc/self/task/" + std::to_string(gettid()) + "/ns/net";
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Failure::Sys(errno, "open", path);
-  home_fd_ = fd;
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return Failure::Sys(errno, "open", path);
+  home_fd_ = std::move(fd);
   return std::nullopt;
 }
 
@@ -48,7 +43,7 @@ std::optional<Failure> ThreadSwitch::Unshare() {
 
 std::optional<Failure> ThreadSwitch::Restore() {
   if (!switched_) return std::nullopt;
-  if (setns(home_fd_, CLONE_NEWNET) != 0) {
+  if (setns(home_fd_.get(), CLONE_NEWNET) != 0) {
     poisoned_ = true;
     return Failure::Sys(errno, "setns");
   }

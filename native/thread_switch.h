@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "failure.h"
+#include "unique_fd.h"
 
 namespace netns {
 
@@ -14,7 +15,6 @@ class ThreadSwitch {
   ThreadSwitch() = default;
   ThreadSwitch(const ThreadSwitch&) = delete;
   ThreadSwitch& operator=(const ThreadSwitch&) = delete;
-  ~ThreadSwitch();
 
   // Opens /proc/self/task/<tid>/ns/net for the calling thread. Must be called
   // on the owning thread before it has ever switched.
@@ -25,12 +25,8 @@ class ThreadSwitch {
   // On failure the switch is poisoned for good.
   std::optional<Failure> Restore();
 
-  bool initialized() const { return home_fd_ >= 0; }
-  bool switched() const { return switched_; }
-  bool poisoned() const { return poisoned_; }
-
  private:
-  int home_fd_ = -1;
+  UniqueFd home_fd_;
   bool switched_ = false;
   bool poisoned_ = false;
 };

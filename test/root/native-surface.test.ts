@@ -1,0 +1,29 @@
+// The addon's method table, exactly: what TypeScript may call (src/native.ts).
+import { describe, expect, it } from 'vitest';
+import { native } from '../../dist/native.js';
+
+describe('native surface', () => {
+  it('exports exactly the methods the TypeScript layer uses', () => {
+    expect(Object.getOwnPropertyNames(native).sort()).toEqual(
+      [
+        'becomeSwitchThread',
+        'closeFd',
+        'createNamespace',
+        'deleteNamespace',
+        'dropEffectiveCapability',
+        'enter',
+        'ioBind',
+        'ioReadFile',
+        'ioSocket',
+        'ioStats',
+        'ioWriteFile',
+        'openNetns',
+        'openNetnsIdentity',
+        'pipe',
+        'restore',
+        'threadNetns',
+        'tryLockFile',
+      ].sort(),
+    );
+  });
+});
