@@ -108,8 +108,7 @@ export function fromNative(error: unknown): unknown {
   if (typeof native.errno === 'number' && native.syscall) {
     return systemError(native.errno, native.syscall, native.path);
   }
-  const message = native.message.replace(/^[A-Z_]+: /, '');
-  return netnsError(native.code as ErrorCode, message, native.path === undefined ? {} : { path: native.path });
+  return netnsError(native.code as ErrorCode, native.message ?? '', native.path === undefined ? {} : { path: native.path });
 }
 
 /** Calls into the addon, translating its errors. */

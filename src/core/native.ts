@@ -20,7 +20,6 @@ export interface NativeBinding {
   /** A close-on-exec fd holding an exclusive flock on `path` (created), or -1 while another holds it. */
   tryLockFile(path: string): number;
   pipe(): { read: number; write: number };
-  fdIdentity(fd: number): NsIdentity;
   threadNetns(): NsIdentity;
   becomeSwitchThread(): void;
   enter(fd: number): void;
@@ -31,7 +30,6 @@ export interface NativeBinding {
   ioReadFile(nsFd: number, path: string): Promise<Buffer>;
   ioWriteFile(nsFd: number, path: string, data: string): Promise<void>;
   ioStats(): { threadsCreated: number; threadsDiscarded: number };
-  ioThreadsDiscarded(): number;
 }
 
 /** The exec helper built beside the addon (see native/exec_helper.c). */

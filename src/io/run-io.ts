@@ -32,7 +32,7 @@ export function runIo<T>(ns: NsHandle, start: (nsFd: number) => Promise<T>): Pro
 }
 
 function warnAboutDiscardedThreads(): void {
-  const threadsDiscarded = native.ioThreadsDiscarded();
+  const { threadsDiscarded } = native.ioStats();
   if (threadsDiscarded === discardsSeen) return;
   discardsSeen = threadsDiscarded;
   process.emitWarning('a netns I/O thread could not return to its own network namespace; it was replaced', {

@@ -1,7 +1,7 @@
 // Native errors reach JavaScript in one shape: `code` plus a plain message,
 // never prefixed by the code; errno errors also carry errno, syscall, path.
 import { describe, expect, it } from 'vitest';
-import { native } from '../../dist/native.js';
+import { native } from '../../dist/core/native.js';
 
 const SOCK_STREAM = 1;
 

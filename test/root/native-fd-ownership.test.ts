@@ -1,7 +1,7 @@
 // Every descriptor the addon opens is owned until it reaches JavaScript: a
 // result object that cannot be built must not leak what was opened for it.
 import { describe, expect, it } from 'vitest';
-import { native } from '../../dist/native.js';
+import { native } from '../../dist/core/native.js';
 import { openFdCount } from '../helpers/process-state.js';
 import { SetterError, withThrowingSetter } from '../helpers/throwing-setter.js';
 

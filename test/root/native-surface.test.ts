@@ -1,6 +1,6 @@
 // The addon's method table, exactly: what TypeScript may call (src/native.ts).
 import { describe, expect, it } from 'vitest';
-import { native } from '../../dist/native.js';
+import { native } from '../../dist/core/native.js';
 
 describe('native surface', () => {
   it('exports exactly the methods the TypeScript layer uses', () => {
