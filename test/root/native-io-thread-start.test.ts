@@ -15,7 +15,7 @@ describe.skipIf(!privileged)('I/O thread start-up', () => {
     const result = await runNodeScript(
       `
       import { closeSync, openSync } from 'node:fs';
-      const { native } = await import(${JSON.stringify(distUrl('native.js'))});
+      const { native } = await import(${JSON.stringify(distUrl('core/native.js'))});
       const { fd } = native.openNetns('/proc/self/ns/net');
       const fillers = [];
       try { for (;;) fillers.push(openSync('/dev/null', 'r')); } catch (e) { if (e.code !== 'EMFILE') throw e; }

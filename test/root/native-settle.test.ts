@@ -8,7 +8,7 @@ import { privileged } from '../helpers/privileges.js';
 
 const prelude = `
   import { readdirSync, readlinkSync } from 'node:fs';
-  const { native } = await import(${JSON.stringify(distUrl('native.js'))});
+  const { native } = await import(${JSON.stringify(distUrl('core/native.js'))});
   // descriptors of network namespaces other than the process's own (the I/O
   // threads keep one of their own home each)
   const home = readlinkSync('/proc/self/ns/net');
