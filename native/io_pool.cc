@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <chrono>
+#include <system_error>
 #include <utility>
 
 #include "js_error.h"
@@ -71,7 +72,7 @@ void IoPool::Submit(Napi::Env env, std::unique_ptr<IoJob> job) {
   }
   cv_.notify_one();
   ReapExited();
-  SpawnIfNeeded();
+  if (SpawnIfNeeded(env)) return;  // the job could not run and is settled already
   if (wait_inline && AwaitInline(raw)) Settle(env, std::unique_ptr<IoJob>(raw));
 }
 
@@ -91,16 +92,40 @@ bool IoPool::AwaitInline(IoJob* job) {
   return true;
 }
 
-void IoPool::SpawnIfNeeded() {
-  std::lock_guard<std::mutex> lock(mu_);
-  size_t live = 0;
-  for (auto& slot : slots_) live += slot->exited ? 0 : 1;
-  if (idle_threads_ >= queue_.size() || live >= max_threads_) return;
-  auto slot = std::make_unique<Slot>();
-  Slot* raw = slot.get();
-  slot->thread = std::thread([this, raw] { ThreadMain(raw); });
-  slots_.push_back(std::move(slot));
-  threads_created_++;
+// JS thread. Creating a thread can fail (EAGAIN at a thread or pids limit).
+// std::system_error is no Napi::Error: escaping into node-addon-api it would
+// abort the process. A live thread still serves the queue, so the failure is
+// ignored then; with none live, nothing would ever run the queued jobs, so
+// they are rejected with the cause. True when it settled jobs that way.
+bool IoPool::SpawnIfNeeded(Napi::Env env) {
+  std::deque<std::unique_ptr<IoJob>> stranded;
+  int err = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    size_t live = 0;
+    for (auto& slot : slots_) live += slot->exited ? 0 : 1;
+    if (idle_threads_ >= queue_.size() || live >= max_threads_) return false;
+    auto slot = std::make_unique<Slot>();
+    Slot* raw = slot.get();
+    try {
+      slot->thread = std::thread([this, raw] { ThreadMain(raw); });
+    } catch (const std::system_error& error) {
+      if (live > 0) return false;
+      err = error.code().value();
+      stranded.swap(queue_);
+      queued_.store(0, std::memory_order_relaxed);
+    }
+    if (stranded.empty()) {
+      slots_.push_back(std::move(slot));
+      threads_created_++;
+      return false;
+    }
+  }
+  for (auto& job : stranded) {
+    job->Fail(Failure::Sys(err, "pthread_create"));
+    Settle(env, std::move(job));  // its scope guard keeps in_flight_ and the tsfn ref right
+  }
+  return true;
 }
 
 // Joins threads that left after a failed restore (JS thread).
@@ -191,7 +216,7 @@ void IoPool::Settle(Napi::Env env, std::unique_ptr<IoJob> job) {
   if (job->thread_left) {
     if (job->poisoned_thread) threads_discarded_++;
     ReapExited();
-    SpawnIfNeeded();
+    SpawnIfNeeded(env);
   }
   auto [resolved, value] = Outcome(env, *job);
   // A deferred is freed by its first settle, whatever it returns: settle once.

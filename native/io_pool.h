@@ -50,7 +50,7 @@ class IoPool {
   std::unique_ptr<IoJob> NextJob();
   void Deliver(std::unique_ptr<IoJob> job);
   bool AwaitInline(IoJob* job);
-  void SpawnIfNeeded();
+  bool SpawnIfNeeded(Napi::Env env);
   void ReapExited();
   void Settle(Napi::Env env, std::unique_ptr<IoJob> job);
   void Finished(Napi::Env env) noexcept;
