@@ -19,18 +19,9 @@ export type FunctionDef = [fnId: number, source: string, caller: string | null];
 /** Per task: id, namespace fd, function id, arguments. */
 export const TASK_FIELDS = 4;
 
-/**
- * One shared word per task of a batch decides who owns its fate: the worker
- * moves it from OPEN to STARTED before running the task, the pool from OPEN
- * to REVOKED to take it back (abort, close, or to move it to another worker).
- * Whoever wins the compare-and-swap decides; the other side keeps off.
- */
-export const CLAIM_OPEN = 0;
-export const CLAIM_STARTED = 1;
-export const CLAIM_REVOKED = 2;
-
 export type ToWorker =
-  | { type: 'run'; forget: boolean; defs: FunctionDef[]; tasks: unknown[]; claims: Int32Array }
+  /** Task k of the batch has ticket `firstTicket + k` (see claims.ts). */
+  | { type: 'run'; forget: boolean; defs: FunctionDef[]; tasks: unknown[]; firstTicket: number }
   | { type: 'nested-result'; id: number; outcome: Outcome };
 
 /** Per result: id, ok, value or SerializedError. */
@@ -41,8 +32,10 @@ export type NestedTarget = { path: string } | { fd: number };
 
 export type FromWorker =
   | { type: 'ready' }
-  /** `retire`: the worker has work left behind and takes no further task. */
-  | { type: 'results'; results: unknown[]; poisoned?: SerializedError; retire?: boolean }
+  /** `judging`: the call may have left work behind; a verdict follows before the worker takes more. */
+  | { type: 'results'; results: unknown[]; poisoned?: SerializedError; judging?: boolean }
+  /** `retire`: the call left work behind; the worker takes no further task. */
+  | { type: 'verdict'; retire: boolean }
   | { type: 'nested'; id: number; target: NestedTarget; source: string; caller: string | null; args: unknown[] };
 
 const CLONEABLE_PROP_TYPES = new Set(['string', 'number', 'boolean', 'bigint']);

@@ -1,5 +1,6 @@
 // withNetNS: run a JavaScript function inside a network namespace, on a pool
 // thread that switches and comes back, never on the calling thread.
+import { readlinkSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { NetNS } from '../netns.js';
@@ -23,6 +24,7 @@ export interface PoolOptions {
 }
 
 let pool: WorkerPool | undefined;
+let closing: Promise<void> = Promise.resolve();
 let configuredSize = availableParallelism();
 
 function getPool(): WorkerPool {
@@ -55,9 +57,11 @@ export function poolIdle(): Promise<void> {
  * with ERR_NETNS_POOL_CLOSED. The next withNetNS call starts a new pool.
  */
 export async function closePool(): Promise<void> {
-  const closing = pool;
-  pool = undefined;
-  await closing?.close();
+  if (pool) {
+    closing = Promise.all([closing, pool.close()]).then(() => {});
+    pool = undefined;
+  }
+  await closing; // a second closePool() also waits for the threads to be gone
 }
 
 function acquire(target: NetnsTarget): { fd: number; release: () => void } {
@@ -132,12 +136,14 @@ async function runNested(hook: PoolWorkerHook, target: NetnsTarget, fn: { source
     }
   }
   if (typeof target !== 'string') throw netnsError(ErrorCodes.INVALID_ARG, 'target must be a NetNS, a path or a namespace name');
-  // /proc/thread-self names this thread: only this thread can open it.
-  if (target.startsWith('/proc/thread-self/')) {
-    using own = NetNS.open(target);
-    return await runNested(hook, own, fn);
-  }
-  return settleNested(hook, { target: { path: target }, ...fn });
+  return settleNested(hook, { target: { path: threadPath(target) }, ...fn });
+}
+
+// /proc/thread-self names whichever thread opens it: name this one, so that
+// the pool's thread can open it (and close it, even if this worker is ended).
+function threadPath(target: string): string {
+  const prefix = '/proc/thread-self/';
+  return target.startsWith(prefix) ? `/proc/${readlinkSync('/proc/thread-self')}/${target.slice(prefix.length)}` : target;
 }
 
 async function settleNested(hook: PoolWorkerHook, task: Parameters<PoolWorkerHook['runNested']>[0]): Promise<unknown> {

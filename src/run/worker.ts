@@ -12,13 +12,12 @@ import { types } from 'node:util';
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { fromNative } from '../core/errors.js';
 import { native } from '../core/native.js';
+import { startClaim } from './claims.js';
 import { BELL_RESULTS, BELL_TASKS, spinUntilRung, WORKER_SPIN_US } from './doorbell.js';
 import { compileFunction, explainReferenceError } from './fn-source.js';
 import { POOL_WORKER_HOOK, type PoolWorkerHook } from './nested-hook.js';
-import { leftBehind, settledDown, startWatchingLeftovers } from './leftovers.js';
+import { mayHaveLeftovers, settledDown, startWatchingLeftovers, stopWatching, watchCall } from './leftovers.js';
 import {
-  CLAIM_OPEN,
-  CLAIM_STARTED,
   serializeError,
   TASK_FIELDS,
   type FromWorker,
@@ -30,8 +29,9 @@ import {
 type Run = Extract<ToWorker, { type: 'run' }>;
 type Compiled = { fn: (...args: unknown[]) => unknown } | { error: unknown };
 
-const { port, bell: bellBuffer } = workerData as { port: MessagePort; bell: SharedArrayBuffer };
+const { port, bell: bellBuffer, claims: claimsBuffer } = workerData as { port: MessagePort; bell: SharedArrayBuffer; claims: SharedArrayBuffer };
 const bell = new Int32Array(bellBuffer);
+const claims = new Int32Array(claimsBuffer);
 native.becomeSwitchThread();
 
 const functions = new Map<number, Compiled>();
@@ -48,8 +48,8 @@ function send(message: FromWorker): void {
 
 // Each result goes out as soon as it exists, so calls already finished are
 // delivered even if a later fn never returns or ends the thread.
-function sendResult(id: number, ok: boolean, value: unknown, extra: { poisoned?: SerializedError; retire?: boolean } = {}): void {
-  const payload = ok ? value : serializeError(explainReferenceError(value));
+function sendResult(id: number, ok: boolean, value: unknown, extra: { poisoned?: SerializedError; judging?: boolean } = {}): void {
+  const payload = ok ? value : serializeError(explained(value));
   try {
     send({ type: 'results', results: [id, ok, payload], ...extra });
   } catch (error) {
@@ -62,6 +62,15 @@ function sendResult(id: number, ok: boolean, value: unknown, extra: { poisoned?:
     send({ type: 'results', results: [id, false, notCloneable], ...extra });
   }
   Atomics.add(bell, BELL_RESULTS, 1);
+}
+
+// Explaining reads the value (instanceof runs a Proxy's traps): never let that throw here.
+function explained(error: unknown): unknown {
+  try {
+    return explainReferenceError(error);
+  } catch {
+    return error;
+  }
 }
 
 function describeFailure(error: unknown): string {
@@ -89,19 +98,20 @@ function restore(id: number, ok: boolean, value: unknown): void {
 }
 
 /**
- * Sends the result of a call restored from. If fn seems to have left work
- * behind, the loop turns (at home) first, so that handles fn closed can go;
- * if work is still there, the result carries a request to retire this worker,
- * which runs nothing more. Returns true when the batch may go on at once;
- * otherwise `goOn` is called once it may.
+ * Sends the result of a call restored from, at once. If the call may have
+ * left something queued or alive, the loop turns at home first (so that
+ * ticks drain and handles fn closed go) and then a verdict follows: this
+ * worker goes on, or asks to be retired and runs nothing more. Until the
+ * verdict the pool sends it nothing. Returns true when the batch may go on
+ * at once; otherwise `goOn` is called once it may.
  */
 function report(id: number, ok: boolean, value: unknown, goOn: () => void): boolean {
-  if (!leftBehind()) {
-    sendResult(id, ok, value);
-    return true;
-  }
+  const judging = mayHaveLeftovers();
+  sendResult(id, ok, value, judging ? { judging } : {});
+  if (!judging) return true;
   void settledDown().then((clean) => {
-    sendResult(id, ok, value, clean ? {} : { retire: true });
+    send({ type: 'verdict', retire: !clean });
+    Atomics.add(bell, BELL_RESULTS, 1);
     if (clean) goOn();
     else retiring = true;
   });
@@ -136,9 +146,11 @@ function pendingResult(value: unknown): Promise<unknown> | null {
 function runFrom(message: Run, start: number): boolean {
   busy = true;
   for (let i = start; i < message.tasks.length; i += TASK_FIELDS) {
-    if (Atomics.compareExchange(message.claims, i / TASK_FIELDS, CLAIM_OPEN, CLAIM_STARTED) !== CLAIM_OPEN) continue;
+    if (!startClaim(claims, message.firstTicket + i / TASK_FIELDS)) continue;
+    watchCall();
     if (runTask(message, i)) return true;
   }
+  stopWatching();
   busy = false;
   return false;
 }

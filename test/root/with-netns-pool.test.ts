@@ -75,11 +75,50 @@ describe.skipIf(!privileged)('the withNetNS pool', () => {
       });
     }
 
+    const continuations: [string, string][] = [
+      ['a promise reaction', 'Promise.resolve().then(record)'],
+      ['a tick', 'process.nextTick(record)'],
+      ['a zlib callback', "require('node:zlib').gzip(Buffer.alloc(1000), record)"],
+      ['a crypto callback', "require('node:crypto').pbkdf2('a', 'b', 1, 8, 'sha1', record)"],
+    ];
+    for (const [what, leave] of continuations) {
+      it(`never runs ${what} a call left inside the next call's namespace`, async () => {
+        configurePool({ maxWorkers: 1 });
+        const bInode = inodeOf(`/run/netns/${b}`);
+        const inB = new Int32Array(new SharedArrayBuffer(4));
+        const leaving = new Function('ticks', 'bInode', `
+          const record = () => { if (require('node:fs').statSync('/proc/thread-self/ns/net').ino === bInode) Atomics.add(ticks, 0, 1); };
+          ${leave};
+          return 1;`) as (ticks: Int32Array, bInode: number) => number;
+        for (let round = 0; round < 20; round++) {
+          await Promise.all([
+            withNetNS(a, leaving, inB, bInode),
+            withNetNS(b, async () => {
+              await new Promise((resolve) => setTimeout(resolve, 2));
+              return 2;
+            }),
+          ]);
+        }
+        expect(Atomics.load(inB, 0)).toBe(0);
+      });
+    }
+
+    it('does not hold back the next call behind an endless microtask loop it left', async () => {
+      configurePool({ maxWorkers: 2 });
+      expect(await withNetNS(a, () => {
+        const spin = () => queueMicrotask(spin);
+        spin();
+        return 'left spinning';
+      })).toBe('left spinning');
+      expect(await withNetNS(b, () => 'served')).toBe('served');
+    });
+
     it('retires the worker that left it, and the pool carries on', async () => {
       configurePool({ maxWorkers: 1 });
       await withNetNS(a, () => 0);
       const before = poolStats().threadsDiscarded;
       await withNetNS(a, () => void setInterval(() => {}, 1000));
+      await poolIdle(); // the verdict on what the call left follows its result
       expect(poolStats().threadsDiscarded).toBe(before + 1);
       expect(await withNetNS(b, () => 2)).toBe(2);
     });
@@ -119,6 +158,24 @@ describe.skipIf(!privileged)('the withNetNS pool', () => {
       expect(await withNetNS(a, () => 'still serving')).toBe('still serving');
     });
 
+    it('does not fail the call after it when it leaks a rejection', async () => {
+      configurePool({ maxWorkers: 1 });
+      const [bad, good] = await Promise.allSettled([
+        withNetNS(a, () => {
+          void Promise.reject(new Error('leaked'));
+          return 'bad returned';
+        }),
+        withNetNS(b, async () => {
+          await new Promise((resolve) => setTimeout(resolve, 2));
+          return 'good';
+        }),
+      ]);
+      expect([bad, good]).toEqual([
+        { status: 'fulfilled', value: 'bad returned' },
+        { status: 'fulfilled', value: 'good' },
+      ]);
+    });
+
     it('does not hold back calls queued behind it when it never returns', async () => {
       configurePool({ maxWorkers: 2 });
       const gate = new Int32Array(new SharedArrayBuffer(4));
@@ -156,6 +213,11 @@ describe.skipIf(!privileged)('the withNetNS pool', () => {
         }),
       ).rejects.toMatchObject({ name: 'NetnsError', code: 'ERR_NETNS_NOT_CLONEABLE' });
       await expect(withNetNS(a, () => ({ fn: () => 1 }))).rejects.toMatchObject({ code: 'ERR_NETNS_NOT_CLONEABLE' });
+      await expect(
+        withNetNS(a, () => {
+          throw new Proxy({}, { getPrototypeOf: () => { throw new Error('trap'); } });
+        }),
+      ).rejects.toMatchObject({ code: 'ERR_NETNS_NOT_CLONEABLE' });
       expect(poolStats().threadsDiscarded).toBe(discarded);
       expect(await withNetNS(a, () => 1)).toBe(1);
     });
@@ -235,6 +297,33 @@ describe.skipIf(!privileged)('the withNetNS pool', () => {
       expect(threadsAwayFrom(home)).toEqual([]);
     });
 
+    it("leak no descriptor of a nested call into the fn's own namespace (/proc/thread-self)", async () => {
+      const aInode = inodeOf(`/run/netns/${a}`);
+      const before = descriptorsOf(aInode).length;
+      for (let round = 0; round < 5; round++) {
+        const controller = new AbortController();
+        const gate = new Int32Array(new SharedArrayBuffer(4));
+        const call = withNetNS(
+          a,
+          { signal: controller.signal },
+          async (gate: Int32Array) => {
+            const { withNetNS } = await import('netns');
+            return withNetNS('/proc/thread-self/ns/net', (gate: Int32Array) => {
+              Atomics.store(gate, 0, 1);
+              Atomics.notify(gate, 0);
+              return new Promise(() => {});
+            }, gate);
+          },
+          gate,
+        );
+        await startedSignal(gate);
+        controller.abort();
+        await expect(call).rejects.toMatchObject({ name: 'AbortError' });
+      }
+      await poolIdle();
+      expect(descriptorsOf(aInode).length).toBe(before);
+    });
+
     it('of calls not started take back the call without ending a thread or leaking descriptors', async () => {
       configurePool({ maxWorkers: 1 });
       await withNetNS(a, () => 0);
@@ -264,6 +353,15 @@ describe.skipIf(!privileged)('the withNetNS pool', () => {
       await closing;
       expect(threadCount()).toBe(threads);
       expect(await withNetNS(a, () => 3)).toBe(3); // the next call starts a new pool
+    });
+
+    it('resolves, when called twice, only once the threads are gone', async () => {
+      await withNetNS(a, () => 1);
+      const threads = threadCount();
+      const first = closePool();
+      await closePool();
+      expect(threadCount()).toBeLessThan(threads);
+      await first;
     });
 
     it('rejects running calls with its own code', async () => {

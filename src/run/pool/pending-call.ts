@@ -1,5 +1,5 @@
 // One withNetNS call from the moment it is queued until it settles.
-import { CLAIM_OPEN, CLAIM_REVOKED } from '../wire.js';
+import { isOpen, revokeClaim } from '../claims.js';
 
 export interface PoolTask {
   fd: number;
@@ -21,8 +21,8 @@ export class PendingCall {
   readonly promise: Promise<unknown>;
   resolve!: (value: unknown) => void;
   reject!: (error: unknown) => void;
-  #claims: Int32Array | null = null;
-  #slot = -1;
+  #ring: Int32Array | null = null;
+  #ticket = -1;
 
   constructor(
     readonly id: number,
@@ -35,22 +35,22 @@ export class PendingCall {
     });
   }
 
-  sentTo(claims: Int32Array, slot: number): void {
+  sentTo(ring: Int32Array, ticket: number): void {
     this.sentAt = performance.now();
-    this.#claims = claims;
-    this.#slot = slot;
+    this.#ring = ring;
+    this.#ticket = ticket;
   }
 
   /** True while the worker it was sent to has not started it (and now never will, once revoked). */
   isOpen(): boolean {
-    return this.#claims !== null && Atomics.load(this.#claims, this.#slot) === CLAIM_OPEN;
+    return this.#ring !== null && isOpen(this.#ring, this.#ticket);
   }
 
   /** Takes the call back from its worker; false when the worker has already started it. */
   revoke(): boolean {
-    if (this.#claims === null) return true;
-    if (Atomics.compareExchange(this.#claims, this.#slot, CLAIM_OPEN, CLAIM_REVOKED) !== CLAIM_OPEN) return false;
-    this.#claims = null;
+    if (this.#ring === null) return true;
+    if (!revokeClaim(this.#ring, this.#ticket)) return false;
+    this.#ring = null;
     return true;
   }
 }

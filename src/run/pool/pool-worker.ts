@@ -1,6 +1,7 @@
 // One worker thread of the pool, as the pool sees it: its port and doorbell,
 // the calls sent to it, and whether it has started properly.
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { newClaimRing, openClaim } from '../claims.js';
 import { BELL_TASKS, BELL_WORDS } from '../doorbell.js';
 import type { FunctionDef, ToWorker } from '../wire.js';
 import type { FunctionRegistry } from './function-registry.js';
@@ -12,12 +13,16 @@ export class PoolWorker {
   readonly thread: Worker;
   readonly port: MessagePort;
   readonly bell = new Int32Array(new SharedArrayBuffer(BELL_WORDS * 4));
+  readonly #claims = newClaimRing();
+  #nextTicket = 0;
   /** Calls sent to this worker and not settled, started or not. */
   readonly running = new Map<number, PendingCall>();
   /** Said it is ready: its module loaded and it may switch. */
   ready = false;
   /** No longer part of the pool: terminated by it, or exited. */
   gone = false;
+  /** Its last call may have left work behind: no new call until its verdict. */
+  judging = false;
   /** When it last ran out of calls (performance.now()). */
   idleSince = 0;
   /** Nested calls its fn is waiting for. */
@@ -33,7 +38,7 @@ export class PoolWorker {
     this.port = port1;
     this.#generation = registry.generation;
     this.thread = new Worker(workerUrl, {
-      workerData: { port: port2, bell: this.bell.buffer },
+      workerData: { port: port2, bell: this.bell.buffer, claims: this.#claims.buffer },
       transferList: [port2],
     });
     this.setActive(false);
@@ -60,7 +65,7 @@ export class PoolWorker {
     return [...this.running.values()].filter((call) => call.isOpen());
   }
 
-  /** Sends a batch with one claim word per call; throws if some argument cannot be cloned. */
+  /** Sends a batch (to an idle worker: see claims.ts); throws if some argument cannot be cloned. */
   send(batch: PendingCall[], registry: FunctionRegistry): void {
     const forget = this.#generation !== registry.generation;
     if (forget) {
@@ -73,11 +78,13 @@ export class PoolWorker {
       if (!this.#known.has(call.fnId)) defs.push([call.fnId, call.task.source, call.task.caller]);
       tasks.push(call.id, call.task.fd, call.fnId, call.task.args);
     }
-    const claims = new Int32Array(new SharedArrayBuffer(batch.length * 4));
-    this.#post({ type: 'run', forget, defs, tasks, claims });
+    const firstTicket = this.#nextTicket;
+    batch.forEach((_, k) => openClaim(this.#claims, firstTicket + k));
+    this.#post({ type: 'run', forget, defs, tasks, firstTicket });
+    this.#nextTicket += batch.length;
     for (const [fnId] of defs) this.#known.add(fnId);
-    batch.forEach((call, slot) => {
-      call.sentTo(claims, slot);
+    batch.forEach((call, k) => {
+      call.sentTo(this.#claims, firstTicket + k);
       this.running.set(call.id, call);
     });
   }

@@ -108,6 +108,7 @@ export class WorkerPool {
   /** Resolves once no call is pending, threads beyond the bound are gone, and every thread let go has exited. */
   idle(): Promise<void> {
     if (this.#isIdle()) return Promise.resolve();
+    this.#trimTimer?.ref(); // someone waits for the trim: it must keep the process alive
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
@@ -135,7 +136,9 @@ export class WorkerPool {
   }
 
   #isIdle(): boolean {
-    return this.#pendingCalls === 0 && this.#exitingWorkers === 0 && this.#workers.size <= this.maxWorkers;
+    if (this.#pendingCalls > 0 || this.#exitingWorkers > 0 || this.#workers.size > this.maxWorkers) return false;
+    for (const worker of this.#workers) if (worker.judging) return false;
+    return true;
   }
 
   #wakeIdleWaiters(): void {
@@ -208,16 +211,22 @@ export class WorkerPool {
   // a slow or endless fn, or a thread still starting), once they have waited
   // long enough that the other worker is not simply about to take them.
   #balance(): void {
-    while (this.#idle.length > 0 && this.#queue.size() === 0) {
+    while (this.#queue.size() === 0) {
       const waitedSince = performance.now() - STEAL_AFTER_MS;
       const victim = this.#longestBacklog(waitedSince);
       if (!victim) return;
       const open = victim
         .openCalls()
         .filter((call) => call.sentAt <= waitedSince && (laneOf(call) === 'nested' || this.#laneHasRoom('top')));
+      if (open.length === 0) return;
+      const thief = this.#idle.pop() ?? this.#spawn();
+      if (!thief) return;
       const taken = open.slice(Math.floor(open.length / 2)).filter((call) => this.#takeBack(victim, call));
-      if (taken.length === 0) return;
-      this.#send(this.#idle.pop()!, taken);
+      if (taken.length === 0) {
+        this.#idle.push(thief);
+        return;
+      }
+      this.#send(thief, taken);
       this.#maybeIdle(victim);
     }
   }
@@ -228,7 +237,8 @@ export class WorkerPool {
     let youngest = Infinity;
     for (const worker of this.#workers) {
       let waiting = 0;
-      for (const call of worker.openCalls()) {
+      for (const call of worker.running.values()) {
+        if (!call.isOpen()) continue;
         if (call.sentAt <= waitedSince) waiting++;
         else youngest = Math.min(youngest, call.sentAt);
       }
@@ -268,7 +278,8 @@ export class WorkerPool {
     this.#trimTimer = setTimeout(() => {
       this.#trimTimer = undefined;
       this.#trimIdle();
-    }, delayMs).unref();
+    }, delayMs);
+    if (this.#idleWaiters.length === 0) this.#trimTimer.unref();
   }
 
   // libuv creates its shared threadpool from whichever thread first queues
@@ -349,10 +360,16 @@ export class WorkerPool {
         this.#failedStarts = 0;
         return;
       case 'results':
+        if (message.judging) worker.judging = true;
         this.#onResults(worker, message.results);
         if (message.poisoned) this.#onPoisoned(worker, message.poisoned);
-        else if (message.retire) this.#letGo(worker, true);
         else this.#maybeIdle(worker);
+        return;
+      case 'verdict':
+        worker.judging = false;
+        if (message.retire) this.#letGo(worker, true);
+        else this.#maybeIdle(worker);
+        this.#wakeIdleWaiters();
         return;
       case 'nested':
         this.#runNested(worker, message);
@@ -374,7 +391,8 @@ export class WorkerPool {
 
   #maybeIdle(worker: PoolWorker): void {
     if (worker.gone || worker.running.size > 0) return;
-    worker.setActive(false);
+    worker.setActive(false); // a worker judging a call's leftovers holds the process no more than an idle one
+    if (worker.judging) return;
     worker.idleSince = performance.now();
     this.#idle.push(worker);
     this.#dispatch();
