@@ -66,8 +66,11 @@ function netnsInode() {
   return statSync('/proc/self/ns/net').ino;
 }
 
+// The snapshot tools run without the sanitizer `npm run test:asan` preloads:
+// it is there for the addon, and it aborts on iproute2's own overlapping strncpy.
 function output(command, args) {
-  const result = spawnSync(command, args, { encoding: 'utf8' });
+  const { LD_PRELOAD: _preload, ...env } = process.env;
+  const result = spawnSync(command, args, { encoding: 'utf8', env });
   if (result.error || result.status !== 0) {
     throw new Error(`${command} ${args.join(' ')} failed: ${result.error?.message ?? result.stderr.trim()}`);
   }

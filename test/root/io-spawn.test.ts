@@ -74,7 +74,8 @@ describe.skipIf(!privileged)('NetNS.spawn events and options', () => {
   });
 
   it('runs a { detached } child in its own session, still inside the namespace', async () => {
-    const { stdout } = await ns.execFile('sh', ['-c', 'readlink /proc/self/ns/net; ps -o sid= -p $$; echo $$'], { detached: true });
+    // the session id is field 6 of /proc/PID/stat (sh's command name has no spaces)
+    const { stdout } = await ns.execFile('sh', ['-c', "readlink /proc/self/ns/net; cut -d' ' -f6 /proc/$$/stat; echo $$"], { detached: true });
     const [link, sid, pid] = stdout.trim().split(/\s+/);
     expect(link).toBe(`net:[${ns.inode}]`);
     expect(sid).toBe(pid);
