@@ -76,6 +76,11 @@ export function mayHaveLeftovers(): boolean {
   return promisesMade > 0 || leftAlive();
 }
 
+/** Whether something the call made is alive now (not merely queued reactions). */
+export function somethingAlive(): boolean {
+  return leftAlive();
+}
+
 function nextTurn(): Promise<void> {
   ownTurn = true;
   try {
@@ -85,9 +90,15 @@ function nextTurn(): Promise<void> {
   }
 }
 
-/** Lets the event loop turn a few times at home; true once nothing the call made is alive. */
+/** Lets the event loop turn once at home; true if then nothing the call made is alive. */
+export async function settledInOneTurn(): Promise<boolean> {
+  await nextTurn();
+  return !leftAlive();
+}
+
+/** Lets the event loop turn a few more times at home; true once nothing the call made is alive. */
 export async function settledDown(): Promise<boolean> {
-  for (let turn = 0; turn < SETTLE_TURNS; turn++) {
+  for (let turn = 1; turn < SETTLE_TURNS; turn++) {
     await nextTurn();
     if (!leftAlive()) return true;
   }

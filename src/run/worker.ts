@@ -16,7 +16,7 @@ import { startClaim } from './claims.js';
 import { BELL_RESULTS, BELL_TASKS, spinUntilRung, WORKER_SPIN_US } from './doorbell.js';
 import { compileFunction, explainReferenceError } from './fn-source.js';
 import { POOL_WORKER_HOOK, type PoolWorkerHook } from './nested-hook.js';
-import { mayHaveLeftovers, settledDown, startWatchingLeftovers, stopWatching, watchCall } from './leftovers.js';
+import { mayHaveLeftovers, settledDown, settledInOneTurn, somethingAlive, startWatchingLeftovers, stopWatching, watchCall } from './leftovers.js';
 import {
   serializeError,
   TASK_FIELDS,
@@ -99,23 +99,36 @@ function restore(id: number, ok: boolean, value: unknown): void {
 
 /**
  * Sends the result of a call restored from, at once. If the call may have
- * left something queued or alive, the loop turns at home first (so that
- * ticks drain and handles fn closed go) and then a verdict follows: this
- * worker goes on, or asks to be retired and runs nothing more. Until the
- * verdict the pool sends it nothing. Returns true when the batch may go on
- * at once; otherwise `goOn` is called once it may.
+ * left something queued or alive, the worker lets its loop turn at home
+ * before it runs anything else (queued ticks and reactions drain there,
+ * handles fn closed go). If something the call made was alive when it
+ * settled, the result is marked as judged and the pool sends this worker
+ * nothing until its verdict. Either way, if something is still alive after
+ * the turns, the verdict asks the pool to retire this worker, which runs
+ * nothing more. Returns true when the batch may go on at once; otherwise
+ * `goOn` is called once it may.
  */
 function report(id: number, ok: boolean, value: unknown, goOn: () => void): boolean {
-  const judging = mayHaveLeftovers();
+  if (!mayHaveLeftovers()) {
+    sendResult(id, ok, value);
+    return true;
+  }
+  const judging = somethingAlive();
   sendResult(id, ok, value, judging ? { judging } : {});
-  if (!judging) return true;
-  void settledDown().then((clean) => {
-    send({ type: 'verdict', retire: !clean });
-    Atomics.add(bell, BELL_RESULTS, 1);
+  void judge(judging).then((clean) => {
     if (clean) goOn();
     else retiring = true;
   });
   return false;
+}
+
+async function judge(judging: boolean): Promise<boolean> {
+  const clean = (await settledInOneTurn()) || (await settledDown());
+  if (judging || !clean) {
+    send({ type: 'verdict', retire: !clean });
+    Atomics.add(bell, BELL_RESULTS, 1);
+  }
+  return clean;
 }
 
 function continueFrom(message: Run, next: number): void {

@@ -1,7 +1,9 @@
 // The pool's promises to callers: work one call leaves behind never runs in
 // another call's namespace; one bad fn never fails the calls around it; nested
 // calls and aborts cost bounded threads and no descriptors; closePool means it.
+import { execFile } from 'node:child_process';
 import { readdirSync, readlinkSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closePool, configurePool, NetNS, poolIdle, poolStats, withNetNS } from '../../dist/index.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
@@ -9,6 +11,7 @@ import { inodeOf, openFdCount, threadCount, threadsAwayFrom } from '../helpers/p
 import { privileged } from '../helpers/privileges.js';
 
 const home = inodeOf('/proc/thread-self/ns/net');
+const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Resolves once fn running in a worker has set `gate[0]` to 1. */
 async function startedSignal(gate: Int32Array): Promise<void> {
@@ -377,6 +380,23 @@ describe.skipIf(!privileged)('the withNetNS pool', () => {
       await rejected;
       expect(threadsAwayFrom(home)).toEqual([]);
     });
+  });
+
+  it('keeps a script alive while its calls wait for a worker to be judged', async () => {
+    // Async calls leave reactions a worker drains before it takes more: a call
+    // queued meanwhile must hold the process open, or the script exits early.
+    const script = `const { withNetNS } = await import('netns');
+      for (let i = 0; i < 300; i++) await withNetNS(${JSON.stringify(a)}, () => 1);
+      for (let i = 0; i < 300; i++) await withNetNS(${JSON.stringify(a)}, async () => 1);
+      await Promise.all(Array.from({ length: 100 }, () => withNetNS(${JSON.stringify(a)}, async () => 1)));
+      console.log('done');`;
+    const { code, stdout } = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: packageRoot }, (error, stdout) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout }),
+      );
+      child.stdin?.end();
+    });
+    expect({ code, stdout: stdout.trim() }).toEqual({ code: 0, stdout: 'done' });
   });
 
   it('trims workers when the pool is made smaller', async () => {

@@ -9,6 +9,18 @@ import type { PendingCall } from './pending-call.js';
 
 const workerUrl = new URL('../worker.js', import.meta.url);
 
+// A worker inherits the process's node options; --input-type (as in
+// `node --input-type=module -e ...`) makes Node refuse to load it from a file.
+function workerExecArgv(): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < process.execArgv.length; i++) {
+    const option = process.execArgv[i]!;
+    if (option === '--input-type') i++;
+    else if (!option.startsWith('--input-type=')) kept.push(option);
+  }
+  return kept;
+}
+
 export class PoolWorker {
   readonly thread: Worker;
   readonly port: MessagePort;
@@ -39,6 +51,7 @@ export class PoolWorker {
     this.#generation = registry.generation;
     this.thread = new Worker(workerUrl, {
       workerData: { port: port2, bell: this.bell.buffer, claims: this.#claims.buffer },
+      execArgv: workerExecArgv(),
       transferList: [port2],
     });
     this.setActive(false);

@@ -164,6 +164,14 @@ export class WorkerPool {
     this.#dispatchLane('top');
     this.#balance();
     this.#trimIdle();
+    this.#holdWhileQueued();
+  }
+
+  // Calls waiting for a worker's verdict must keep the process alive: the
+  // verdict is what frees the worker for them.
+  #holdWhileQueued(): void {
+    if (this.#queue.size() === 0) return;
+    for (const worker of this.#workers) if (worker.judging) worker.setActive(true);
   }
 
   #dispatchLane(lane: Lane): void {
@@ -365,7 +373,7 @@ export class WorkerPool {
         if (message.poisoned) this.#onPoisoned(worker, message.poisoned);
         else this.#maybeIdle(worker);
         return;
-      case 'verdict':
+      case 'verdict': // also unasked: what a call's drained reactions made is still alive
         worker.judging = false;
         if (message.retire) this.#letGo(worker, true);
         else this.#maybeIdle(worker);
