@@ -63,7 +63,15 @@ function stillRunning(zlib: WeakRef<object> | null): boolean {
   return stream !== undefined && !stream.destroyed && !(stream.writableFinished && stream.readableEnded);
 }
 
+let othersAlive = (): boolean => false;
+
+/** Work of the call the worker tracks itself (nested calls it has not awaited). */
+export function countAlsoAlive(check: () => boolean): void {
+  othersAlive = check;
+}
+
 function leftAlive(): boolean {
+  if (othersAlive()) return true;
   for (const [asyncId, zlib] of alive) {
     if (stillRunning(zlib)) return true;
     alive.delete(asyncId);

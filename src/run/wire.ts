@@ -27,8 +27,12 @@ export type ToWorker =
 /** Per result: id, ok, value or SerializedError. */
 export const RESULT_FIELDS = 3;
 
-/** A nested call's target: a path the pool opens itself, or a descriptor the waiting worker holds open. */
-export type NestedTarget = { path: string } | { fd: number };
+/**
+ * A nested call's target: a path the pool opens itself, or a descriptor the
+ * waiting worker holds open (`owned`: the package opened it there, so the
+ * pool closes it should that worker end before it could).
+ */
+export type NestedTarget = { path: string } | { fd: number; owned?: boolean };
 
 export type FromWorker =
   | { type: 'ready' }

@@ -1,8 +1,8 @@
 // withNetNS: run a JavaScript function inside a network namespace, on a pool
 // thread that switches and comes back, never on the calling thread.
-import { readlinkSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ErrorCodes, netnsError } from '../core/errors.js';
+import { native } from '../core/native.js';
 import { NetNS } from '../netns.js';
 import { callerFile, functionSource } from './fn-source.js';
 import { poolWorkerHook, type PoolWorkerHook } from './nested-hook.js';
@@ -77,10 +77,12 @@ function acquire(target: NetnsTarget): { fd: number; release: () => void } {
 }
 
 // A nested call's target named by path is opened by the pool's own thread, so
-// that it is closed even if the worker that asked is terminated meanwhile.
-function openNestedTarget(target: NestedTarget): { fd: number; release: () => void } {
+// that it is closed even if the worker that asked is terminated meanwhile; a
+// descriptor the package opened in that worker is closed here in that case.
+function openNestedTarget(target: NestedTarget, orphaned: () => boolean): { fd: number; release: () => void } {
   if ('path' in target) return acquire(target.path);
-  return { fd: target.fd, release: () => {} };
+  const { fd, owned } = target;
+  return { fd, release: () => owned && orphaned() && native.closeFd(fd) };
 }
 
 function checkedOptions(options: unknown): WithNetNSOptions {
@@ -136,14 +138,12 @@ async function runNested(hook: PoolWorkerHook, target: NetnsTarget, fn: { source
     }
   }
   if (typeof target !== 'string') throw netnsError(ErrorCodes.INVALID_ARG, 'target must be a NetNS, a path or a namespace name');
-  return settleNested(hook, { target: { path: threadPath(target) }, ...fn });
-}
-
-// /proc/thread-self names whichever thread opens it: name this one, so that
-// the pool's thread can open it (and close it, even if this worker is ended).
-function threadPath(target: string): string {
-  const prefix = '/proc/thread-self/';
-  return target.startsWith(prefix) ? `/proc/${readlinkSync('/proc/thread-self')}/${target.slice(prefix.length)}` : target;
+  // /proc/thread-self names whichever thread opens it: only this one can.
+  if (target.startsWith('/proc/thread-self/')) {
+    using own = NetNS.open(target);
+    return await settleNested(hook, { target: { fd: own.fd, owned: true }, ...fn });
+  }
+  return settleNested(hook, { target: { path: target }, ...fn });
 }
 
 async function settleNested(hook: PoolWorkerHook, task: Parameters<PoolWorkerHook['runNested']>[0]): Promise<unknown> {

@@ -16,7 +16,7 @@ import { startClaim } from './claims.js';
 import { BELL_RESULTS, BELL_TASKS, spinUntilRung, WORKER_SPIN_US } from './doorbell.js';
 import { compileFunction, explainReferenceError } from './fn-source.js';
 import { POOL_WORKER_HOOK, type PoolWorkerHook } from './nested-hook.js';
-import { mayHaveLeftovers, settledDown, settledInOneTurn, somethingAlive, startWatchingLeftovers, stopWatching, watchCall } from './leftovers.js';
+import { countAlsoAlive, mayHaveLeftovers, settledDown, settledInOneTurn, somethingAlive, startWatchingLeftovers, stopWatching, watchCall } from './leftovers.js';
 import {
   serializeError,
   TASK_FIELDS,
@@ -257,4 +257,5 @@ port.on('message', (message: ToWorker) => {
   serveUntilIdle();
 });
 startWatchingLeftovers();
+countAlsoAlive(() => nestedWaiters.size > 0); // a nested call fn did not await resumes fn's code later
 send({ type: 'ready' });

@@ -106,6 +106,19 @@ describe.skipIf(!privileged)('the withNetNS pool', () => {
       });
     }
 
+    it('counts a nested call fn did not await as work left behind', async () => {
+      configurePool({ maxWorkers: 1 });
+      await withNetNS(a, () => 0);
+      const before = poolStats().threadsDiscarded;
+      await withNetNS(a, async (b: string) => {
+        const { withNetNS } = await import('netns');
+        void withNetNS(b, () => new Promise((resolve) => setTimeout(resolve, 50)));
+        return 1;
+      }, b);
+      await poolIdle();
+      expect(poolStats().threadsDiscarded).toBe(before + 1);
+    });
+
     it('does not hold back the next call behind an endless microtask loop it left', async () => {
       configurePool({ maxWorkers: 2 });
       expect(await withNetNS(a, () => {
@@ -327,6 +340,30 @@ describe.skipIf(!privileged)('the withNetNS pool', () => {
       expect(descriptorsOf(aInode).length).toBe(before);
     });
 
+    it('that come after their call finished end nothing (the worker already runs another call)', async () => {
+      configurePool({ maxWorkers: 1 });
+      await withNetNS(a, () => 0);
+      const controller = new AbortController();
+      const gate = new Int32Array(new SharedArrayBuffer(8));
+      const finished = withNetNS(a, { signal: controller.signal }, () => 1);
+      const next = withNetNS(b, async (gate: Int32Array) => {
+        Atomics.store(gate, 0, 1);
+        Atomics.notify(gate, 0);
+        const released = Atomics.waitAsync(gate, 1, 0);
+        if (released.async) await released.value;
+        return 2;
+      }, gate);
+      await new Promise((resolve) => setImmediate(resolve)); // both are sent
+      Atomics.wait(gate, 0, 0, 10_000); // block, so that the first result is not read yet
+      controller.abort();
+      Atomics.store(gate, 1, 1);
+      Atomics.notify(gate, 1);
+      expect(await Promise.allSettled([finished, next])).toEqual([
+        { status: 'fulfilled', value: 1 },
+        { status: 'fulfilled', value: 2 },
+      ]);
+    });
+
     it('of calls not started take back the call without ending a thread or leaking descriptors', async () => {
       configurePool({ maxWorkers: 1 });
       await withNetNS(a, () => 0);
@@ -385,10 +422,12 @@ describe.skipIf(!privileged)('the withNetNS pool', () => {
   it('keeps a script alive while its calls wait for a worker to be judged', async () => {
     // Async calls leave reactions a worker drains before it takes more: a call
     // queued meanwhile must hold the process open, or the script exits early.
-    const script = `const { withNetNS } = await import('netns');
+    const script = `const { withNetNS, poolIdle } = await import('netns');
       for (let i = 0; i < 300; i++) await withNetNS(${JSON.stringify(a)}, () => 1);
       for (let i = 0; i < 300; i++) await withNetNS(${JSON.stringify(a)}, async () => 1);
       await Promise.all(Array.from({ length: 100 }, () => withNetNS(${JSON.stringify(a)}, async () => 1)));
+      await withNetNS(${JSON.stringify(a)}, () => void setTimeout(() => {}, 1e6));
+      await poolIdle(); // waits for that worker's verdict, holding the process open
       console.log('done');`;
     const { code, stdout } = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
       const child = execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: packageRoot }, (error, stdout) =>
@@ -415,5 +454,6 @@ describe.skipIf(!privileged)('the withNetNS pool', () => {
     await Promise.all(calls);
     await poolIdle();
     expect(poolStats().workers).toBe(1);
+    expect(poolStats().threadsDiscarded).toBe(0);
   });
 });

@@ -38,8 +38,11 @@ export interface PoolStats {
   restoreFailures: number;
 }
 
-/** Opens a nested call's target on this thread; the pool releases it when the call settles. */
-export type OpenTarget = (target: NestedTarget) => { fd: number; release: () => void };
+/**
+ * Opens a nested call's target on this thread; the pool releases it when the
+ * call settles. `orphaned` tells whether the worker that asked is gone.
+ */
+export type OpenTarget = (target: NestedTarget, orphaned: () => boolean) => { fd: number; release: () => void };
 
 const MAX_BATCH = 256;
 // Workers that die before they are ready (e.g. the addon fails to load in
@@ -70,6 +73,7 @@ export class WorkerPool {
   #restoreFailures = 0;
   #trimTimer: NodeJS.Timeout | undefined;
   #balanceTimer: NodeJS.Timeout | undefined;
+  #shrinking = false;
 
   constructor(maxWorkers: number, openTarget: OpenTarget) {
     this.maxWorkers = checkedSize(maxWorkers);
@@ -108,7 +112,9 @@ export class WorkerPool {
   /** Resolves once no call is pending, threads beyond the bound are gone, and every thread let go has exited. */
   idle(): Promise<void> {
     if (this.#isIdle()) return Promise.resolve();
-    this.#trimTimer?.ref(); // someone waits for the trim: it must keep the process alive
+    // Someone waits for a trim or a verdict: those must keep the process alive.
+    this.#trimTimer?.ref();
+    for (const worker of this.#workers) if (worker.judging) worker.setActive(true);
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
@@ -117,6 +123,9 @@ export class WorkerPool {
     clearTimeout(this.#trimTimer);
     clearTimeout(this.#balanceTimer);
     this.#closed ??= netnsError(ErrorCodes.POOL_CLOSED, 'the netns pool was closed before this call finished');
+    // First take back every call not started, in one quick pass: none of them
+    // may start while the threads are being ended.
+    for (const worker of this.#workers) for (const call of worker.running.values()) call.revoke();
     for (const call of this.#queue.drain()) this.#settle(call, false, this.#closed);
     const exits: Promise<unknown>[] = [];
     for (const worker of [...this.#workers]) {
@@ -131,8 +140,8 @@ export class WorkerPool {
   /** Changes the bound; workers above it are let go as soon as they are idle. */
   resize(maxWorkers: number): void {
     this.maxWorkers = checkedSize(maxWorkers);
+    this.#shrinking = this.#workers.size > this.maxWorkers;
     this.#dispatch();
-    this.#trimIdle(true);
   }
 
   #isIdle(): boolean {
@@ -268,12 +277,14 @@ export class WorkerPool {
   }
 
   // Threads beyond the bound served nested calls: they go once idle for a
-  // while (a waiting fn often nests again at once), or at once after resize.
-  #trimIdle(now = false): void {
+  // while (a waiting fn often nests again at once), or at once after resize
+  // made the bound smaller.
+  #trimIdle(): void {
+    if (this.#workers.size <= this.maxWorkers) this.#shrinking = false;
     while (this.#idle.length > 0 && this.#workers.size > this.#limit()) {
       const longestIdle = this.#idle[0]!;
       const waitMs = longestIdle.idleSince + EXTRA_IDLE_MS - performance.now();
-      if (!now && waitMs > 0) {
+      if (!this.#shrinking && waitMs > 0) {
         this.#scheduleTrim(waitMs);
         return;
       }
@@ -427,7 +438,7 @@ export class WorkerPool {
     worker.nestedCalls.add(orphaned);
     let opened: { fd: number; release: () => void };
     try {
-      opened = this.#openTarget(request.target);
+      opened = this.#openTarget(request.target, () => worker.gone);
     } catch (error) {
       reply({ ok: false, error: serializeError(error) });
       return;
@@ -514,6 +525,10 @@ export class WorkerPool {
   // A call not started is simply taken back; only a running fn costs its thread.
   #abort(call: PendingCall, signal: AbortSignal): void {
     const worker = [...this.#workers].find((candidate) => candidate.running.get(call.id) === call);
+    // Its result may already be waiting: then the call is done, and the
+    // worker is running something else that must not be ended for it.
+    if (worker) this.#drainPort(worker);
+    if (call.settled) return;
     this.#settle(call, false, abortError(signal));
     if (!worker) return;
     if (this.#takeBack(worker, call)) {
