@@ -13,8 +13,14 @@ export interface NestedTask {
   args: unknown[];
 }
 
+export interface NestedCall {
+  outcome: Promise<Outcome>;
+  /** Tells the pool to abort the call; its outcome never arrives then. */
+  abort(): void;
+}
+
 export interface PoolWorkerHook {
-  runNested(task: NestedTask): Promise<Outcome>;
+  runNested(task: NestedTask): NestedCall;
 }
 
 export function poolWorkerHook(): PoolWorkerHook | undefined {

@@ -40,7 +40,9 @@ export type FromWorker =
   | { type: 'results'; results: unknown[]; poisoned?: SerializedError; judging?: boolean }
   /** `retire`: the call left work behind; the worker takes no further task. */
   | { type: 'verdict'; retire: boolean }
-  | { type: 'nested'; id: number; target: NestedTarget; source: string; caller: string | null; args: unknown[] };
+  | { type: 'nested'; id: number; target: NestedTarget; source: string; caller: string | null; args: unknown[] }
+  /** The fn that asked for nested call `id` aborted it. */
+  | { type: 'nested-abort'; id: number };
 
 const CLONEABLE_PROP_TYPES = new Set(['string', 'number', 'boolean', 'bigint']);
 

@@ -1,17 +1,19 @@
 // withNetNS: run a JavaScript function inside a network namespace, on a pool
 // thread that switches and comes back, never on the calling thread.
 import { availableParallelism } from 'node:os';
-import { ErrorCodes, netnsError } from '../core/errors.js';
+import { abortError, ErrorCodes, netnsError } from '../core/errors.js';
 import { native } from '../core/native.js';
 import { NetNS } from '../netns.js';
 import { callerFile, functionSource } from './fn-source.js';
-import { poolWorkerHook, type PoolWorkerHook } from './nested-hook.js';
+import { poolWorkerHook, type NestedTask, type PoolWorkerHook } from './nested-hook.js';
 import { checkedSize, WorkerPool, type PoolStats } from './pool/worker-pool.js';
 import { deserializeError, type NestedTarget } from './wire.js';
 
 export type { PoolStats } from './pool/worker-pool.js';
 
 export type NetnsTarget = NetNS | string;
+
+type NestedFn = Pick<NestedTask, 'source' | 'caller' | 'args'>;
 
 export interface WithNetNSOptions {
   /** Aborting rejects with an AbortError; a call already running has its worker terminated. */
@@ -119,7 +121,7 @@ export function withNetNS(target: NetnsTarget, ...rest: unknown[]): Promise<unkn
     const source = functionSource(fn);
     const caller = callerFile(source);
     const hook = poolWorkerHook();
-    if (hook) return runNested(hook, target, { source, caller, args });
+    if (hook) return runNested(hook, target, { source, caller, args }, options?.signal);
     const { fd, release } = acquire(target);
     return getPool().run({ fd, source, caller, args, signal: options?.signal, release, nested: false });
   } catch (error) {
@@ -128,11 +130,11 @@ export function withNetNS(target: NetnsTarget, ...rest: unknown[]): Promise<unkn
 }
 
 // Inside a pool worker: the pool on the owning thread runs the call.
-async function runNested(hook: PoolWorkerHook, target: NetnsTarget, fn: { source: string; caller: string | null; args: unknown[] }): Promise<unknown> {
+async function runNested(hook: PoolWorkerHook, target: NetnsTarget, fn: NestedFn, signal: AbortSignal | undefined): Promise<unknown> {
   if (target instanceof NetNS) {
     const fd = target.acquire();
     try {
-      return await settleNested(hook, { target: { fd }, ...fn });
+      return await settleNested(hook, { target: { fd }, ...fn }, signal);
     } finally {
       target.release();
     }
@@ -141,13 +143,25 @@ async function runNested(hook: PoolWorkerHook, target: NetnsTarget, fn: { source
   // /proc/thread-self names whichever thread opens it: only this one can.
   if (target.startsWith('/proc/thread-self/')) {
     using own = NetNS.open(target);
-    return await settleNested(hook, { target: { fd: own.fd, owned: true }, ...fn });
+    return await settleNested(hook, { target: { fd: own.fd, owned: true }, ...fn }, signal);
   }
-  return settleNested(hook, { target: { path: target }, ...fn });
+  return settleNested(hook, { target: { path: target }, ...fn }, signal);
 }
 
-async function settleNested(hook: PoolWorkerHook, task: Parameters<PoolWorkerHook['runNested']>[0]): Promise<unknown> {
-  const outcome = await hook.runNested(task);
-  if (outcome.ok) return outcome.value;
-  throw deserializeError(outcome.error);
+async function settleNested(hook: PoolWorkerHook, task: NestedTask, signal: AbortSignal | undefined): Promise<unknown> {
+  if (signal?.aborted) throw abortError(signal);
+  const call = hook.runNested(task);
+  const onAbort = () => call.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const outcome = await (signal ? Promise.race([call.outcome, aborted(signal)]) : call.outcome);
+    if (outcome.ok) return outcome.value;
+    throw deserializeError(outcome.error);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => signal.addEventListener('abort', () => reject(abortError(signal)), { once: true }));
 }

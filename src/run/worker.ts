@@ -247,7 +247,12 @@ const hook: PoolWorkerHook = {
   runNested(task) {
     const id = nextNestedId++;
     send({ type: 'nested', id, ...task });
-    return new Promise((resolve) => nestedWaiters.set(id, resolve));
+    return {
+      outcome: new Promise((resolve) => nestedWaiters.set(id, resolve)),
+      abort() {
+        if (nestedWaiters.delete(id)) send({ type: 'nested-abort', id });
+      },
+    };
   },
 };
 (globalThis as Record<symbol, unknown>)[POOL_WORKER_HOOK] = hook;

@@ -364,6 +364,19 @@ describe.skipIf(!privileged)('the withNetNS pool', () => {
       ]);
     });
 
+    it('of a nested call, by its own signal, reach the nested call', async () => {
+      const outcome = await withNetNS(a, async (b: string) => {
+        const { withNetNS } = await import('netns');
+        const ran = new Int32Array(new SharedArrayBuffer(4));
+        const timedOut = await withNetNS(b, { signal: AbortSignal.timeout(20) }, () => new Promise(() => {})).catch((e: Error & { code?: string }) => e.code);
+        const early = await withNetNS(b, { signal: AbortSignal.abort() }, (ran: Int32Array) => void Atomics.store(ran, 0, 1), ran).catch((e: Error & { code?: string }) => e.code);
+        return { timedOut, early, ran: Atomics.load(ran, 0) };
+      }, b);
+      expect(outcome).toEqual({ timedOut: 'ABORT_ERR', early: 'ABORT_ERR', ran: 0 });
+      await poolIdle();
+      expect(threadsAwayFrom(home)).toEqual([]);
+    });
+
     it('of calls not started take back the call without ending a thread or leaking descriptors', async () => {
       configurePool({ maxWorkers: 1 });
       await withNetNS(a, () => 0);

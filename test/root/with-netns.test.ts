@@ -209,11 +209,13 @@ describe.skipIf(!privileged)('withNetNS', () => {
   it('leaves fd and thread counts where they were after 10,000 calls', async () => {
     // Warm up to the pool's full size first: a second worker is not a leak.
     await Promise.all(Array.from({ length: 1000 }, () => withNetNS(blue, () => 0)));
+    await poolIdle(); // threads earlier tests left to be trimmed or discarded are gone
     const fds = openFdCount();
     const threads = threadCount();
     for (let round = 0; round < 10; round++) {
       await Promise.all(Array.from({ length: 1000 }, (_, i) => withNetNS(i % 2 ? blue : names[1]!, () => 0)));
     }
+    await poolIdle();
     expect(Math.abs(openFdCount() - fds)).toBeLessThanOrEqual(2);
     expect(Math.abs(threadCount() - threads)).toBeLessThanOrEqual(2);
   });

@@ -39,8 +39,8 @@ export class PoolWorker {
   idleSince = 0;
   /** Nested calls its fn is waiting for. */
   nestedWaits = 0;
-  /** Aborts each nested call it waits for, should it go first. */
-  readonly nestedCalls = new Set<AbortController>();
+  /** Aborts each nested call it waits for (by request id), should it go first or ask to. */
+  readonly nestedCalls = new Map<number, AbortController>();
   exitCause: unknown = undefined;
   readonly #known = new Set<number>();
   #generation: number;

@@ -393,6 +393,9 @@ export class WorkerPool {
       case 'nested':
         this.#runNested(worker, message);
         return;
+      case 'nested-abort':
+        worker.nestedCalls.get(message.id)?.abort('aborted by the fn that asked for it');
+        return;
     }
   }
 
@@ -429,13 +432,13 @@ export class WorkerPool {
   #runNested(worker: PoolWorker, request: Extract<FromWorker, { type: 'nested' }>): void {
     const reply = (outcome: Outcome) => {
       worker.nestedWaits--;
-      worker.nestedCalls.delete(orphaned);
+      worker.nestedCalls.delete(request.id);
       worker.postNestedResult({ type: 'nested-result', id: request.id, outcome });
       this.#dispatch();
     };
     worker.nestedWaits++;
     const orphaned = new AbortController();
-    worker.nestedCalls.add(orphaned);
+    worker.nestedCalls.set(request.id, orphaned);
     let opened: { fd: number; release: () => void };
     try {
       opened = this.#openTarget(request.target, () => worker.gone);
@@ -473,7 +476,7 @@ export class WorkerPool {
   // Nobody waits for the nested calls of a worker that is gone: abort them,
   // so that they hold no thread and no namespace.
   #abandonNestedCalls(worker: PoolWorker): void {
-    for (const orphaned of worker.nestedCalls) orphaned.abort(netnsError(ErrorCodes.WORKER_EXITED, 'the fn waiting for this nested call has ended'));
+    for (const orphaned of worker.nestedCalls.values()) orphaned.abort(netnsError(ErrorCodes.WORKER_EXITED, 'the fn waiting for this nested call has ended'));
     worker.nestedCalls.clear();
   }
 
