@@ -70,7 +70,8 @@ export function countAlsoAlive(check: () => boolean): void {
   othersAlive = check;
 }
 
-function leftAlive(): boolean {
+/** Whether something the call made is alive now (not merely queued reactions). */
+export function somethingAlive(): boolean {
   if (othersAlive()) return true;
   for (const [asyncId, zlib] of alive) {
     if (stillRunning(zlib)) return true;
@@ -81,12 +82,7 @@ function leftAlive(): boolean {
 
 /** Whether the call may have left anything queued or alive: if so, judge it after the loop turns. */
 export function mayHaveLeftovers(): boolean {
-  return promisesMade > 0 || leftAlive();
-}
-
-/** Whether something the call made is alive now (not merely queued reactions). */
-export function somethingAlive(): boolean {
-  return leftAlive();
+  return promisesMade > 0 || somethingAlive();
 }
 
 function nextTurn(): Promise<void> {
@@ -98,17 +94,11 @@ function nextTurn(): Promise<void> {
   }
 }
 
-/** Lets the event loop turn once at home; true if then nothing the call made is alive. */
-export async function settledInOneTurn(): Promise<boolean> {
-  await nextTurn();
-  return !leftAlive();
-}
-
-/** Lets the event loop turn a few more times at home; true once nothing the call made is alive. */
+/** Lets the event loop turn at home, up to a few times; true once nothing the call made is alive. */
 export async function settledDown(): Promise<boolean> {
-  for (let turn = 1; turn < SETTLE_TURNS; turn++) {
+  for (let turn = 0; turn < SETTLE_TURNS; turn++) {
     await nextTurn();
-    if (!leftAlive()) return true;
+    if (!somethingAlive()) return true;
   }
   return false;
 }

@@ -54,7 +54,7 @@ export function serializeError(error: unknown): SerializedError {
   try {
     return error instanceof Error ? describeError(error) : describeThrownValue(error);
   } catch (failure) {
-    return unsendable(failure);
+    return unsendable('fn threw a value that', failure);
   }
 }
 
@@ -72,7 +72,8 @@ function describeThrownValue(value: unknown): SerializedError {
   return { name: 'Error', message: `non-error thrown: ${String(value)}`, stack: undefined, props: {} };
 }
 
-function unsendable(failure: unknown): SerializedError {
+/** ERR_NETNS_NOT_CLONEABLE, saying what could not be sent and why (if even that can be read). */
+export function unsendable(what: string, failure: unknown): SerializedError {
   let reason = 'it could not be read';
   try {
     reason = failure instanceof Error ? failure.message : String(failure);
@@ -81,7 +82,7 @@ function unsendable(failure: unknown): SerializedError {
   }
   return {
     name: 'NetnsError',
-    message: `fn threw a value that cannot be sent back to the calling thread: ${reason}`,
+    message: `${what} cannot be sent back to the calling thread: ${reason}`,
     stack: undefined,
     props: { code: ErrorCodes.NOT_CLONEABLE },
   };

@@ -16,10 +16,11 @@ import { startClaim } from './claims.js';
 import { BELL_RESULTS, BELL_TASKS, spinUntilRung, WORKER_SPIN_US } from './doorbell.js';
 import { compileFunction, explainReferenceError } from './fn-source.js';
 import { POOL_WORKER_HOOK, type PoolWorkerHook } from './nested-hook.js';
-import { countAlsoAlive, mayHaveLeftovers, settledDown, settledInOneTurn, somethingAlive, startWatchingLeftovers, stopWatching, watchCall } from './leftovers.js';
+import { countAlsoAlive, mayHaveLeftovers, settledDown, somethingAlive, startWatchingLeftovers, stopWatching, watchCall } from './leftovers.js';
 import {
   serializeError,
   TASK_FIELDS,
+  unsendable,
   type FromWorker,
   type Outcome,
   type SerializedError,
@@ -53,13 +54,7 @@ function sendResult(id: number, ok: boolean, value: unknown, extra: { poisoned?:
   try {
     send({ type: 'results', results: [id, ok, payload], ...extra });
   } catch (error) {
-    const notCloneable = serializeError(
-      Object.assign(new Error(`fn's result cannot be sent back to the calling thread: ${describeFailure(error)}`), {
-        name: 'NetnsError',
-        code: 'ERR_NETNS_NOT_CLONEABLE',
-      }),
-    );
-    send({ type: 'results', results: [id, false, notCloneable], ...extra });
+    send({ type: 'results', results: [id, false, unsendable("fn's result", error)], ...extra });
   }
   Atomics.add(bell, BELL_RESULTS, 1);
 }
@@ -70,14 +65,6 @@ function explained(error: unknown): unknown {
     return explainReferenceError(error);
   } catch {
     return error;
-  }
-}
-
-function describeFailure(error: unknown): string {
-  try {
-    return error instanceof Error ? error.message : String(error);
-  } catch {
-    return 'it could not be read';
   }
 }
 
@@ -115,20 +102,15 @@ function report(id: number, ok: boolean, value: unknown, goOn: () => void): bool
   }
   const judging = somethingAlive();
   sendResult(id, ok, value, judging ? { judging } : {});
-  void judge(judging).then((clean) => {
+  void settledDown().then((clean) => {
+    if (judging || !clean) {
+      send({ type: 'verdict', retire: !clean });
+      Atomics.add(bell, BELL_RESULTS, 1);
+    }
     if (clean) goOn();
     else retiring = true;
   });
   return false;
-}
-
-async function judge(judging: boolean): Promise<boolean> {
-  const clean = (await settledInOneTurn()) || (await settledDown());
-  if (judging || !clean) {
-    send({ type: 'verdict', retire: !clean });
-    Atomics.add(bell, BELL_RESULTS, 1);
-  }
-  return clean;
 }
 
 function continueFrom(message: Run, next: number): void {

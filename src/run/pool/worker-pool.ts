@@ -114,7 +114,7 @@ export class WorkerPool {
     if (this.#isIdle()) return Promise.resolve();
     // Someone waits for a trim or a verdict: those must keep the process alive.
     this.#trimTimer?.ref();
-    for (const worker of this.#workers) if (worker.judging) worker.setActive(true);
+    this.#holdJudgingWorkers();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
@@ -173,13 +173,12 @@ export class WorkerPool {
     this.#dispatchLane('top');
     this.#balance();
     this.#trimIdle();
-    this.#holdWhileQueued();
+    if (this.#queue.size() > 0) this.#holdJudgingWorkers();
   }
 
-  // Calls waiting for a worker's verdict must keep the process alive: the
-  // verdict is what frees the worker for them.
-  #holdWhileQueued(): void {
-    if (this.#queue.size() === 0) return;
+  // A worker's verdict is awaited by whoever waits for idleness, and by calls
+  // queued meanwhile (it may free the worker for them): it keeps the process alive.
+  #holdJudgingWorkers(): void {
     for (const worker of this.#workers) if (worker.judging) worker.setActive(true);
   }
 
@@ -236,7 +235,8 @@ export class WorkerPool {
         .openCalls()
         .filter((call) => call.sentAt <= waitedSince && (laneOf(call) === 'nested' || this.#laneHasRoom('top')));
       if (open.length === 0) return;
-      const thief = this.#idle.pop() ?? this.#spawn();
+      // A new thread is worth starting only if the victim has started: else it is the faster one.
+      const thief = this.#idle.pop() ?? (victim.ready ? this.#spawn() : undefined);
       if (!thief) return;
       const taken = open.slice(Math.floor(open.length / 2)).filter((call) => this.#takeBack(victim, call));
       if (taken.length === 0) {
@@ -456,16 +456,20 @@ export class WorkerPool {
   /** Removes a worker from the pool and ends its thread; calls it has not started go back to the queue. */
   #letGo(worker: PoolWorker, discarded: boolean): void {
     if (worker.gone) return;
-    worker.gone = true;
-    if (discarded) this.#threadsDiscarded++;
-    this.#workers.delete(worker);
-    const idleIndex = this.#idle.indexOf(worker);
-    if (idleIndex >= 0) this.#idle.splice(idleIndex, 1);
+    this.#remove(worker, discarded);
     this.#exitingWorkers++;
     this.#requeueOpenCalls(worker);
     this.#abandonNestedCalls(worker);
     void worker.thread.terminate();
     this.#scheduleDispatch();
+  }
+
+  #remove(worker: PoolWorker, discarded: boolean): void {
+    worker.gone = true;
+    if (discarded) this.#threadsDiscarded++;
+    this.#workers.delete(worker);
+    const idleIndex = this.#idle.indexOf(worker);
+    if (idleIndex >= 0) this.#idle.splice(idleIndex, 1);
   }
 
   #requeueOpenCalls(worker: PoolWorker): void {
@@ -490,15 +494,8 @@ export class WorkerPool {
     this.#drainPort(worker); // results it posted before it ended still count
     worker.port.close();
     const letGo = worker.gone;
-    if (letGo) {
-      this.#exitingWorkers--;
-    } else {
-      worker.gone = true;
-      this.#threadsDiscarded++;
-      this.#workers.delete(worker);
-      const idleIndex = this.#idle.indexOf(worker);
-      if (idleIndex >= 0) this.#idle.splice(idleIndex, 1);
-    }
+    if (letGo) this.#exitingWorkers--;
+    else this.#remove(worker, true);
     this.#requeueOpenCalls(worker);
     this.#abandonNestedCalls(worker);
     const cause = worker.exitCause;
