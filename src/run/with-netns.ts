@@ -148,20 +148,19 @@ async function runNested(hook: PoolWorkerHook, target: NetnsTarget, fn: NestedFn
   return settleNested(hook, { target: { path: target }, ...fn }, signal);
 }
 
-async function settleNested(hook: PoolWorkerHook, task: NestedTask, signal: AbortSignal | undefined): Promise<unknown> {
-  if (signal?.aborted) throw abortError(signal);
+function settleNested(hook: PoolWorkerHook, task: NestedTask, signal: AbortSignal | undefined): Promise<unknown> {
+  if (signal?.aborted) return Promise.reject(abortError(signal));
   const call = hook.runNested(task);
-  const onAbort = () => call.abort();
-  signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    const outcome = await (signal ? Promise.race([call.outcome, aborted(signal)]) : call.outcome);
-    if (outcome.ok) return outcome.value;
-    throw deserializeError(outcome.error);
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-  }
-}
-
-function aborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => signal.addEventListener('abort', () => reject(abortError(signal)), { once: true }));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      call.abort();
+      reject(abortError(signal!));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    void call.outcome.then((outcome) => {
+      signal?.removeEventListener('abort', onAbort);
+      if (outcome.ok) resolve(outcome.value);
+      else reject(deserializeError(outcome.error));
+    });
+  });
 }

@@ -2,6 +2,7 @@
 // another call's namespace; one bad fn never fails the calls around it; nested
 // calls and aborts cost bounded threads and no descriptors; closePool means it.
 import { execFile } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import { readdirSync, readlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -375,6 +376,34 @@ describe.skipIf(!privileged)('the withNetNS pool', () => {
       expect(outcome).toEqual({ timedOut: 'ABORT_ERR', early: 'ABORT_ERR', ran: 0 });
       await poolIdle();
       expect(threadsAwayFrom(home)).toEqual([]);
+    });
+
+    it('through one signal shared by many calls hold one listener, and none once they settle', async () => {
+      const warnings: string[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning.name);
+      process.on('warning', onWarning);
+      try {
+        const kept = new AbortController();
+        await Promise.all(Array.from({ length: 50 }, (_, i) => withNetNS(a, { signal: kept.signal }, (i: number) => i, i)));
+        expect(getEventListeners(kept.signal, 'abort')).toHaveLength(0);
+        const shared = new AbortController();
+        const calls = Array.from({ length: 50 }, () => withNetNS(a, { signal: shared.signal }, () => new Promise(() => {})));
+        expect(getEventListeners(shared.signal, 'abort')).toHaveLength(1);
+        shared.abort();
+        const outcomes = await Promise.allSettled(calls);
+        expect(outcomes.every((o) => o.status === 'rejected' && (o.reason as { code?: string }).code === 'ABORT_ERR')).toBe(true);
+        const nestedListeners = await withNetNS(a, async (b: string) => {
+          const { withNetNS } = await import('netns');
+          const signal = new AbortController().signal;
+          for (let i = 0; i < 20; i++) await withNetNS(b, { signal }, () => 1);
+          return require('node:events').getEventListeners(signal, 'abort').length as number;
+        }, b);
+        expect(nestedListeners).toBe(0);
+        await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+        expect(warnings).not.toContain('MaxListenersExceededWarning');
+      } finally {
+        process.off('warning', onWarning);
+      }
     });
 
     it('of calls not started take back the call without ending a thread or leaking descriptors', async () => {

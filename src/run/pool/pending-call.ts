@@ -15,7 +15,6 @@ export interface PoolTask {
 
 export class PendingCall {
   settled = false;
-  onAbort: (() => void) | null = null;
   /** When it was last sent to a worker (performance.now()). */
   sentAt = 0;
   readonly promise: Promise<unknown>;

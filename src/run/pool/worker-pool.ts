@@ -16,6 +16,7 @@ import { receiveMessageOnPort } from 'node:worker_threads';
 import { abortError, ErrorCodes, netnsError } from '../../core/errors.js';
 import { CALLER_SPIN_US, SpinPolicy, spinUntilRung, BELL_RESULTS } from '../doorbell.js';
 import { deserializeError, RESULT_FIELDS, serializeError, type FromWorker, type NestedTarget, type Outcome, type SerializedError } from '../wire.js';
+import { AbortWatch } from './abort-watch.js';
 import { FunctionRegistry } from './function-registry.js';
 import { PendingCall, type PoolTask } from './pending-call.js';
 import { PoolWorker } from './pool-worker.js';
@@ -59,6 +60,7 @@ export class WorkerPool {
   readonly #queue = new TaskQueue();
   readonly #registry = new FunctionRegistry();
   readonly #spin = new SpinPolicy();
+  readonly #aborts = new AbortWatch<PendingCall>((call, signal) => this.#abort(call, signal));
   #nextId = 1;
   #dispatchScheduled = false;
   #primed = false;
@@ -514,12 +516,8 @@ export class WorkerPool {
   }
 
   #watchAbort(call: PendingCall, signal: AbortSignal): void {
-    if (signal.aborted) {
-      this.#settle(call, false, abortError(signal));
-      return;
-    }
-    call.onAbort = () => this.#abort(call, signal);
-    signal.addEventListener('abort', call.onAbort, { once: true });
+    if (signal.aborted) this.#settle(call, false, abortError(signal));
+    else this.#aborts.add(signal, call);
   }
 
   // A call not started is simply taken back; only a running fn costs its thread.
@@ -542,7 +540,7 @@ export class WorkerPool {
   #settle(call: PendingCall, ok: boolean, value: unknown): void {
     if (call.settled) return;
     call.settled = true;
-    if (call.onAbort) call.task.signal?.removeEventListener('abort', call.onAbort);
+    if (call.task.signal) this.#aborts.delete(call.task.signal, call);
     call.task.release?.();
     this.#pendingCalls--;
     if (ok) call.resolve(value);
