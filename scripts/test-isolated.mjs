@@ -14,6 +14,11 @@
 // under CI that is an error.
 //
 // usage: node scripts/test-isolated.mjs [vitest arguments...]   (npm test runs it with "run")
+//
+// Self-contained on purpose: this process stays in the real namespace and is
+// the last line of defence, so it loads none of the code under test, and
+// repeats the two small checks the package has (onPath in src/demo/preflight.ts,
+// hasEffectiveCapability in src/capabilities.ts).
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdirSync, readdirSync, readFileSync, statSync, watch } from 'node:fs';
 import { constants as osConstants } from 'node:os';

@@ -2,7 +2,7 @@
 // transaction on stdin, and lists our table as JSON. Running nft goes through
 // one seam (NftExec), so that the parsing and error mapping here can be
 // tested without privileges.
-import { ErrorCodes, netnsError, type ErrorCode, type NetnsError } from '../core/errors.js';
+import { ErrorCodes, netnsError, toolMissing, type ErrorCode, type NetnsError } from '../core/errors.js';
 import { execFileIn } from '../io/spawn.js';
 import type { NetNS } from '../netns.js';
 import { entryFromNft, type Family } from './addresses.js';
@@ -36,7 +36,7 @@ export type NftExec = (args: string[], input: string, inheritFd: number | null) 
 
 /** The one error for a missing `nft`, naming the package to install. */
 export function nftMissing(cause?: unknown): NetnsError {
-  return netnsError(ErrorCodes.NFT_MISSING, 'nft is not installed: install the Debian package nftables (apt-get install nftables)', cause === undefined ? {} : { cause });
+  return toolMissing(ErrorCodes.NFT_MISSING, 'nft', 'nftables', cause);
 }
 
 /** nft run inside `ns`, as the package does by default. */

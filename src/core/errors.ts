@@ -101,6 +101,12 @@ interface NativeErrorShape {
   message?: string;
 }
 
+/** The one error for a tool that is not installed, naming the Debian package that has it. */
+export function toolMissing(code: ErrorCode, tool: string, debianPackage: string, cause?: unknown): NetnsError {
+  const message = `${tool} is not installed: install the Debian package ${debianPackage} (apt-get install ${debianPackage})`;
+  return netnsError(code, message, cause === undefined ? {} : { cause });
+}
+
 /** Converts an Error thrown by the addon into a NetnsError. */
 export function fromNative(error: unknown): unknown {
   if (!(error instanceof Error) || typeof (error as NativeErrorShape).code !== 'string') return error;

@@ -1,11 +1,11 @@
 // The fixtures drive iproute2 for links and addresses; arguments go straight
 // to execFile, never through a shell.
 import { execFile, execFileSync } from 'node:child_process';
-import { ErrorCodes, netnsError, type NetnsError } from '../core/errors.js';
+import { ErrorCodes, netnsError, toolMissing, type NetnsError } from '../core/errors.js';
 
 /** The one error for a missing `ip`, naming the package to install. */
 export function ipMissing(cause?: unknown): NetnsError {
-  return netnsError(ErrorCodes.IP_MISSING, 'ip is not installed: install the Debian package iproute2 (apt-get install iproute2)', cause === undefined ? {} : { cause });
+  return toolMissing(ErrorCodes.IP_MISSING, 'ip', 'iproute2', cause);
 }
 
 export function runIp(args: string[]): Promise<string> {
