@@ -20,9 +20,15 @@ interface GcCommandOptions extends CommonOptions {
   wait: string;
 }
 
+// A bad --table, --prefix or --wait is a usage error (exit 2), like the others.
+function asUsageError(error: unknown): never {
+  if ((error as { code?: unknown } | null)?.code === ErrorCodes.ADDRSET_INVALID_OPTION) Object.assign(error as object, { exitCode: EXIT_USAGE });
+  throw error;
+}
+
 function withSets<T>(netns: string, options: CommonOptions & { wait?: string }, readOnly: boolean, use: (sets: AddressSets) => Promise<T>): Promise<T> {
   const lockTimeoutMs = options.wait === undefined ? undefined : Number(options.wait);
-  return AddressSets.open({ netns, table: options.table, prefix: options.prefix, readOnly, lockTimeoutMs }).then(async (sets) => {
+  return AddressSets.open({ netns, table: options.table, prefix: options.prefix, readOnly, lockTimeoutMs }).catch(asUsageError).then(async (sets) => {
     try {
       return await use(sets);
     } finally {
@@ -62,11 +68,14 @@ function readLiveFile(file: string): string[] {
     Object.assign(netnsError(ErrorCodes.ADDRSET_INVALID_OPTION, `--live-file ${file}: ${why}`, cause === undefined ? {} : { cause }), { exitCode: EXIT_USAGE });
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
   } catch (error) {
     throw invalid(`cannot read it (${(error as Error).message})`, error);
   }
-  if (text.trimStart().startsWith('[')) {
+  // A file that is not text, or JSON that is not an array, would become made-up
+  // owners: gc would then keep none of the real ones.
+  if (/[\0\uFFFD]/.test(text)) throw invalid('not UTF-8 text; expected a JSON array of strings or one owner per line');
+  if (/^\s*["{[]/.test(text)) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -130,7 +139,23 @@ export function addAddrsetCommands(program: Command): void {
       .option('--wait <ms>', 'how long to wait for the table\'s writer (an agent) to let go', '0'),
   ).action(async (netns: string, options: GcCommandOptions) => {
     const live = liveOwners(options);
-    const report = await withSets(netns, options, false, (sets) => sets.gc({ live, dryRun: Boolean(options.dryRun) }));
+    const report = await withSets(netns, options, false, async (sets) => {
+      await refuseUnknownLiveList(sets, live, options);
+      return sets.gc({ live, dryRun: Boolean(options.dryRun) });
+    });
     printResult(report, Boolean(options.json), () => gcLines(report));
   });
+}
+
+// A live list that names none of the owners the table records is almost
+// surely the wrong list (another table's, a mangled file): gc would remove
+// every recorded owner. That takes --all, said on purpose.
+async function refuseUnknownLiveList(sets: AddressSets, live: string[], options: GcCommandOptions): Promise<void> {
+  const recorded = new Set((await sets.list()).flatMap((row) => (row.owner === null ? [] : [row.owner])));
+  if (options.all || recorded.size === 0 || live.some((owner) => recorded.has(owner))) return;
+  const error = netnsError(
+    ErrorCodes.ADDRSET_LIVE_REQUIRED,
+    `none of the ${live.length} live owners given has sets in table ${options.table}: gc would remove all ${recorded.size} recorded owners; check the list, or pass --all to remove every set no process holds live`,
+  );
+  throw Object.assign(error, { exitCode: EXIT_USAGE });
 }

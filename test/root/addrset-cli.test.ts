@@ -97,6 +97,33 @@ describe.skipIf(!privileged)('netns addrset', () => {
     expect((JSON.parse(all.stdout) as { removed: unknown[] }).removed).toHaveLength(4);
   });
 
+  it('gc refuses a live file that is not a list of owners, or names none the table records', async () => {
+    const sets = await AddressSets.open({ netns: ns, table: 'mangled' });
+    await sets.ensure('real-owner', ['10.3.0.1']);
+    await sets.close();
+    const cases: [string, string | Buffer][] = [
+      ['object.json', '{"live":["real-owner"]}\n'],
+      ['quoted.txt', '"real-owner"\n'],
+      ['binary.bin', Buffer.from([0x00, 0xff, 0x61])],
+      ['yaml.yml', '- real-owner\n'],
+      ['csv.txt', 'real-owner,other\n'],
+    ];
+    for (const [name, content] of cases) {
+      const file = join(scratch, name);
+      writeFileSync(file, content);
+      const run = await runCli('addrset', 'gc', ns, '--table', 'mangled', '--live-file', file);
+      expect({ name, code: run.code }).toEqual({ name, code: 2 });
+      expect(run.stderr).toMatch(/^netns: ERR_NETNS_ADDRSET_(INVALID_OPTION|LIVE_REQUIRED): /);
+    }
+    const bom = join(scratch, 'bom.json');
+    writeFileSync(bom, '\uFEFF["real-owner"]');
+    expect((await runCli('addrset', 'gc', ns, '--table', 'mangled', '--live-file', bom)).code).toBe(0);
+    const rows = JSON.parse((await runCli('addrset', 'list', ns, '--table', 'mangled', '--json')).stdout) as { owner: string }[];
+    expect(rows.map((row) => row.owner)).toEqual(['real-owner', 'real-owner']);
+    expect((await runCli('addrset', 'gc', ns, '--table', 'mangled', '--all', '--wait', 'abc')).code).toBe(2);
+    expect((await runCli('addrset', 'gc', ns, '--table', 'mangled', '--all')).code).toBe(0);
+  });
+
   it('reports errors with codes', async () => {
     const missing = await runCli('addrset', 'list', 'no-such-namespace-here', '--table', 'policy');
     expect(missing.code).toBe(1);
