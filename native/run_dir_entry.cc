@@ -50,6 +50,10 @@ std::variant<RunDirEntry, Failure> InspectOpenEntry(int fd, const std::string& p
   auto plain = OnParentMount(fd, path);
   if (auto* failure = std::get_if<Failure>(&plain)) return *failure;
   if (!std::get<bool>(plain)) return Refused(path, "a file with something other than a namespace mounted on it");
+  // What `ip netns add` leaves when it fails is empty: a file holding data is someone's.
+  struct stat st;
+  if (fstat(fd, &st) != 0) return Failure::Sys(errno, "fstat", path);
+  if (st.st_size != 0) return Refused(path, "a file holding data");
   return RunDirEntry::kLeftoverFile;
 }
 

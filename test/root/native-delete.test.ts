@@ -1,9 +1,9 @@
 // NetNS.delete removes what `ip netns del` removes - a namespace bind-mounted
-// in /run/netns, or the plain file one left - and refuses anything else in
+// in /run/netns, or the empty file a failed add leaves - and refuses anything else in
 // place, unmounting nothing: before, a symbolic link there was followed and
 // whatever it pointed at was unmounted.
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { mountsAt } from '../helpers/mounts.js';
@@ -27,7 +27,7 @@ describe.skipIf(!privileged)('NetNS.delete on what is not a namespace', () => {
   });
 
   afterEach(() => {
-    for (const name of ['to-tmpfs', 'to-target', 'uts', 'file-bound', 'dir', 'leftover']) {
+    for (const name of ['to-tmpfs', 'to-target', 'uts', 'file-bound', 'dir', 'leftover', 'data']) {
       unmountAll(entry(name));
       rmSync(entry(name), { force: true, recursive: true });
     }
@@ -85,6 +85,12 @@ describe.skipIf(!privileged)('NetNS.delete on what is not a namespace', () => {
     execFileSync('mount', ['-t', 'tmpfs', 'nsnat-del', entry('dir')]);
     await expectRefused('dir');
     expect(mountsAt(entry('dir'))).toHaveLength(1);
+  });
+
+  it('refuses a plain file holding data, and leaves it as it was', async () => {
+    writeFileSync(entry('data'), 'important data\n');
+    await expectRefused('data');
+    expect(readFileSync(entry('data'), 'utf8')).toBe('important data\n');
   });
 
   it('still removes the plain file a failed add or a lazy delete leaves, as ip netns del does', async () => {
