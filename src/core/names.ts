@@ -17,6 +17,7 @@ export function assertValidName(name: unknown): asserts name is string {
   if (name.includes('/')) throw bad("must not contain '/'");
   if (name.includes('\0')) throw bad('must not contain a NUL byte');
   if (CONTROL.test(name)) throw bad('must not contain control characters (0x00-0x1f, 0x7f)');
+  if (!name.isWellFormed()) throw bad('must be well-formed Unicode (a lone surrogate would be written as U+FFFD)');
   if (Buffer.byteLength(name) > NAME_MAX) throw bad(`longer than ${NAME_MAX} bytes`);
 }
 

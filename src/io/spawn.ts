@@ -13,13 +13,14 @@ import { NETNS_RUN_DIR } from '../core/names.js';
 import type { NsHandle } from '../core/handle.js';
 
 /**
- * Node's spawn options, less `shell` and `argv0`, which are refused: a shell
- * would be started by Node in the host's namespace (so `$(...)` or anything
- * after `&&` would run there), and argv0 would name the exec helper, not the
- * command. `detached` is honoured: the child gets its own session, still
+ * Node's spawn options, less `shell`, `argv0`, `uid` and `gid`, which are
+ * refused: a shell would be started by Node in the host's namespace (so
+ * `$(...)` or anything after `&&` would run there), argv0 would name the exec
+ * helper, not the command, and Node would drop privileges before the helper
+ * could enter the namespace. `detached` is honoured: the child gets its own session, still
  * inside the namespace.
  */
-export interface NetnsSpawnOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' | 'shell'> {
+export interface NetnsSpawnOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' | 'shell' | 'uid' | 'gid'> {
   stdio?: 'pipe' | 'inherit' | 'ignore' | StdioOptions;
   /**
    * Also do what `ip netns exec` adds: a private mount namespace with
@@ -78,7 +79,7 @@ function checkOptions(options: unknown): asserts options is NetnsSpawnOptions & 
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw netnsError(ErrorCodes.INVALID_ARG, `options must be an object, got ${options === null ? 'null' : typeof options}`);
   }
-  const { shell, argv0, etc, env } = options as Record<string, unknown>;
+  const { shell, argv0, etc, env, uid, gid } = options as Record<string, unknown>;
   if (env !== undefined && (env === null || typeof env !== 'object')) {
     throw netnsError(ErrorCodes.INVALID_ARG, `env must be an object, got ${env === null ? 'null' : typeof env}`); // Node would take a string's characters as names
   }
@@ -92,13 +93,19 @@ function checkOptions(options: unknown): asserts options is NetnsSpawnOptions & 
     throw netnsError(ErrorCodes.INVALID_ARG, '{ argv0 } is not supported: it would name the exec helper, not the command');
   }
   if (etc !== undefined && typeof etc !== 'boolean') throw netnsError(ErrorCodes.INVALID_ARG, `etc must be a boolean, got ${String(etc)}`);
+  if (uid !== undefined || gid !== undefined) {
+    throw netnsError(
+      ErrorCodes.INVALID_ARG,
+      '{ uid, gid } are not supported: Node drops privileges before the helper can enter the namespace; drop them in the command (setpriv --reuid=... cmd)',
+    );
+  }
 }
 
 // Node's own argument errors (a bad cwd, env, uid, stdio entry, ...) carry its
 // ERR_INVALID_ARG_* codes; ours say ERR_NETNS_INVALID_ARG, keeping Node's as the cause.
 function fromNodeArgumentError(error: unknown): unknown {
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !/^ERR_(INVALID_ARG_|OUT_OF_RANGE)/.test(code)) return error;
+  if (typeof code !== 'string' || !/^ERR_(INVALID_ARG_|OUT_OF_RANGE|UNKNOWN_SIGNAL)/.test(code)) return error;
   return netnsError(ErrorCodes.INVALID_ARG, (error as Error).message, { cause: error });
 }
 
@@ -210,6 +217,11 @@ export function execFileIn(ns: NsHandle, command: string, args: string[] = [], o
     }
     if ('stdio' in spawnOptions && spawnOptions.stdio !== undefined) {
       throw netnsError(ErrorCodes.INVALID_ARG, 'execFile sets stdio itself (input, stdout and stderr); use spawn to choose stdio');
+    }
+    for (const unsupported of ['maxBuffer', 'encoding']) {
+      if ((options as Record<string, unknown>)[unsupported] !== undefined) {
+        throw netnsError(ErrorCodes.INVALID_ARG, `{ ${unsupported} } is not supported: output is collected as UTF-8 text; use spawn to read the streams yourself`);
+      }
     }
     const feed = input === undefined ? undefined : feedThroughPipe(input);
     let child: ChildProcess;

@@ -47,7 +47,8 @@ export class Sysctl {
     const ok = typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
     if (!ok) throw netnsError(ErrorCodes.INVALID_SYSCTL, `a sysctl value must be a string, a finite number or a boolean, got ${String(value)}`);
     const text = typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
-    if (text.includes('\0')) throw netnsError(ErrorCodes.INVALID_SYSCTL, 'a sysctl value must not contain a NUL byte');
+    // The kernel takes the first line and drops the rest: a value is one line (a final newline is fine).
+    if (/[\0\n]/.test(text.replace(/\n$/, ''))) throw netnsError(ErrorCodes.INVALID_SYSCTL, 'a sysctl value must be one line with no NUL byte');
     await runIo(this.#ns, (fd) => native.ioWriteFile(fd, path, text));
   }
 }

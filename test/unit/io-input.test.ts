@@ -58,10 +58,18 @@ describe('bad input to the I/O and lifecycle functions gets coded errors', () =>
     expect(() => ns.spawn('true', [], { etc: 'yes' } as object)).toThrow(invalid);
     await expect(ns.execFile('cat', [], { input: 42 } as object)).rejects.toEqual(invalid);
     await expect(ns.execFile('cat', [], { stdio: 'inherit' } as object)).rejects.toEqual(invalid);
+    // options Node takes but that cannot work, or would be silently ignored, here
+    for (const options of [{ uid: 65534 }, { gid: 65534 }, { killSignal: 'SIGNOPE' }]) {
+      expect(() => ns.spawn('true', [], options as object)).toThrow(invalid);
+      await expect(ns.execFile('true', [], options as object)).rejects.toEqual(invalid);
+    }
+    for (const options of [{ maxBuffer: 10 }, { encoding: 'buffer' }]) {
+      await expect(ns.execFile('true', [], options as object)).rejects.toEqual(invalid);
+    }
   });
 
-  it('sysctl.set refuses values that would be written as [object Object]', async () => {
-    for (const value of [{}, [], null, undefined, Number.NaN, Symbol.iterator]) {
+  it('sysctl.set refuses values that would be written as [object Object] or cut at their first line', async () => {
+    for (const value of [{}, [], null, undefined, Number.NaN, Symbol.iterator, '7\n8', '1\0']) {
       await expect(ns.sysctl.set('net.ipv4.ip_forward', value as string)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_SYSCTL' });
     }
   });
