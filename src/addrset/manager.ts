@@ -167,15 +167,19 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     checkOwner(owner);
     this.#assertOpen();
     const view = await this.#backend.read({ elements: true, registry: this.#registry });
-    const first = this.#rows(view).find((row) => row.owner === owner);
+    const rows = this.#rows(view);
+    const first = rows.find((row) => row.owner === owner);
     const hash = ownerHash(owner);
     const names = { v4: setName(this.prefix, 4, hash), v6: setName(this.prefix, 6, hash) };
+    // Names are a short hash: the sets under them may be another owner's, whose addresses are not this one's.
+    const holder = rows.find((row) => row.name === names.v4 || row.name === names.v6)?.owner;
+    const elementsOf = (name: string) => (holder !== undefined && holder !== null && holder !== owner ? [] : (view.sets.get(name)?.elements ?? []));
     return {
       owner,
       state: first?.state ?? 'absent',
       ...(first?.deadline === undefined ? {} : { deadline: first.deadline }),
-      v4: { name: names.v4, elements: view.sets.get(names.v4)?.elements ?? [] },
-      v6: { name: names.v6, elements: view.sets.get(names.v6)?.elements ?? [] },
+      v4: { name: names.v4, elements: elementsOf(names.v4) },
+      v6: { name: names.v6, elements: elementsOf(names.v6) },
     };
   }
 

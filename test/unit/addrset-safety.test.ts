@@ -13,6 +13,17 @@ function open(backend: MemoryBackend, clock: ManualClock, extra: Partial<Paramet
 }
 
 describe('address sets keep what their owners hold', () => {
+  it("inspect of an owner whose set names collide with another's shows none of the other's addresses", async () => {
+    // 'o811428' and 'o3529814' hash to the same set names under prefix 'as'
+    const sets = await open(new MemoryBackend(), new ManualClock());
+    const refs = await sets.ensure('o811428', ['10.0.0.1']);
+    await expect(sets.ensure('o3529814', ['10.0.0.2'])).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_NAME_COLLISION' });
+    const other = await sets.inspect('o3529814');
+    expect(other).toMatchObject({ state: 'absent', v4: { name: refs.v4, elements: [] }, v6: { elements: [] } });
+    expect((await sets.inspect('o811428')).v4.elements).toEqual(['10.0.0.1']);
+    await sets.close();
+  });
+
   it('honours a delete delay longer than a Node timer can hold (30 days)', async () => {
     const backend = new MemoryBackend();
     const clock = new ManualClock();
