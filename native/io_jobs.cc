@@ -51,7 +51,9 @@ bool BoundSocketJob::BindInet() {
   int one = 1;
   if (spec_.backlog >= 0) setsockopt(fd_.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   if (found->ai_family == AF_INET6) {
-    int v6only = spec_.host == "::" ? 0 : 1;  // "::" accepts IPv4 too, as Node does
+    // Dual-stack, as libuv binds for Node: "::" accepts IPv4 too, and an
+    // IPv4-mapped address (::ffff:a.b.c.d) can be bound at all.
+    int v6only = 0;
     setsockopt(fd_.get(), IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof v6only);
   }
   bool ok = bind(fd_.get(), found->ai_addr, found->ai_addrlen) == 0;

@@ -49,6 +49,18 @@ describe.skipIf(!privileged)('NetNS I/O from the main thread', () => {
     }
   });
 
+  it('listens on an IPv4-mapped IPv6 address, as Node does', async () => {
+    const server = await a.listen(net.createServer((socket) => socket.end('mapped')), { host: '::ffff:127.0.0.1', port: 0 });
+    try {
+      const { port } = server.address() as net.AddressInfo;
+      expect(await readAll(await a.connect({ host: '127.0.0.1', port }))).toBe('mapped');
+      const udp = await a.createSocket('udp6', { address: '::ffff:127.0.0.1', port: 0 });
+      udp.close();
+    } finally {
+      server.close();
+    }
+  });
+
   it('reports refused and timed-out connections as coded errors', async () => {
     await expect(b.connect({ host: '10.77.0.1', port: 1 })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     // 10.77.0.3 is on B's veth subnet but nobody answers ARP: the connect hangs until our timeout.
