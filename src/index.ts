@@ -5,6 +5,8 @@ export { NetNS } from './netns.js';
 export type { PoolStats } from './run/with-netns.js';
 export { closePool, configurePool, poolIdle, poolStats, withNetNS } from './run/with-netns.js';
 export type { NetnsTarget, PoolOptions, WithNetNSOptions } from './run/with-netns.js';
+export { workerModule } from './run/worker-module.js';
+export type { ModuleExport, WorkerModule } from './run/worker-module.js';
 export type { ExecFileOptions, ExecFileResult, NetnsSpawnOptions } from './io/spawn.js';
 export type { ConnectOptions, ListenOptions, SocketDomain, SocketType, UdpOptions } from './io/sockets.js';
 export type { Sysctl } from './io/sysctl.js';

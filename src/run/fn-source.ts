@@ -90,7 +90,7 @@ export function compileFunction(source: string, caller: string | null): (...args
 }
 
 /** Says why a free variable is missing, since the message alone misleads. */
-export function explainReferenceError(error: unknown): unknown {
+export function explainReferenceError(error: unknown, _source: string): unknown {
   if (!(error instanceof ReferenceError)) return error;
   const match = /^(\S+) is not defined$/.exec(error.message);
   if (!match) return error;

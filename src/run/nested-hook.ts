@@ -2,14 +2,13 @@
 // inherit the switched namespace), so it hands nested calls to the pool on the
 // thread that owns it. The hook is found through a global registered symbol,
 // which works even when fn loads another copy of this package.
-import type { NestedTarget, Outcome } from './wire.js';
+import type { FnSpec, NestedTarget, Outcome } from './wire.js';
 
 export const POOL_WORKER_HOOK = Symbol.for('netns.poolWorker');
 
 export interface NestedTask {
   target: NestedTarget;
-  source: string;
-  caller: string | null;
+  fn: FnSpec;
   args: unknown[];
 }
 

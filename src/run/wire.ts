@@ -13,8 +13,14 @@ export interface SerializedError {
 
 export type Outcome = { ok: true; value: unknown } | { ok: false; error: SerializedError };
 
-/** A function the worker has not seen yet: id, source text, file `require` resolves from. */
-export type FunctionDef = [fnId: number, source: string, caller: string | null];
+/**
+ * What a worker runs: fn's source text (its `require` resolving from the
+ * file `caller`), or a named export of a module the worker imports once.
+ */
+export type FnSpec = { source: string; caller: string | null } | { module: string; exportName: string };
+
+/** A function the worker has not seen yet, and the id later tasks name it by. */
+export type FunctionDef = [fnId: number, fn: FnSpec];
 
 /** Per task: id, namespace fd, function id, arguments. */
 export const TASK_FIELDS = 4;
@@ -40,7 +46,7 @@ export type FromWorker =
   | { type: 'results'; results: unknown[]; poisoned?: SerializedError; judging?: boolean }
   /** `retire`: the call left work behind; the worker takes no further task. */
   | { type: 'verdict'; retire: boolean }
-  | { type: 'nested'; id: number; target: NestedTarget; source: string; caller: string | null; args: unknown[] }
+  | { type: 'nested'; id: number; target: NestedTarget; fn: FnSpec; args: unknown[] }
   /** The fn that asked for nested call `id` aborted it. */
   | { type: 'nested-abort'; id: number };
 

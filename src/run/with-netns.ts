@@ -7,13 +7,14 @@ import { NetNS } from '../netns.js';
 import { callerFile, functionSource } from './fn-source.js';
 import { poolWorkerHook, type NestedTask, type PoolWorkerHook } from './nested-hook.js';
 import { checkedSize, WorkerPool, type PoolStats } from './pool/worker-pool.js';
-import { deserializeError, type NestedTarget } from './wire.js';
+import { deserializeError, type FnSpec, type NestedTarget } from './wire.js';
+import { checkedModuleExport, isModuleExport, type ModuleExport } from './worker-module.js';
 
 export type { PoolStats } from './pool/worker-pool.js';
 
 export type NetnsTarget = NetNS | string;
 
-type NestedFn = Pick<NestedTask, 'source' | 'caller' | 'args'>;
+type NestedFn = Pick<NestedTask, 'fn' | 'args'>;
 
 export interface WithNetNSOptions {
   /** Aborting rejects with an AbortError; a call already running has its worker terminated. */
@@ -98,12 +99,20 @@ function checkedOptions(options: unknown): WithNetNSOptions {
   return options as WithNetNSOptions;
 }
 
-type Fn<A extends unknown[], R> = (...args: A) => R;
+type Fn<A extends unknown[], R> = ((...args: A) => R) | ModuleExport<A, R>;
+
+function fnSpec(fn: unknown): FnSpec {
+  if (isModuleExport(fn)) return checkedModuleExport(fn);
+  const source = functionSource(fn);
+  return { source, caller: callerFile(source) };
+}
 
 /**
  * Runs `fn(...args)` inside the network namespace `target` and resolves with
  * its (awaited) result. `fn` is sent as source text to a pool thread: it sees
  * its arguments, globals, `require` and `import()`, not its enclosing scope.
+ * In place of fn, an export of a module named with workerModule() runs the
+ * module's own code, imported once per pool thread.
  */
 export function withNetNS<A extends unknown[], R>(target: NetnsTarget, fn: Fn<A, R>, ...args: A): Promise<Awaited<R>>;
 export function withNetNS<A extends unknown[], R>(
@@ -114,16 +123,14 @@ export function withNetNS<A extends unknown[], R>(
 ): Promise<Awaited<R>>;
 export function withNetNS(target: NetnsTarget, ...rest: unknown[]): Promise<unknown> {
   try {
-    const withOptions = typeof rest[0] !== 'function';
+    const withOptions = typeof rest[0] !== 'function' && !isModuleExport(rest[0]);
     const options = withOptions ? checkedOptions(rest[0]) : undefined;
-    const fn = withOptions ? rest[1] : rest[0];
+    const fn = fnSpec(withOptions ? rest[1] : rest[0]);
     const args = rest.slice(withOptions ? 2 : 1);
-    const source = functionSource(fn);
-    const caller = callerFile(source);
     const hook = poolWorkerHook();
-    if (hook) return runNested(hook, target, { source, caller, args }, options?.signal);
+    if (hook) return runNested(hook, target, { fn, args }, options?.signal);
     const { fd, release } = acquire(target);
-    return getPool().run({ fd, source, caller, args, signal: options?.signal, release, nested: false });
+    return getPool().run({ fd, fn, args, signal: options?.signal, release, nested: false });
   } catch (error) {
     return Promise.reject(error);
   }

@@ -15,12 +15,14 @@ import { native } from '../core/native.js';
 import { startClaim } from './claims.js';
 import { BELL_RESULTS, BELL_TASKS, spinUntilRung, WORKER_SPIN_US } from './doorbell.js';
 import { compileFunction, explainReferenceError } from './fn-source.js';
+import { loadExport } from './module-export.js';
 import { POOL_WORKER_HOOK, type PoolWorkerHook } from './nested-hook.js';
 import { countAlsoAlive, mayHaveLeftovers, settledDown, somethingAlive, startWatchingLeftovers, stopWatching, watchCall } from './leftovers.js';
 import {
   serializeError,
   TASK_FIELDS,
   unsendable,
+  type FnSpec,
   type FromWorker,
   type Outcome,
   type SerializedError,
@@ -28,7 +30,8 @@ import {
 } from './wire.js';
 
 type Run = Extract<ToWorker, { type: 'run' }>;
-type Compiled = { fn: (...args: unknown[]) => unknown } | { error: unknown };
+/** `source`: fn's text, to explain its ReferenceErrors (null for a module export). */
+type Compiled = { fn: (...args: unknown[]) => unknown; source: string | null } | { error: unknown };
 
 const { port, bell: bellBuffer, claims: claimsBuffer } = workerData as { port: MessagePort; bell: SharedArrayBuffer; claims: SharedArrayBuffer };
 const bell = new Int32Array(bellBuffer);
@@ -50,7 +53,7 @@ function send(message: FromWorker): void {
 // Each result goes out as soon as it exists, so calls already finished are
 // delivered even if a later fn never returns or ends the thread.
 function sendResult(id: number, ok: boolean, value: unknown, extra: { poisoned?: SerializedError; judging?: boolean } = {}): void {
-  const payload = ok ? value : serializeError(explained(value));
+  const payload = ok ? value : serializeError(value);
   try {
     send({ type: 'results', results: [id, ok, payload], ...extra });
   } catch (error) {
@@ -60,20 +63,29 @@ function sendResult(id: number, ok: boolean, value: unknown, extra: { poisoned?:
 }
 
 // Explaining reads the value (instanceof runs a Proxy's traps): never let that throw here.
-function explained(error: unknown): unknown {
+function explained(error: unknown, source: string | null): unknown {
+  if (source === null) return error;
   try {
-    return explainReferenceError(error);
+    return explainReferenceError(error, source);
   } catch {
     return error;
   }
 }
 
-function define(fnId: number, source: string, caller: string | null): void {
+/** Compiles fn's text at once; a module export is imported (at home) and resolves when it is ready. */
+function define(fnId: number, fn: FnSpec): Promise<void> | undefined {
+  if ('module' in fn) {
+    return loadExport(fn).then(
+      (exported) => void functions.set(fnId, { fn: exported, source: null }),
+      (error: unknown) => void functions.set(fnId, { error }),
+    );
+  }
   try {
-    functions.set(fnId, { fn: compileFunction(source, caller) });
+    functions.set(fnId, { fn: compileFunction(fn.source, fn.caller), source: fn.source });
   } catch (error) {
     functions.set(fnId, { error });
   }
+  return undefined;
 }
 
 // Leaves the namespace; a thread that cannot leave reports and ends here.
@@ -154,12 +166,17 @@ function runFrom(message: Run, start: number): boolean {
 function runTask(message: Run, i: number): boolean {
   const { tasks } = message;
   const id = tasks[i] as number;
-  const outcome = invoke(id, tasks[i + 1] as number, tasks[i + 2] as number, tasks[i + 3] as unknown[]);
+  const compiled = functions.get(tasks[i + 2] as number)!;
+  if ('error' in compiled) {
+    sendResult(id, false, compiled.error);
+    return false;
+  }
+  const outcome = invoke(id, tasks[i + 1] as number, compiled.fn, tasks[i + 3] as unknown[]);
   if (!outcome) return false;
   const goOn = () => continueFrom(message, i + TASK_FIELDS);
   const settle = (ok: boolean, value: unknown): boolean => {
     restore(id, ok, value);
-    return report(id, ok, value, goOn);
+    return report(id, ok, ok ? value : explained(value, compiled.source), goOn);
   };
   const pending = outcome.ok ? pendingResult(outcome.value) : null;
   if (!pending) return !settle(outcome.ok, outcome.value);
@@ -171,12 +188,7 @@ function runTask(message: Run, i: number): boolean {
 }
 
 /** Enters the namespace and calls fn; null when fn never ran (the failure is reported). */
-function invoke(id: number, nsFd: number, fnId: number, args: unknown[]): { ok: boolean; value: unknown } | null {
-  const compiled = functions.get(fnId)!;
-  if ('error' in compiled) {
-    sendResult(id, false, compiled.error);
-    return null;
-  }
+function invoke(id: number, nsFd: number, fn: (...args: unknown[]) => unknown, args: unknown[]): { ok: boolean; value: unknown } | null {
   try {
     native.enter(nsFd);
   } catch (error) {
@@ -184,7 +196,7 @@ function invoke(id: number, nsFd: number, fnId: number, args: unknown[]): { ok: 
     return null;
   }
   try {
-    return { ok: true, value: compiled.fn(...args) };
+    return { ok: true, value: fn(...args) };
   } catch (error) {
     return { ok: false, value: error };
   }
@@ -202,8 +214,14 @@ function processMessage(message: ToWorker): void {
     return;
   }
   if (message.forget) functions.clear();
-  for (const [fnId, source, caller] of message.defs) define(fnId, source, caller);
-  runFrom(message, 0);
+  const imports = message.defs.map(([fnId, fn]) => define(fnId, fn)).filter((loading) => loading !== undefined);
+  if (imports.length === 0) {
+    runFrom(message, 0);
+    return;
+  }
+  // Nothing of this batch is claimed yet: the pool may hand its tasks to another worker meanwhile.
+  busy = true;
+  void Promise.all(imports).then(() => continueFrom(message, 0));
 }
 
 // Handles whatever is queued, then polls the doorbell for a short while.

@@ -1,6 +1,8 @@
 // Functions are sent to a worker once and then named by a small id. The
 // registry is bounded: when callers generate endless distinct sources it
 // starts over, and workers learn to forget what they compiled.
+import type { FnSpec } from '../wire.js';
+
 const MAX_FUNCTIONS = 4096;
 
 export class FunctionRegistry {
@@ -13,8 +15,8 @@ export class FunctionRegistry {
     return this.#generation;
   }
 
-  idOf(source: string, caller: string | null): number {
-    const key = caller === null ? source : `${caller}\0${source}`;
+  idOf(fn: FnSpec): number {
+    const key = 'source' in fn ? `${fn.caller ?? ''}\0${fn.source}` : `${fn.module}\0\0${fn.exportName}`;
     let id = this.#ids.get(key);
     if (id === undefined) {
       if (this.#ids.size >= MAX_FUNCTIONS) {

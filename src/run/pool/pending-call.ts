@@ -1,10 +1,10 @@
 // One withNetNS call from the moment it is queued until it settles.
 import { isOpen, revokeClaim } from '../claims.js';
+import type { FnSpec } from '../wire.js';
 
 export interface PoolTask {
   fd: number;
-  source: string;
-  caller: string | null;
+  fn: FnSpec;
   args: unknown[];
   signal?: AbortSignal | undefined;
   /** Called once when the call settles, e.g. to release the namespace handle. */

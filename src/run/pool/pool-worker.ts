@@ -88,7 +88,7 @@ export class PoolWorker {
     const defs: FunctionDef[] = [];
     const tasks: unknown[] = [];
     for (const call of batch) {
-      if (!this.#known.has(call.fnId)) defs.push([call.fnId, call.task.source, call.task.caller]);
+      if (!this.#known.has(call.fnId)) defs.push([call.fnId, call.task.fn]);
       tasks.push(call.id, call.task.fd, call.fnId, call.task.args);
     }
     const firstTicket = this.#nextTicket;

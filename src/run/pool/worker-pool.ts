@@ -83,7 +83,7 @@ export class WorkerPool {
   }
 
   run(task: PoolTask): Promise<unknown> {
-    const call = new PendingCall(this.#nextId++, this.#registry.idOf(task.source, task.caller), task);
+    const call = new PendingCall(this.#nextId++, this.#registry.idOf(task.fn), task);
     this.#pendingCalls++;
     const refused = this.#closed ?? this.#broken;
     if (refused) {
@@ -448,8 +448,8 @@ export class WorkerPool {
       reply({ ok: false, error: serializeError(error) });
       return;
     }
-    const { source, caller, args } = request;
-    this.run({ fd: opened.fd, source, caller, args, nested: true, release: opened.release, signal: orphaned.signal }).then(
+    const { fn, args } = request;
+    this.run({ fd: opened.fd, fn, args, nested: true, release: opened.release, signal: orphaned.signal }).then(
       (value) => reply({ ok: true, value }),
       (error: unknown) => reply({ ok: false, error: serializeError(error) }),
     );
