@@ -3,8 +3,10 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import vm from 'node:vm';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ErrorCodes, netnsError } from '../core/errors.js';
+import { explainToolchainName, helperBindings } from './compiler-helpers/index.js';
 
 const ownDir = fileURLToPath(new URL('..', import.meta.url));
 
@@ -70,34 +72,66 @@ function resolveForImport(require: NodeJS.Require, specifier: string): string {
   return pathToFileURL(require.resolve(specifier)).href;
 }
 
+// Node 20 and 22 call the loader option experimental and warn once per
+// thread when fn first uses import(); the warning names our choice, not the
+// user's, so this thread drops that one warning and passes on all others.
+const LOADER_WARNING = 'vm.USE_MAIN_CONTEXT_DEFAULT_LOADER';
+let loaderWarningMuted = false;
+
+function muteLoaderWarning(): void {
+  if (loaderWarningMuted) return;
+  loaderWarningMuted = true;
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function (warning: string | Error, ...rest: unknown[]) {
+    const text = typeof warning === 'string' ? warning : warning?.message;
+    if (typeof text === 'string' && text.startsWith(LOADER_WARNING)) return;
+    return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  } as typeof process.emitWarning;
+}
+
 const MAX_CACHED = 1000;
 const compiled = new Map<string, (...args: unknown[]) => unknown>();
 
-/** Rebuilds fn in this thread, with `require` resolving from `caller`. */
+/**
+ * Rebuilds fn in this thread, with `require` and `import()` resolving from
+ * `caller`, and the compiler helpers its text calls supplied. The function is named after the caller's file with a marker, so
+ * stack traces say where fn came from, while source maps of that file (whose
+ * lines are not fn's) are not applied to it.
+ */
 export function compileFunction(source: string, caller: string | null): (...args: unknown[]) => unknown {
   const key = `${caller ?? ''}\0${source}`;
   const hit = compiled.get(key);
   if (hit) return hit;
+  muteLoaderWarning();
   const require = createRequire(caller ?? `${process.cwd()}/`);
-  const factory = new Function('require', VITEST_DYNAMIC_IMPORT, `return (${asExpression(source)});`) as (
-    req: NodeJS.Require,
-    dynamicImport: (specifier: string) => Promise<unknown>,
-  ) => (...args: unknown[]) => unknown;
-  const fn = factory(require, (specifier) => import(resolveForImport(require, specifier)));
+  const dynamicImport = (specifier: string) => import(resolveForImport(require, specifier));
+  const helpers = helperBindings(source, require);
+  const factory = vm.compileFunction(`return (${asExpression(source)});`, ['require', VITEST_DYNAMIC_IMPORT, ...helpers.names], {
+    filename: `${pathToFileURL(caller ?? `${process.cwd()}/[withNetNS fn]`).href}?netns-fn`,
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const fn = factory(require, dynamicImport, ...helpers.values) as (...args: unknown[]) => unknown;
   if (compiled.size >= MAX_CACHED) compiled.clear();
   compiled.set(key, fn);
   return fn;
 }
 
-/** Says why a free variable is missing, since the message alone misleads. */
-export function explainReferenceError(error: unknown, _source: string): unknown {
+/**
+ * Says why a free variable is missing, since the message alone misleads: a
+ * name a compiler made gets what it is and which setting avoids it; any other
+ * is a variable of fn's enclosing scope, which fn never sees.
+ */
+export function explainReferenceError(error: unknown, source: string): unknown {
   if (!(error instanceof ReferenceError)) return error;
   const match = /^(\S+) is not defined$/.exec(error.message);
   if (!match) return error;
-  const name = match[1];
-  error.message =
-    `${name} is not defined: withNetNS sends fn to a worker thread as source text, so fn cannot ` +
-    `see variables of its enclosing scope. Pass ${name} as an argument instead: ` +
-    `withNetNS(target, (${name}) => ..., ${name}), or use require()/import() inside fn.`;
+  const name = match[1]!;
+  const madeByToolchain = explainToolchainName(name, source);
+  error.message = madeByToolchain
+    ? `${name} is not defined: withNetNS sends fn to a worker thread as source text. ${madeByToolchain}.`
+    : `${name} is not defined: withNetNS sends fn to a worker thread as source text, so fn cannot ` +
+      `see variables of its enclosing scope. Pass ${name} as an argument instead: ` +
+      `withNetNS(target, (${name}) => ..., ${name}), use require()/import() inside fn, or run a module's ` +
+      'export with workerModule().';
   return error;
 }
