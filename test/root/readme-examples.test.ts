@@ -88,6 +88,11 @@ describe.skipIf(!privileged)('README examples, run as written', () => {
     expect(stdout).toMatch(/^tasks run: [1-9]\d*$/m);
   });
 
+  it('worker-module.mjs: a module export run inside the namespace, the module kept loaded', async () => {
+    const { stdout } = await example('worker-module.mjs');
+    expect(stdout).toBe("[ 'lo' ]\nnumber\n");
+  });
+
   it('io.mjs: sockets, children, sysctl and files across two namespaces', async () => {
     const { stdout } = await example('io.mjs');
     expect(stdout).toContain('red got: hi from blue');

@@ -122,7 +122,7 @@ describe('README content', () => {
   const text = readFileSync(README, 'utf8');
 
   it('stays short: details live in docs/', () => {
-    expect(text.trimEnd().split('\n').length).toBeLessThanOrEqual(320);
+    expect(text.trimEnd().split('\n').length).toBeLessThanOrEqual(380);
   });
 
   it('lists every error code, and ErrorCodes is the same object in netns and netns/addrset', () => {
