@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { addAddrsetCommands } from './addrset-commands.js';
 import { addDemoCommand } from './demo-command.js';
 import { addNamespaceCommands } from './namespace-commands.js';
+import { addRuntimeCommand } from './runtime-command.js';
 import { asNetnsError, EXIT_FAILURE, EXIT_USAGE, reportError, reportUsageError } from './output.js';
 
 export function buildProgram(): Command {
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
   addNamespaceCommands(program);
   addAddrsetCommands(program);
   addDemoCommand(program);
+  addRuntimeCommand(program);
   return program;
 }
 

@@ -1,10 +1,7 @@
-// Loads the compiled addon; NETNS_ADDON_PATH points at another build (e.g. the
-// AddressSanitizer one made by `npm run build:asan`).
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-
-const require = createRequire(import.meta.url);
-const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
+// Loads the compiled addon, found as runtime-files.ts says; NETNS_ADDON_PATH
+// points at another build (e.g. the AddressSanitizer one made by
+// `npm run build:asan`).
+import { ADDON, EXEC_HELPER, locate } from './runtime-files.js';
 
 export interface NsIdentity {
   dev: number;
@@ -32,15 +29,20 @@ export interface NativeBinding {
   ioStats(): { threadsCreated: number; threadsDiscarded: number };
 }
 
-/** The exec helper built beside the addon (see native/exec_helper.c). */
-export const execHelperPath = process.env.NETNS_EXEC_HELPER ?? `${packageRoot}build/Release/netns-exec`;
+/**
+ * The exec helper built beside the addon (see native/exec_helper.c). Looked
+ * up when a spawn needs it, so that a program which never spawns runs without it.
+ */
+export function execHelperPath(): string {
+  return locate(EXEC_HELPER);
+}
 
-
+// process.dlopen, not require: require needs this module's URL, which a
+// CommonJS bundle has lost.
 function load(): NativeBinding {
-  const explicit = process.env.NETNS_ADDON_PATH;
-  if (explicit) return require(explicit) as NativeBinding;
-  const nodeGypBuild = require('node-gyp-build') as (dir: string) => unknown;
-  return nodeGypBuild(packageRoot) as NativeBinding;
+  const module = { exports: {} };
+  process.dlopen(module, locate(ADDON));
+  return module.exports as NativeBinding;
 }
 
 export const native: NativeBinding = load();

@@ -136,7 +136,7 @@ export function spawnIn(ns: NsHandle, command: string, args: string[] = [], opti
   const nsFd = ns.acquire();
   let child: ChildProcess;
   try {
-    child = spawn(execHelperPath, [etcArg, command, ...args], {
+    child = spawn(execHelperPath(), [etcArg, command, ...args], {
       ...rest,
       stdio: [...triple, nsFd, 'pipe', ...inheritFds] as StdioOptions,
     });

@@ -1,25 +1,13 @@
 // One worker thread of the pool, as the pool sees it: its port and doorbell,
 // the calls sent to it, and whether it has started properly.
-import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import { locate, WORKER_ENTRY } from '../../core/runtime-files.js';
 import { newClaimRing, openClaim } from '../claims.js';
 import { BELL_TASKS, BELL_WORDS } from '../doorbell.js';
 import type { FunctionDef, ToWorker } from '../wire.js';
 import type { FunctionRegistry } from './function-registry.js';
 import type { PendingCall } from './pending-call.js';
-
-const workerUrl = new URL('../worker.js', import.meta.url);
-
-// A worker inherits the process's node options; --input-type (as in
-// `node --input-type=module -e ...`) makes Node refuse to load it from a file.
-function workerExecArgv(): string[] {
-  const kept: string[] = [];
-  for (let i = 0; i < process.execArgv.length; i++) {
-    const option = process.execArgv[i]!;
-    if (option === '--input-type') i++;
-    else if (!option.startsWith('--input-type=')) kept.push(option);
-  }
-  return kept;
-}
+import { startWorker } from './worker-exec-argv.js';
 
 export class PoolWorker {
   readonly thread: Worker;
@@ -46,12 +34,12 @@ export class PoolWorker {
   #generation: number;
 
   constructor(registry: FunctionRegistry) {
+    const entry = locate(WORKER_ENTRY);
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
     this.#generation = registry.generation;
-    this.thread = new Worker(workerUrl, {
+    this.thread = startWorker(entry, {
       workerData: { port: port2, bell: this.bell.buffer, claims: this.#claims.buffer },
-      execArgv: workerExecArgv(),
       transferList: [port2],
     });
     this.setActive(false);

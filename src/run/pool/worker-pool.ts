@@ -12,6 +12,7 @@
 // - Workers start lazily, are replaced when they die, and keep the process
 //   alive only while they have calls.
 import { stat } from 'node:fs';
+import { inspect } from 'node:util';
 import { receiveMessageOnPort } from 'node:worker_threads';
 import { abortError, ErrorCodes, netnsError } from '../../core/errors.js';
 import { CALLER_SPIN_US, SpinPolicy, spinUntilRung, BELL_RESULTS } from '../doorbell.js';
@@ -318,7 +319,7 @@ export class WorkerPool {
     try {
       worker = new PoolWorker(this.#registry);
     } catch (error) {
-      this.#failQueue(error);
+      this.#failQueue(`cannot start a netns pool thread${describeCause(error)}`, error);
       return undefined;
     }
     this.#workers.add(worker);
@@ -326,7 +327,7 @@ export class WorkerPool {
     worker.thread.on('error', (error) => {
       worker.exitCause = error;
     });
-    worker.thread.on('exit', () => this.#onExit(worker));
+    worker.thread.on('exit', (exitCode) => this.#onExit(worker, exitCode));
     return worker;
   }
 
@@ -492,7 +493,7 @@ export class WorkerPool {
     return true;
   }
 
-  #onExit(worker: PoolWorker): void {
+  #onExit(worker: PoolWorker, exitCode: number): void {
     this.#drainPort(worker); // results it posted before it ended still count
     worker.port.close();
     const letGo = worker.gone;
@@ -505,13 +506,15 @@ export class WorkerPool {
       this.#settle(call, false, netnsError(ErrorCodes.WORKER_EXITED, `the worker thread running fn exited before fn settled${describeCause(cause)}`, { cause }));
     }
     worker.running.clear();
-    if (!letGo && !worker.ready && ++this.#failedStarts >= MAX_FAILED_STARTS) this.#failQueue(cause);
+    if (!letGo && !worker.ready && ++this.#failedStarts >= MAX_FAILED_STARTS) {
+      this.#failQueue(`netns pool threads keep dying before they start${describeCause(cause, exitCode)}`, cause);
+    }
     if (this.#queue.size() > 0) this.#scheduleDispatch();
     this.#wakeIdleWaiters();
   }
 
-  #failQueue(cause: unknown): void {
-    this.#broken = netnsError(ErrorCodes.WORKER_EXITED, `netns pool threads keep dying before they start${describeCause(cause)}`, { cause });
+  #failQueue(message: string, cause: unknown): void {
+    this.#broken = netnsError(ErrorCodes.WORKER_EXITED, message, cause === undefined ? {} : { cause });
     for (const call of this.#queue.drain()) this.#settle(call, false, this.#broken);
   }
 
@@ -549,9 +552,14 @@ export class WorkerPool {
   }
 }
 
-function describeCause(cause: unknown): string {
-  if (cause === undefined) return '';
-  return `: ${cause instanceof Error ? cause.message : String(cause)}`;
+// The cause goes into the message itself: a thread that cannot start is
+// usually a setup problem (a file not found, a refused node option), and
+// what is printed of an error is often only its message.
+function describeCause(cause: unknown, exitCode?: number): string {
+  if (cause === undefined) return exitCode === undefined ? '' : `: a thread exited with code ${exitCode} and no error`;
+  if (!(cause instanceof Error)) return `: ${inspect(cause)}`;
+  const code = (cause as { code?: unknown }).code;
+  return `: ${typeof code === 'string' && !cause.message.startsWith(code) ? `${code}: ` : ''}${cause.message}`;
 }
 
 export function checkedSize(maxWorkers: unknown): number {

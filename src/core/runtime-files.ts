@@ -1,0 +1,124 @@
+// Where the package finds the files it runs that are not its own JavaScript:
+// the addon, the exec helper and the pool worker's entry. Installed, they are
+// in the package (build/Release, dist/). A bundle that includes netns has
+// taken this JavaScript away from them, so NETNS_RUNTIME_DIR names a folder
+// that `netns runtime <dir>` filled; when it is set, every file comes from
+// there. NETNS_ADDON_PATH and NETNS_EXEC_HELPER name one file each and win
+// over both.
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ErrorCodes, netnsError, type NetnsError } from './errors.js';
+
+export const RUNTIME_DIR_VARIABLE = 'NETNS_RUNTIME_DIR';
+
+export interface RuntimeFile {
+  /** What messages call it. */
+  what: string;
+  /** Its name in a runtime folder. */
+  name: string;
+  /** Where it is in the installed package, first choice first. */
+  installed: string[];
+  /** The environment variable that names this one file, if any. */
+  variable?: string;
+  /** Made by the package's install script (not shipped in the tarball). */
+  builtAtInstall: boolean;
+}
+
+export const ADDON: RuntimeFile = {
+  what: 'native addon',
+  name: 'netns.node',
+  installed: ['build/Release/netns.node', 'build/Debug/netns.node'],
+  variable: 'NETNS_ADDON_PATH',
+  builtAtInstall: true,
+};
+
+export const EXEC_HELPER: RuntimeFile = {
+  what: 'exec helper',
+  name: 'netns-exec',
+  installed: ['build/Release/netns-exec', 'build/Debug/netns-exec'],
+  variable: 'NETNS_EXEC_HELPER',
+  builtAtInstall: true,
+};
+
+/** The worker a runtime folder holds is the self-contained one: the bundle that uses it has no dist/. */
+export const WORKER_ENTRY: RuntimeFile = {
+  what: 'pool worker entry',
+  name: 'netns-worker.mjs',
+  installed: ['dist/run/worker.js'],
+  builtAtInstall: false,
+};
+
+/** The self-contained worker, as the package ships it (made by scripts/build-worker.mjs). */
+export const BUNDLED_WORKER: RuntimeFile = { ...WORKER_ENTRY, installed: ['dist/netns-worker.mjs'] };
+
+export const RUNTIME_FILES = [ADDON, EXEC_HELPER, BUNDLED_WORKER];
+
+interface PackageRoot {
+  dir: string | null;
+  /** Why dir is null. */
+  why?: string;
+}
+
+let root: PackageRoot | undefined;
+
+/**
+ * The installed package's folder, if this code is in it. In a bundle, paths
+ * relative to this module point into the user's project, where a file of the
+ * same name is not ours; a CommonJS bundle has no import.meta.url at all.
+ */
+function packageRoot(): PackageRoot {
+  root ??= findPackageRoot();
+  return root;
+}
+
+function findPackageRoot(): PackageRoot {
+  const url: unknown = import.meta.url;
+  if (typeof url !== 'string' || !url.startsWith('file:')) return { dir: null, why: 'this module has no file URL (a CommonJS bundle)' };
+  const dir = fileURLToPath(new URL('../..', url));
+  const manifest = `${dir}package.json`;
+  try {
+    if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === 'netns') return { dir };
+  } catch {
+    // not there, or not JSON: not the installed package either
+  }
+  return { dir: null, why: `${manifest} is not netns's, so this copy of netns is in a bundle` };
+}
+
+/** The installed package's copy of `file`; throws ERR_NETNS_ADDON_MISSING if it has none. */
+export function installedFile(file: RuntimeFile): string {
+  const { dir, why } = packageRoot();
+  if (dir === null) throw missingError(file, [`(nothing: ${why})`], 'the installed package');
+  const candidates = file.installed.map((path) => `${dir}${path}`);
+  const found = candidates.find((path) => existsSync(path));
+  if (found) return found;
+  throw missingError(file, candidates, 'the installed package');
+}
+
+/** Where `file` is, by the rules above; throws ERR_NETNS_ADDON_MISSING, naming every path tried. */
+export function locate(file: RuntimeFile): string {
+  const named = file.variable === undefined ? undefined : process.env[file.variable];
+  if (named) return existing(file, resolve(named), `the path ${file.variable} names`);
+  const folder = process.env[RUNTIME_DIR_VARIABLE];
+  if (folder) return existing(file, resolve(folder, file.name), `the folder ${RUNTIME_DIR_VARIABLE} names`);
+  return installedFile(file);
+}
+
+function existing(file: RuntimeFile, path: string, where: string): string {
+  if (existsSync(path)) return path;
+  throw missingError(file, [path], where);
+}
+
+function missingError(file: RuntimeFile, looked: string[], where: string): NetnsError {
+  const folder = process.env[RUNTIME_DIR_VARIABLE];
+  const lines = [
+    `netns cannot find its ${file.what} (${file.name}) in ${where}; looked for:`,
+    ...looked.map((path) => `  ${path}`),
+    folder ? `${RUNTIME_DIR_VARIABLE} is ${resolve(folder)}.` : `${RUNTIME_DIR_VARIABLE} is not set.`,
+    `If your program is a bundle that includes netns, run \`npx netns runtime <dir>\` where netns is installed and start the program with ${RUNTIME_DIR_VARIABLE}=<dir> (or mark netns external to the bundler).`,
+  ];
+  if (file.builtAtInstall) {
+    lines.push('If netns was installed by npm 11 or later, npm may have skipped its install script, which builds it: `npm install-scripts approve netns && npm rebuild netns`.');
+  }
+  return netnsError(ErrorCodes.ADDON_MISSING, lines.join('\n'));
+}
