@@ -2,13 +2,11 @@
 // into sendable text on the calling side and back into a function there.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import vm from 'node:vm';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { explainToolchainName, helperBindings } from './compiler-helpers/index.js';
-
-const ownDir = fileURLToPath(new URL('..', import.meta.url));
 
 export function functionSource(fn: unknown): string {
   if (typeof fn !== 'function') {
@@ -26,11 +24,12 @@ export function functionSource(fn: unknown): string {
 }
 
 /**
- * The file of the first caller outside this package, so that `require` inside
- * fn resolves like the caller's own module. Skipped when fn never mentions
- * require or import: capturing a stack costs more than the rest of a call.
+ * The file that called `entry` (withNetNS), so that `require` inside fn
+ * resolves like the caller's own module. Found by function, not by path: in a
+ * bundle, this package's code shares the caller's file. Skipped when fn never
+ * mentions require or import: capturing a stack costs more than the rest of a call.
  */
-export function callerFile(source: string): string | null {
+export function callerFile(source: string, entry: (...args: never[]) => unknown): string | null {
   if (!source.includes('require') && !source.includes('import')) return null;
   const saved = Error.prepareStackTrace;
   const savedLimit = Error.stackTraceLimit;
@@ -38,12 +37,13 @@ export function callerFile(source: string): string | null {
     Error.stackTraceLimit = 20;
     Error.prepareStackTrace = (_error, sites) => sites;
     const holder: { stack?: NodeJS.CallSite[] } = {};
-    Error.captureStackTrace(holder);
+    Error.captureStackTrace(holder, entry);
     for (const site of holder.stack ?? []) {
       const file = site.getFileName();
       if (!file || file.startsWith('node:')) continue;
       const path = file.startsWith('file:') ? fileURLToPath(file) : file;
-      if (!path.startsWith(ownDir)) return path;
+      // Code from `node -e`/`-p` ([eval], /[eval1]) has no file: resolve from the cwd, as node does there.
+      return isAbsolute(path) && existsSync(path) ? path : null;
     }
     return null;
   } finally {
@@ -133,5 +133,18 @@ export function explainReferenceError(error: unknown, source: string): unknown {
       `see variables of its enclosing scope. Pass ${name} as an argument instead: ` +
       `withNetNS(target, (${name}) => ..., ${name}), use require()/import() inside fn, or run a module's ` +
       'export with workerModule().';
+  return error;
+}
+
+/**
+ * A fn whose text does not compile on its own: a method with a computed,
+ * quoted or escaped name, a getter, or code naming an outer class's `#x`.
+ */
+export function explainedSyntaxError(error: unknown): unknown {
+  if (!(error instanceof SyntaxError)) return error;
+  error.message =
+    `fn's source text does not compile on its own (${error.message}). withNetNS sends fn as text: pass an ` +
+    'arrow function or a function expression, define any class whose #private members fn uses inside fn, ' +
+    'or run a module export with workerModule().';
   return error;
 }

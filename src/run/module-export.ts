@@ -1,33 +1,45 @@
 // The worker's side of workerModule(): each module is imported once per
-// thread, at home, before any task of it runs, and its export is then called
-// like any fn. A failed import is not kept, so a module fixed on disk loads
-// on the next call.
+// thread (see importThenRun in worker.ts for when), and its export is then
+// called like any fn.
 import { ErrorCodes, netnsError } from '../core/errors.js';
 
-type ExportSpec = { module: string; exportName: string };
+type Namespace = Record<string, unknown>;
 type Callable = (...args: unknown[]) => unknown;
 
-const imported = new Map<string, Promise<Record<string, unknown>>>();
+const imported = new Map<string, Promise<Namespace>>();
 
-function importOnce(href: string): Promise<Record<string, unknown>> {
+export function importModule(href: string): Promise<Namespace> {
   let loading = imported.get(href);
   if (!loading) {
-    loading = import(href) as Promise<Record<string, unknown>>;
+    loading = import(href) as Promise<Namespace>;
     imported.set(href, loading);
-    loading.catch(() => imported.delete(href));
   }
   return loading;
 }
 
-export async function loadExport({ module, exportName }: ExportSpec): Promise<Callable> {
-  const namespace = await importOnce(module);
-  const exported = namespace[exportName];
-  if (typeof exported === 'function') return exported as Callable;
-  const functions = Object.keys(namespace).filter((name) => typeof namespace[name] === 'function');
+// `module.exports = { run: () => ... }` gives Node no named export to find:
+// its functions are properties of the default export.
+function exported(namespace: Namespace, name: string): unknown {
+  if (name in namespace) return namespace[name];
+  const commonJs = namespace.default;
+  return typeof commonJs === 'object' && commonJs !== null ? (commonJs as Namespace)[name] : undefined;
+}
+
+function functionNames(namespace: Namespace): string[] {
+  const commonJs = namespace.default;
+  const holders = [namespace, typeof commonJs === 'object' && commonJs !== null ? (commonJs as Namespace) : {}];
+  return [...new Set(holders.flatMap((holder) => Object.keys(holder).filter((key) => typeof holder[key] === 'function')))];
+}
+
+/** The export withNetNS calls; ERR_NETNS_INVALID_ARG naming the module's functions when it is not one. */
+export function exportOf(namespace: Namespace, { module, exportName }: { module: string; exportName: string }): Callable {
+  const value = exported(namespace, exportName);
+  if (typeof value === 'function') return value as Callable;
+  const functions = functionNames(namespace);
   throw netnsError(
     ErrorCodes.INVALID_ARG,
     `${module} has no function export named ${JSON.stringify(exportName)}` +
-      (exported === undefined ? '' : ` (it is ${typeof exported})`) +
+      (value === undefined ? '' : ` (it is ${typeof value})`) +
       `; its function exports: ${functions.length > 0 ? functions.join(', ') : 'none'}`,
   );
 }

@@ -104,7 +104,7 @@ type Fn<A extends unknown[], R> = ((...args: A) => R) | ModuleExport<A, R>;
 function fnSpec(fn: unknown): FnSpec {
   if (isModuleExport(fn)) return checkedModuleExport(fn);
   const source = functionSource(fn);
-  return { source, caller: callerFile(source) };
+  return { source, caller: callerFile(source, withNetNS) };
 }
 
 /**

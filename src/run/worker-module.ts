@@ -19,6 +19,8 @@ export interface ModuleExport<A extends unknown[] = unknown[], R = unknown> {
 }
 
 type Callable = (...args: never[]) => unknown;
+// Without the module's type, any arguments are allowed (never[] would allow none).
+type AnyExports = Record<string, (...args: any[]) => unknown>;
 
 /** The function exports of module type `M` (e.g. `typeof import('./work.js')`). */
 export type WorkerModule<M> = {
@@ -35,7 +37,7 @@ export type WorkerModule<M> = {
  * path. Give the module's type to check the arguments of each call:
  * `workerModule<typeof import('./work.js')>(url)`.
  */
-export function workerModule<M = Record<string, Callable>>(module: URL | string): WorkerModule<M> {
+export function workerModule<M = AnyExports>(module: URL | string): WorkerModule<M> {
   const href = moduleHref(module);
   const exports = new Map<string, ModuleExport>();
   return new Proxy(Object.create(null) as WorkerModule<M>, {

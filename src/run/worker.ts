@@ -14,8 +14,8 @@ import { fromNative } from '../core/errors.js';
 import { native } from '../core/native.js';
 import { startClaim } from './claims.js';
 import { BELL_RESULTS, BELL_TASKS, spinUntilRung, WORKER_SPIN_US } from './doorbell.js';
-import { compileFunction, explainReferenceError } from './fn-source.js';
-import { loadExport } from './module-export.js';
+import { compileFunction, explainedSyntaxError, explainReferenceError } from './fn-source.js';
+import { exportOf, importModule } from './module-export.js';
 import { POOL_WORKER_HOOK, type PoolWorkerHook } from './nested-hook.js';
 import { countAlsoAlive, mayHaveLeftovers, settledDown, somethingAlive, startWatchingLeftovers, stopWatching, watchCall } from './leftovers.js';
 import {
@@ -30,15 +30,21 @@ import {
 } from './wire.js';
 
 type Run = Extract<ToWorker, { type: 'run' }>;
-/** `source`: fn's text, to explain its ReferenceErrors (null for a module export). */
-type Compiled = { fn: (...args: unknown[]) => unknown; source: string | null } | { error: unknown };
+type Callable = (...args: unknown[]) => unknown;
+type ExportSpec = Extract<FnSpec, { module: string }>;
+/**
+ * A function the pool defined: ready (`source` is fn's text, to explain its
+ * ReferenceErrors; null for a module export), failed to compile, or a module
+ * export whose module this thread has not imported yet.
+ */
+type Defined = { fn: Callable; source: string | null } | { error: unknown } | { unloaded: ExportSpec };
 
 const { port, bell: bellBuffer, claims: claimsBuffer } = workerData as { port: MessagePort; bell: SharedArrayBuffer; claims: SharedArrayBuffer };
 const bell = new Int32Array(bellBuffer);
 const claims = new Int32Array(claimsBuffer);
 native.becomeSwitchThread();
 
-const functions = new Map<number, Compiled>();
+const functions = new Map<number, Defined>();
 const backlog: Run[] = [];
 const nestedWaiters = new Map<number, (outcome: Outcome) => void>();
 const promiseThen = Promise.prototype.then;
@@ -72,20 +78,17 @@ function explained(error: unknown, source: string | null): unknown {
   }
 }
 
-/** Compiles fn's text at once; a module export is imported (at home) and resolves when it is ready. */
-function define(fnId: number, fn: FnSpec): Promise<void> | undefined {
+/** Compiles fn's text at once; a module export's module is imported by the first task that runs it. */
+function define(fnId: number, fn: FnSpec): void {
   if ('module' in fn) {
-    return loadExport(fn).then(
-      (exported) => void functions.set(fnId, { fn: exported, source: null }),
-      (error: unknown) => void functions.set(fnId, { error }),
-    );
+    functions.set(fnId, { unloaded: fn });
+    return;
   }
   try {
     functions.set(fnId, { fn: compileFunction(fn.source, fn.caller), source: fn.source });
   } catch (error) {
-    functions.set(fnId, { error });
+    functions.set(fnId, { error: explainedSyntaxError(error) });
   }
-  return undefined;
 }
 
 // Leaves the namespace; a thread that cannot leave reports and ends here.
@@ -164,19 +167,59 @@ function runFrom(message: Run, start: number): boolean {
 
 /** Runs one claimed task; true when the batch goes on later. */
 function runTask(message: Run, i: number): boolean {
-  const { tasks } = message;
-  const id = tasks[i] as number;
-  const compiled = functions.get(tasks[i + 2] as number)!;
-  if ('error' in compiled) {
-    sendResult(id, false, compiled.error);
+  const fnId = message.tasks[i + 2] as number;
+  const defined = functions.get(fnId)!;
+  if ('error' in defined) {
+    sendResult(message.tasks[i] as number, false, defined.error);
     return false;
   }
-  const outcome = invoke(id, tasks[i + 1] as number, compiled.fn, tasks[i + 3] as unknown[]);
+  if ('unloaded' in defined) {
+    importThenRun(message, i, fnId, defined.unloaded);
+    return true;
+  }
+  return runDefined(message, i, defined);
+}
+
+/**
+ * Imports a module for the claimed task that first needs it, at home. Its
+ * top-level code runs as part of that call: an exit or a hang there is that
+ * call's, an abort ends this thread, and timers it leaves are leftovers. A
+ * failed import retires the thread, since Node keeps the failure (and any
+ * half-made state) for that URL for the thread's life; the next call gets a
+ * fresh thread that tries again.
+ */
+function importThenRun(message: Run, i: number, fnId: number, spec: ExportSpec): void {
+  const id = message.tasks[i] as number;
+  importModule(spec.module).then(
+    (namespace) => {
+      let defined: Defined;
+      try {
+        defined = { fn: exportOf(namespace, spec), source: null };
+      } catch (error) {
+        defined = { error };
+      }
+      functions.set(fnId, defined);
+      if (!runTask(message, i)) continueFrom(message, i + TASK_FIELDS);
+    },
+    (error: unknown) => {
+      sendResult(id, false, error, { judging: true });
+      send({ type: 'verdict', retire: true });
+      Atomics.add(bell, BELL_RESULTS, 1);
+      retiring = true;
+    },
+  );
+}
+
+/** Runs a task whose function is ready; true when the batch goes on later. */
+function runDefined(message: Run, i: number, defined: { fn: Callable; source: string | null }): boolean {
+  const { tasks } = message;
+  const id = tasks[i] as number;
+  const outcome = invoke(id, tasks[i + 1] as number, defined.fn, tasks[i + 3] as unknown[]);
   if (!outcome) return false;
   const goOn = () => continueFrom(message, i + TASK_FIELDS);
   const settle = (ok: boolean, value: unknown): boolean => {
     restore(id, ok, value);
-    return report(id, ok, ok ? value : explained(value, compiled.source), goOn);
+    return report(id, ok, ok ? value : explained(value, defined.source), goOn);
   };
   const pending = outcome.ok ? pendingResult(outcome.value) : null;
   if (!pending) return !settle(outcome.ok, outcome.value);
@@ -214,14 +257,8 @@ function processMessage(message: ToWorker): void {
     return;
   }
   if (message.forget) functions.clear();
-  const imports = message.defs.map(([fnId, fn]) => define(fnId, fn)).filter((loading) => loading !== undefined);
-  if (imports.length === 0) {
-    runFrom(message, 0);
-    return;
-  }
-  // Nothing of this batch is claimed yet: the pool may hand its tasks to another worker meanwhile.
-  busy = true;
-  void Promise.all(imports).then(() => continueFrom(message, 0));
+  for (const [fnId, fn] of message.defs) define(fnId, fn);
+  runFrom(message, 0);
 }
 
 // Handles whatever is queued, then polls the doorbell for a short while.

@@ -1,6 +1,11 @@
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closePool, configurePool, NetNS, poolStats, withNetNS, workerModule } from '../../dist/index.js';
+import { closePool, configurePool, NetNS, poolIdle, poolStats, withNetNS, workerModule } from '../../dist/index.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
 import { inodeOf } from '../helpers/process-state.js';
 import { privileged } from '../helpers/privileges.js';
@@ -24,7 +29,15 @@ describe.skipIf(!privileged)('withNetNS with a worker module', () => {
     ns?.close();
     await closePool();
     await network?.close();
+    rmSync(scratch, { recursive: true, force: true });
   });
+
+  const scratch = mkdtempSync(join(tmpdir(), 'netns-modules-'));
+  const moduleFile = (name: string, text: string): string => {
+    const path = join(scratch, name);
+    writeFileSync(path, text);
+    return path;
+  };
 
   it('runs a named export inside the namespace, after importing the module at home', async () => {
     const result = await withNetNS(ns, work.whereAmI, 'ab', 2);
@@ -35,7 +48,6 @@ describe.skipIf(!privileged)('withNetNS with a worker module', () => {
     const first = await withNetNS(ns, work.whereAmI, 'x', 1);
     const second = await withNetNS(ns, work.whereAmI, 'x', 1);
     expect(second.calls).toBe(first.calls + 1);
-    // the module's own timer, made at import, is module state: it does not retire the thread
     expect(poolStats().threadsDiscarded).toBe(0);
   });
 
@@ -81,6 +93,54 @@ describe.skipIf(!privileged)('withNetNS with a worker module', () => {
     await expect(withNetNS(ns, work.later, 'after')).resolves.toMatchObject({ value: 'after' });
   });
 
+  it('gives a failed import a fresh thread next time, so a module fixed on disk loads', async () => {
+    const path = join(scratch, 'later.mjs');
+    const later = workerModule(path);
+    await expect(withNetNS(ns, later.run!)).rejects.toMatchObject({ code: 'ERR_MODULE_NOT_FOUND' });
+    moduleFile('later.mjs', 'throw new Error("not yet");\n');
+    await expect(withNetNS(ns, later.run!)).rejects.toThrow('not yet');
+    moduleFile('later.mjs', 'export const run = () => "loaded";\n');
+    await expect(withNetNS(ns, later.run!)).resolves.toBe('loaded');
+  });
+
+  it("calls a CommonJS module's functions, named or in module.exports", async () => {
+    const cjs = workerModule(moduleFile('work.cjs', 'module.exports = { twice: (x) => x * 2 };\nexports.unused = 1;\n'));
+    await expect(withNetNS(ns, cjs.twice!, 21)).resolves.toBe(42);
+  });
+
+  it("counts a module's top-level code as the first call's: an exit there rejects that call only", async () => {
+    const exits = workerModule(moduleFile('exits.mjs', 'process.exit(3);\nexport const run = () => 1;\n'));
+    await expect(withNetNS(ns, exits.run!)).rejects.toMatchObject({ code: 'ERR_NETNS_WORKER_EXITED' });
+    await expect(withNetNS(ns, work.later, 'still serving')).resolves.toMatchObject({ value: 'still serving' });
+  });
+
+  it('ends the thread of an aborted call whose module never finishes loading', async () => {
+    // The module says it started loading by connecting here (the import runs in the pool thread's home namespace, this one).
+    const server = createServer((socket) => socket.destroy()).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    const hangs = workerModule(
+      moduleFile('hangs.mjs', `import { connect } from 'node:net';\nconnect(${port}, '127.0.0.1');\nawait new Promise(() => {});\nexport const run = () => 1;\n`),
+    );
+    const controller = new AbortController();
+    const call = withNetNS(ns, { signal: controller.signal }, hangs.run!);
+    await once(server, 'connection');
+    server.close();
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(withNetNS(ns, work.later, 'next')).resolves.toMatchObject({ value: 'next' }); // one thread: it was replaced
+  });
+
+  it("retires the thread of a module whose top level leaves a timer: it never ticks in another call's namespace", async () => {
+    const ticking = workerModule(
+      moduleFile('ticking.mjs', 'setInterval(() => {}, 60_000).unref();\nexport const run = () => "ran";\n'),
+    );
+    const discardedBefore = poolStats().threadsDiscarded;
+    await expect(withNetNS(ns, ticking.run!)).resolves.toBe('ran');
+    await poolIdle();
+    expect(poolStats().threadsDiscarded).toBe(discardedBefore + 1);
+  });
+
   it('refuses a relative path or a URL that is not a file', () => {
     expect(() => workerModule('./work.js')).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG', message: expect.stringMatching(/import\.meta\.url/) }));
     expect(() => workerModule(new URL('https://example.com/work.js'))).toThrow(/file: URL/);
@@ -97,7 +157,9 @@ describe.skipIf(!privileged)('withNetNS with a worker module', () => {
       void work.notAFunction;
     };
     const typed: Promise<{ label: string }> = withNetNS(ns, work.whereAmI, 'x', 1);
-    expect(typeof wrongTypes).toBe('function');
+    const untyped = workerModule(workUrl);
+    const anyArguments = () => withNetNS(ns, untyped.whereAmI!, 'x', 1); // without the module's type: allowed
+    expect([typeof wrongTypes, typeof anyArguments]).toEqual(['function', 'function']);
     return typed;
   });
 });

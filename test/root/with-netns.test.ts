@@ -97,6 +97,15 @@ describe.skipIf(!privileged)('withNetNS', () => {
     expect((error as Error).message).toMatch(/outside is not defined: .*Pass outside as an argument/);
   });
 
+  it('explains a fn whose text does not compile on its own (a method with a quoted name)', async () => {
+    const methods = { 'x-y'() {
+      return 1;
+    } };
+    const error = await withNetNS(blue, methods['x-y']).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(SyntaxError);
+    expect((error as Error).message).toMatch(/^fn's source text does not compile on its own \(.*\)\. .*arrow function/);
+  });
+
   it('passes arguments and results by structured clone', async () => {
     const input = { when: new Date(0), tags: new Set(['a']), bytes: new Uint8Array([1, 2]) };
     const output = await withNetNS(blue, (value: typeof input) => ({ ...value, size: value.tags.size }), input);

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { explainToolchainName, helperBindings } from '../../dist/run/compiler-helpers/index.js';
 import { esbuildHelpers } from '../../dist/run/compiler-helpers/esbuild.js';
 import { SHARED_NAMES } from '../../dist/run/compiler-helpers/shared-names.js';
-import { TSLIB_NAMES } from '../../dist/run/compiler-helpers/tslib.js';
+import { tslib as suppliedTslib, TSLIB_NAMES } from '../../dist/run/compiler-helpers/tslib.js';
 
 type Fn = (...args: unknown[]) => unknown;
 
@@ -373,7 +373,7 @@ describe('tslib helpers rebuilt from fn.toString()', () => {
     const code = tsc(FEATURES.asyncGenerator, { target: ES2017, module: ts.ModuleKind.CommonJS, importHelpers: true });
     await expectSameResult({ title: '', code, helpers: ['tslib_1.__asyncGenerator', 'tslib_1.__await'] }, 'cjs');
     const { names, values } = helperBindings(load(code, 'cjs').f!.toString(), require);
-    expect(values[names.indexOf('tslib_1')]).toBe(tslib);
+    expect(values[names.indexOf('tslib_1')]).toBe(suppliedTslib);
   });
 
   it('importHelpers + ESM: bare names imported from tslib', () =>

@@ -32,7 +32,7 @@ function isCalled(source: string, token: string): boolean {
 function helperValue(name: string, source: string, require: NodeJS.Require): unknown {
   if (name === '__require') return require;
   const fromTslib = SHARED_NAMES.includes(name) ? isTslibsHere(name, source) : !(name in esbuildHelpers);
-  return fromTslib ? tslib()[name] : esbuildHelpers[name];
+  return fromTslib ? tslib[name] : esbuildHelpers[name];
 }
 
 const isHelper = (name: string): boolean => name === '__require' || name in esbuildHelpers || TSLIB_NAMES.has(name);
@@ -68,7 +68,7 @@ export function helperBindings(source: string, require: NodeJS.Require): HelperB
   for (const token of tokens) {
     if (TSLIB_NAMESPACE.test(token)) {
       names.push(token);
-      values.push(tslib());
+      values.push(tslib);
       continue;
     }
     const helper = helperFor(token, tokens, source);

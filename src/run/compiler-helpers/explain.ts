@@ -49,14 +49,19 @@ function importMeta(name: string): string | null {
   );
 }
 
-// `import { readFileSync } from 'node:fs'` in esbuild's CommonJS output:
-// `var import_node_fs = require("node:fs")`, used as `import_node_fs.readFileSync`.
+// `import { readFileSync } from 'node:fs'` in CommonJS output: esbuild writes
+// `var import_node_fs = require("node:fs")`, tsc `const node_fs_1 = require("node:fs")`;
+// fn then uses `import_node_fs.readFileSync` or `(0, node_fs_1.readFileSync)`.
+const IMPORT_BINDINGS: [RegExp, string][] = [
+  [/^import_[\w$]+$/, 'esbuild'],
+  [/^[\w$]+_\d+$/, 'tsc'],
+];
+
 function importBinding(name: string, source: string): string | null {
-  if (!/^import_[\w$]+$/.test(name) || !new RegExp(`(?<![\\w$])${name.replace(/\$/g, '\\$')}\\s*\\.`).test(source)) {
-    return null;
-  }
+  const compiler = IMPORT_BINDINGS.find(([pattern]) => pattern.test(name))?.[1];
+  if (!compiler || !new RegExp(`(?<![\\w$])${name.replace(/\$/g, '\\$')}\\s*\\.`).test(source)) return null;
   return (
-    `${name} is esbuild's CommonJS binding of a module that fn's file imports at the top; it lives in ` +
+    `${name} is ${compiler}'s CommonJS binding of a module that fn's file imports at the top; it lives in ` +
     "that file's module scope. Import the module inside fn (require('node:fs') or await import('node:fs')), " +
     MODULE_FORM
   );
@@ -98,8 +103,11 @@ function privateState(name: string, source: string): string | null {
   return null;
 }
 
-// A minifier renames helpers to one or two letters; the call shapes below are
-// ones only compiled helpers take (async bodies, keepNames, object spread).
+// A minifier renames helpers (and everything else) to one or two letters.
+// Some call shapes only compiled helpers take (async bodies, keepNames,
+// object spread) make it certain; in other one-line code it is likely.
+const MINIFIED_LENGTH = 200;
+
 function minifiedHelper(name: string, source: string): string | null {
   if (!/^[\w$]{1,2}$/.test(name) || source.includes('\n')) return null;
   const callee = `(?<![\\w$.])${name.replace(/\$/g, '\\$')}\\(`;
@@ -108,11 +116,14 @@ function minifiedHelper(name: string, source: string): string | null {
     `${callee}[\\w$]+,"[^"]*"\\)`,
     `${callee}(?:[\\w$]{1,2}\\()?\\{\\},`,
   ];
-  if (!shapes.some((shape) => new RegExp(shape).test(source))) return null;
+  const certain = shapes.some((shape) => new RegExp(shape).test(source));
+  // A short one-liner is as likely the user's own arrow function.
+  if (!certain && source.length < MINIFIED_LENGTH) return null;
   return (
-    `${name} looks like a compiler helper that a minifier renamed (fn's source is minified), which ` +
-    'cannot be supplied under that name. Do not minify the code that calls withNetNS ' +
-    `(esbuild: no minify / minifyIdentifiers), ${MODULE_FORM}`
+    `${name} ${certain ? 'is' : 'may be'} a compiler helper or a module variable that a minifier renamed (fn's ` +
+    'source is minified), which cannot be supplied under that name. Do not minify the code that calls ' +
+    `withNetNS (esbuild: no minify / minifyIdentifiers), ${MODULE_FORM}` +
+    (certain ? '' : `; if ${name} is your own variable, pass it as an argument`)
   );
 }
 

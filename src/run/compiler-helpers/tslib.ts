@@ -1,8 +1,9 @@
 // tsc's helpers are tslib's exports: tsc either inlines a copy of one into the
 // module (then fn's body calls it by its bare name) or, with importHelpers,
 // calls it through the tslib namespace (`tslib_1.__awaiter` in CommonJS).
-// The real package supplies them; it is loaded only when a source needs it.
-import { createRequire } from 'node:module';
+// The real package supplies them, imported statically so that the
+// self-contained worker (scripts/build-worker.mjs) carries it too.
+import * as tslibExports from 'tslib';
 
 /** Every export of tslib 2.9 (a test checks this against the installed package). */
 export const TSLIB_NAMES: ReadonlySet<string> = new Set([
@@ -43,9 +44,4 @@ export const TSLIB_NAMES: ReadonlySet<string> = new Set([
 /** tsc's name for the namespace of `import ... from "tslib"` in CommonJS output. */
 export const TSLIB_NAMESPACE = /^tslib_\d+$/;
 
-let loaded: Readonly<Record<string, unknown>> | undefined;
-
-export function tslib(): Readonly<Record<string, unknown>> {
-  loaded ??= createRequire(import.meta.url)('tslib') as Record<string, unknown>;
-  return loaded;
-}
+export const tslib: Readonly<Record<string, unknown>> = tslibExports;
