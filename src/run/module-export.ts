@@ -1,6 +1,8 @@
 // The worker's side of workerModule(): each module is imported once per
 // thread (see importThenRun in worker.ts for when), and its export is then
 // called like any fn.
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 
 type Namespace = Record<string, unknown>;
@@ -8,10 +10,25 @@ type Callable = (...args: unknown[]) => unknown;
 
 const imported = new Map<string, Promise<Namespace>>();
 
+/**
+ * On Node 20 a loader such as tsx registers its import hooks on the main
+ * thread only, while its require hook reaches worker threads too: a module
+ * of a kind only the loader knows (`.ts`) is required instead (which loads
+ * ES modules as well, from Node 20.19).
+ */
+async function importOrRequire(href: string): Promise<Namespace> {
+  try {
+    return (await import(href)) as Namespace;
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
+    return createRequire(href)(fileURLToPath(href)) as Namespace;
+  }
+}
+
 export function importModule(href: string): Promise<Namespace> {
   let loading = imported.get(href);
   if (!loading) {
-    loading = import(href) as Promise<Namespace>;
+    loading = importOrRequire(href);
     imported.set(href, loading);
   }
   return loading;
