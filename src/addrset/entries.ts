@@ -4,13 +4,15 @@
 // their first address (a B-tree): they never overlap, so the only entry that
 // can overlap a new one is the last one starting at or before its end, and
 // every check costs O(log n) whatever the set's size.
-import { createRequire } from 'node:module';
-import type SortedBTree from 'sorted-btree';
+import * as sortedBtree from 'sorted-btree';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { Entry } from './addresses.js';
 
-// CommonJS with the class on `.default`: require() reads it alike under Node and vitest.
-const BTree = (createRequire(import.meta.url)('sorted-btree') as { default: typeof SortedBTree.default }).default;
+// CommonJS with the class on `exports.default`. Node's import puts module.exports
+// on `default`; vitest and bundlers that honour __esModule put the class there.
+type BTreeClass = typeof sortedBtree.default.default;
+const imported = sortedBtree.default as unknown as BTreeClass | { default: BTreeClass };
+const BTree: BTreeClass = 'default' in imported ? imported.default : imported;
 const compare = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 
 export class FamilyEntries {

@@ -113,6 +113,22 @@ describe.skipIf(!privileged)('withNetNS from real toolchains', () => {
     });
   });
 
+  it('a CommonJS bundle that includes netns and netns/addrset runs from its runtime folder', async () => {
+    const app = [
+      "const { withNetNS } = require('netns');",
+      "const { AddressSets } = require('netns/addrset');",
+      `withNetNS(process.argv[2], () => ${INODE}).then((inode) => console.log(JSON.stringify([inode, typeof AddressSets.open])));`,
+    ].join('\n');
+    const source = project.write('src/included-cjs.cjs', app);
+    const bundle = `${project.dir}/deploy-cjs/app.cjs`;
+    const built = await project.tool('esbuild', [source, '--bundle', '--platform=node', '--format=cjs', `--outfile=${bundle}`, '--log-level=error']);
+    expect(built.stderr).toBe('');
+    const runtime = `${project.dir}/deploy-cjs/netns-runtime`;
+    expect(await project.run(`${project.dir}/node_modules/.bin/netns`, ['runtime', runtime])).toMatchObject({ code: 0 });
+    const result = await project.node([bundle, name], { env: { NETNS_RUNTIME_DIR: runtime }, cwd: `${project.dir}/deploy-cjs` });
+    expect(lastJson(result)).toEqual([inode, 'function']);
+  });
+
   describe('node with a script given on the command line', () => {
     const esm = `import { withNetNS } from 'netns';\nconsole.log(JSON.stringify(await withNetNS(process.argv[1], () => ${INODE})));`;
     const script = `import('netns').then(({ withNetNS }) => withNetNS(process.argv[1], () => ${INODE})).then((v) => console.log(JSON.stringify(v)))`;
