@@ -11,6 +11,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -109,4 +110,10 @@ export async function createConsumerProject(): Promise<ConsumerProject> {
     tool: (name, args, options) => run(join(repo, 'node_modules', '.bin', name), args, options),
     remove,
   };
+}
+
+/** What a program printed last, one line of JSON, once it exited 0 (else the test fails showing its stderr). */
+export function lastJson(result: CommandResult): unknown {
+  expect(result, `exit ${result.code}\nstderr: ${result.stderr}`).toMatchObject({ code: 0 });
+  return JSON.parse(result.stdout.trim().split('\n').at(-1)!);
 }

@@ -7,16 +7,9 @@ import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePool } from '../../dist/index.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
-import { createConsumerProject, type CommandResult, type ConsumerProject } from '../helpers/consumer-project.js';
+import { createConsumerProject, lastJson, type ConsumerProject } from '../helpers/consumer-project.js';
 import { inodeOf } from '../helpers/process-state.js';
 import { privileged } from '../helpers/privileges.js';
-
-/** What a program printed last: one line of JSON. */
-function lastJson(result: CommandResult): unknown {
-  const lines = result.stdout.trim().split('\n');
-  expect(result, `exit ${result.code}\nstderr: ${result.stderr}`).toMatchObject({ code: 0 });
-  return JSON.parse(lines.at(-1)!);
-}
 
 // The namespace fn's thread is in, read with require, or with import() (in an async fn).
 const INODE = "require('node:fs').statSync('/proc/thread-self/ns/net').ino";

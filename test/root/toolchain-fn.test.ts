@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePool } from '../../dist/index.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
-import { createConsumerProject, type CommandResult, type ConsumerProject } from '../helpers/consumer-project.js';
+import { createConsumerProject, lastJson, type CommandResult, type ConsumerProject } from '../helpers/consumer-project.js';
 import { inodeOf } from '../helpers/process-state.js';
 import { privileged } from '../helpers/privileges.js';
 
@@ -75,11 +75,6 @@ const BUILDS: Record<string, Build> = {
   },
 };
 
-function printed(result: CommandResult): { fromFn: unknown; fromModule: unknown } {
-  expect(result, `exit ${result.code}\nstderr: ${result.stderr}`).toMatchObject({ code: 0 });
-  return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { fromFn: unknown; fromModule: unknown };
-}
-
 describe.skipIf(!privileged)('fn and worker modules, built by each toolchain', () => {
   let project: ConsumerProject;
   let network: TestNetwork<'a'>;
@@ -126,13 +121,13 @@ describe.skipIf(!privileged)('fn and worker modules, built by each toolchain', (
       const { app, work, node = [] } = await build(project, out);
       const workPath = work || `${project.dir}/src/work.ts`;
       for (const helper of emits) expect(readFileSync(`${project.dir}/${app}`, 'utf8')).toMatch(helper);
-      expect(printed(await project.node([...node, app, target, workPath]))).toEqual(expected());
+      expect(lastJson(await project.node([...node, app, target, workPath]))).toEqual(expected());
     });
   }
 
   it('minified code: fn fails with an explanation that points to the module form, which works', async () => {
     const { app, work } = await esbuild('esm', ['--minify', '--target=es2016'])(project, 'out/minified');
-    const { fromFn, fromModule } = printed(await project.node([app, target, work]));
+    const { fromFn, fromModule } = lastJson(await project.node([app, target, work])) as { fromFn: unknown; fromModule: unknown };
     expect(fromFn).toMatchObject({ ok: false, error: { name: 'ReferenceError', message: expect.stringMatching(/minif.*workerModule\(\)/) } });
     expect(fromModule).toEqual(expected().fromModule);
   });
