@@ -6,6 +6,7 @@
 // so a destroy scheduled before the owner came back does nothing.
 import { EventEmitter } from 'node:events';
 import { ErrorCodes, netnsError } from '../core/errors.js';
+import { isNsHandle } from '../core/handle.js';
 import { NetNS } from '../netns.js';
 import { parseEntries, parseKernelText } from './addresses.js';
 import type { AddrsetBackend, KernelView, WriterLock } from './backend.js';
@@ -52,7 +53,7 @@ function checkOptions(options: AddressSetsOptions): Settings {
   if (typeof options?.table !== 'string' || !TABLE.test(options.table)) {
     throw netnsError(ErrorCodes.ADDRSET_INVALID_OPTION, `table must match ${TABLE}`);
   }
-  if (!(options.netns instanceof NetNS) && typeof options.netns !== 'string') {
+  if (!isNsHandle(options.netns) && typeof options.netns !== 'string') {
     throw netnsError(ErrorCodes.INVALID_ARG, 'netns must be a NetNS, a name or a path');
   }
   if ('createTable' in options) {

@@ -4,6 +4,16 @@
 import { ErrorCodes, netnsError } from './errors.js';
 import { native } from './native.js';
 
+// instanceof knows only this copy's class, while a program can hold two
+// copies of the package (a bundle's and an installed one, or two versions).
+// Every copy marks its handles with this registered symbol instead.
+const HANDLE_BRAND = Symbol.for('netns.NsHandle');
+
+/** Whether `value` is a namespace handle of any copy of this package. */
+export function isNsHandle(value: unknown): value is NsHandle {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[HANDLE_BRAND] === true;
+}
+
 export class NsHandle implements Disposable {
   readonly path: string;
   readonly dev: number;
@@ -42,6 +52,11 @@ export class NsHandle implements Disposable {
 
   [Symbol.dispose](): void {
     this.close();
+  }
+
+  /** @internal */
+  get [HANDLE_BRAND](): true {
+    return true;
   }
 
   /** @internal Keeps the descriptor open for the duration of a call; pair with release(). */

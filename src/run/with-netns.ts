@@ -2,6 +2,7 @@
 // thread that switches and comes back, never on the calling thread.
 import { availableParallelism } from 'node:os';
 import { abortError, ErrorCodes, netnsError } from '../core/errors.js';
+import { isNsHandle } from '../core/handle.js';
 import { native } from '../core/native.js';
 import { NetNS } from '../netns.js';
 import { callerFile, functionSource } from './fn-source.js';
@@ -68,7 +69,7 @@ export async function closePool(): Promise<void> {
 }
 
 function acquire(target: NetnsTarget): { fd: number; release: () => void } {
-  if (target instanceof NetNS) {
+  if (isNsHandle(target)) {
     const fd = target.acquire();
     return { fd, release: () => target.release() };
   }
@@ -138,7 +139,7 @@ export function withNetNS(target: NetnsTarget, ...rest: unknown[]): Promise<unkn
 
 // Inside a pool worker: the pool on the owning thread runs the call.
 async function runNested(hook: PoolWorkerHook, target: NetnsTarget, fn: NestedFn, signal: AbortSignal | undefined): Promise<unknown> {
-  if (target instanceof NetNS) {
+  if (isNsHandle(target)) {
     const fd = target.acquire();
     try {
       return await settleNested(hook, { target: { fd }, ...fn }, signal);

@@ -122,6 +122,26 @@ describe.skipIf(!privileged)('withNetNS from real toolchains', () => {
     expect(lastJson(result)).toEqual([inode, 'function']);
   });
 
+  it("two copies of netns in one program take each other's NetNS (withNetNS, AddressSets.open)", async () => {
+    const dist = new URL('../../dist/', import.meta.url).href;
+    const app = [
+      "import { NetNS, withNetNS } from 'netns';",
+      `const other = await import('${dist}index.js');`,
+      `const { AddressSets } = await import('${dist}addrset/index.js');`,
+      'const installed = NetNS.open(process.argv[2]);',
+      'const fromOther = other.NetNS.open(process.argv[2]);',
+      `const seen = [await other.withNetNS(installed, () => ${INODE}), await withNetNS(fromOther, () => ${INODE})];`,
+      "const sets = await AddressSets.open({ netns: installed, table: 'copies' });",
+      'await sets.close();',
+      'installed.close();',
+      'fromOther.close();',
+      'await Promise.all([other.closePool(), (await import("netns")).closePool()]);',
+      "console.log(JSON.stringify([...seen, sets.table]));",
+    ].join('\n');
+    project.write('src/two-copies.mjs', app);
+    expect(lastJson(await project.node(['src/two-copies.mjs', name]))).toEqual([inode, inode, 'copies']);
+  });
+
   describe('node with a script given on the command line', () => {
     const esm = `import { withNetNS } from 'netns';\nconsole.log(JSON.stringify(await withNetNS(process.argv[1], () => ${INODE})));`;
     const script = `import('netns').then(({ withNetNS }) => withNetNS(process.argv[1], () => ${INODE})).then((v) => console.log(JSON.stringify(v)))`;
