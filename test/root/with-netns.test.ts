@@ -97,6 +97,24 @@ describe.skipIf(!privileged)('withNetNS', () => {
     expect((error as Error).message).toMatch(/outside is not defined: .*Pass outside as an argument/);
   });
 
+  it('runs fn as vitest compiled it: inner named function, arrow const, #private class, async, require, import()', async () => {
+    const seen = await withNetNS(blue, async (base: number) => {
+      function named() {
+        return 'named';
+      }
+      const twice = (x: number) => x * 2;
+      class Counter {
+        #n = base;
+        bump() {
+          return ++this.#n;
+        }
+      }
+      const { basename } = await import('node:path');
+      return [named(), twice.name, twice(base), new Counter().bump(), basename('/a/b'), require('node:fs').statSync('/proc/thread-self/ns/net').ino];
+    }, 20);
+    expect(seen).toEqual(['named', 'twice', 40, 21, 'b', blue.inode]);
+  });
+
   it('explains a fn whose text does not compile on its own (a method with a quoted name)', async () => {
     const methods = { 'x-y'() {
       return 1;
