@@ -12,6 +12,12 @@ import { ErrorCodes, netnsError, type NetnsError } from './errors.js';
 
 export const RUNTIME_DIR_VARIABLE = 'NETNS_RUNTIME_DIR';
 
+// A relative path in these variables means the working directory the program
+// started from, even after it changes directory: files are looked up later
+// (a pool thread, a spawn), and by pool threads with their own environment.
+const startDir = process.cwd();
+const fromStart = (path: string): string => resolve(startDir, path);
+
 export interface RuntimeFile {
   /** What messages call it. */
   what: string;
@@ -98,9 +104,9 @@ export function installedFile(file: RuntimeFile): string {
 /** Where `file` is, by the rules above; throws ERR_NETNS_ADDON_MISSING, naming every path tried. */
 export function locate(file: RuntimeFile): string {
   const named = file.variable === undefined ? undefined : process.env[file.variable];
-  if (named) return existing(file, resolve(named), `the path ${file.variable} names`);
+  if (named) return existing(file, fromStart(named), `the path ${file.variable} names`);
   const folder = process.env[RUNTIME_DIR_VARIABLE];
-  if (folder) return existing(file, resolve(folder, file.name), `the folder ${RUNTIME_DIR_VARIABLE} names`);
+  if (folder) return existing(file, resolve(fromStart(folder), file.name), `the folder ${RUNTIME_DIR_VARIABLE} names`);
   return installedFile(file);
 }
 
@@ -114,11 +120,21 @@ function missingError(file: RuntimeFile, looked: string[], where: string): Netns
   const lines = [
     `netns cannot find its ${file.what} (${file.name}) in ${where}; looked for:`,
     ...looked.map((path) => `  ${path}`),
-    folder ? `${RUNTIME_DIR_VARIABLE} is ${resolve(folder)}.` : `${RUNTIME_DIR_VARIABLE} is not set.`,
+    folder ? `${RUNTIME_DIR_VARIABLE} is ${fromStart(folder)}.` : `${RUNTIME_DIR_VARIABLE} is not set.`,
     `If your program is a bundle that includes netns, run \`npx netns runtime <dir>\` where netns is installed and start the program with ${RUNTIME_DIR_VARIABLE}=<dir> (or mark netns external to the bundler).`,
   ];
   if (file.builtAtInstall) {
     lines.push('If netns was installed by npm 11 or later, npm may have skipped its install script, which builds it: `npm install-scripts approve netns && npm rebuild netns`.');
   }
   return netnsError(ErrorCodes.ADDON_MISSING, lines.join('\n'));
+}
+
+/** The variables above as absolute paths, for a pool thread's environment. */
+export function absoluteRuntimeVariables(): Record<string, string> {
+  const absolute: Record<string, string> = {};
+  for (const variable of [RUNTIME_DIR_VARIABLE, ADDON.variable!, EXEC_HELPER.variable!]) {
+    const value = process.env[variable];
+    if (value) absolute[variable] = fromStart(value);
+  }
+  return absolute;
 }

@@ -106,10 +106,11 @@ describe.skipIf(!privileged)('withNetNS from real toolchains', () => {
     });
   });
 
-  it('a CommonJS bundle that includes netns and netns/addrset runs from its runtime folder', async () => {
+  it('a CommonJS bundle that includes netns and netns/addrset runs from its runtime folder, named relative to where it started', async () => {
     const app = [
       "const { withNetNS } = require('netns');",
       "const { AddressSets } = require('netns/addrset');",
+      "process.chdir('/'); // NETNS_RUNTIME_DIR is relative: it still means the starting directory",
       `withNetNS(process.argv[2], () => ${INODE}).then((inode) => console.log(JSON.stringify([inode, typeof AddressSets.open])));`,
     ].join('\n');
     const source = project.write('src/included-cjs.cjs', app);
@@ -118,7 +119,7 @@ describe.skipIf(!privileged)('withNetNS from real toolchains', () => {
     expect(built.stderr).toBe('');
     const runtime = `${project.dir}/deploy-cjs/netns-runtime`;
     expect(await project.run(`${project.dir}/node_modules/.bin/netns`, ['runtime', runtime])).toMatchObject({ code: 0 });
-    const result = await project.node([bundle, name], { env: { NETNS_RUNTIME_DIR: runtime }, cwd: `${project.dir}/deploy-cjs` });
+    const result = await project.node([bundle, name], { env: { NETNS_RUNTIME_DIR: 'netns-runtime' }, cwd: `${project.dir}/deploy-cjs` });
     expect(lastJson(result)).toEqual([inode, 'function']);
   });
 
@@ -148,6 +149,10 @@ describe.skipIf(!privileged)('withNetNS from real toolchains', () => {
 
     it('node --input-type=module -e', async () => {
       expect(lastJson(await project.node(['--input-type=module', '-e', esm, name]))).toBe(inode);
+    });
+
+    it('NODE_OPTIONS=--input-type=module node -e (NODE_OPTIONS reaches pool threads too)', async () => {
+      expect(lastJson(await project.node(['-e', esm, name], { env: { NODE_OPTIONS: '--input-type=module' } }))).toBe(inode);
     });
 
     it('node --eval', async () => {
