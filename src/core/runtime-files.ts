@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ErrorCodes, netnsError, type NetnsError } from './errors.js';
+import { VERSION } from './version.js';
 
 export const RUNTIME_DIR_VARIABLE = 'NETNS_RUNTIME_DIR';
 
@@ -60,6 +61,36 @@ export const BUNDLED_WORKER: RuntimeFile = { ...WORKER_ENTRY, installed: ['dist/
 
 export const RUNTIME_FILES = [ADDON, EXEC_HELPER, BUNDLED_WORKER];
 
+/** Written last into a runtime folder: which netns filled it. */
+export const RUNTIME_STAMP = 'netns-runtime.json';
+
+export function runtimeStamp(): string {
+  return `${JSON.stringify({ version: VERSION })}\n`;
+}
+
+const checkedFolders = new Set<string>();
+
+// Files of another version speak another protocol (the worker's messages, the
+// addon's functions): refuse them by name rather than fail strangely later.
+function checkStamp(folder: string): void {
+  if (checkedFolders.has(folder)) return;
+  let version: unknown;
+  try {
+    version = (JSON.parse(readFileSync(resolve(folder, RUNTIME_STAMP), 'utf8')) as { version?: unknown }).version;
+  } catch {
+    version = undefined;
+  }
+  if (version !== VERSION) {
+    const found = typeof version === 'string' ? `netns ${version}'s files` : `no ${RUNTIME_STAMP} saying which netns filled it`;
+    throw netnsError(
+      ErrorCodes.RUNTIME_MISMATCH,
+      `the folder ${RUNTIME_DIR_VARIABLE} names (${folder}) holds ${found}, and this program has netns ${VERSION}: ` +
+        `fill it again with \`npx netns runtime ${folder}\` from netns ${VERSION}`,
+    );
+  }
+  checkedFolders.add(folder);
+}
+
 interface PackageRoot {
   dir: string | null;
   /** Why dir is null. */
@@ -106,7 +137,11 @@ export function locate(file: RuntimeFile): string {
   const named = file.variable === undefined ? undefined : process.env[file.variable];
   if (named) return existing(file, fromStart(named), `the path ${file.variable} names`);
   const folder = process.env[RUNTIME_DIR_VARIABLE];
-  if (folder) return existing(file, resolve(fromStart(folder), file.name), `the folder ${RUNTIME_DIR_VARIABLE} names`);
+  if (folder) {
+    const path = existing(file, resolve(fromStart(folder), file.name), `the folder ${RUNTIME_DIR_VARIABLE} names`);
+    checkStamp(fromStart(folder));
+    return path;
+  }
   return installedFile(file);
 }
 

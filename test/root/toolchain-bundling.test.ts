@@ -3,6 +3,7 @@
 // NETNS_RUNTIME_DIR), `node -e/-p/--eval`, `node --import tsx`, tsc output,
 // and node options a Worker refuses. Each runs in a project that installed
 // the packed tarball (test/helpers/consumer-project.ts).
+import { rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePool } from '../../dist/index.js';
@@ -99,10 +100,25 @@ describe.skipIf(!privileged)('withNetNS from real toolchains', () => {
       expect(filled, filled.stderr).toMatchObject({ code: 0 });
       expect(JSON.parse(filled.stdout)).toEqual({
         dir: runtime,
-        files: ['netns.node', 'netns-exec', 'netns-worker.mjs'].map((file) => `${runtime}/${file}`),
+        files: ['netns.node', 'netns-exec', 'netns-worker.mjs', 'netns-runtime.json'].map((file) => `${runtime}/${file}`),
       });
       const result = await project.node([bundle, name], { env: { NETNS_RUNTIME_DIR: runtime }, cwd: `${project.dir}/deploy` });
       expect(lastJson(result)).toEqual([inode, `net:[${inode}]`]);
+    });
+
+    it("refuses a runtime folder another netns version filled, or one no netns runtime filled, saying so", async () => {
+      const runtime = `${project.dir}/deploy/stamped-runtime`;
+      expect(await project.run(`${project.dir}/node_modules/.bin/netns`, ['runtime', runtime])).toMatchObject({ code: 0 });
+      const stamp = `${runtime}/netns-runtime.json`;
+      expect(lastJson(await project.node([bundle, name], { env: { NETNS_RUNTIME_DIR: runtime } }))).toEqual([inode, `net:[${inode}]`]);
+      writeFileSync(stamp, JSON.stringify({ version: '0.0.1' }));
+      const older = await project.node([bundle, name], { env: { NETNS_RUNTIME_DIR: runtime } });
+      expect(older.code).not.toBe(0);
+      expect(older.stderr).toContain('ERR_NETNS_RUNTIME_MISMATCH');
+      expect(older.stderr).toMatch(/holds netns 0\.0\.1's files, and this program has netns \d+\.\d+\.\d+: fill it again with `npx netns runtime /);
+      rmSync(stamp);
+      const unstamped = await project.node([bundle, name], { env: { NETNS_RUNTIME_DIR: runtime } });
+      expect(unstamped.stderr).toContain('no netns-runtime.json saying which netns filled it');
     });
   });
 
