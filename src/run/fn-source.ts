@@ -36,6 +36,10 @@ export function callerFile(source: string, entry: (...args: never[]) => unknown)
   try {
     Error.stackTraceLimit = 20;
     Error.prepareStackTrace = (_error, sites) => sites;
+  } catch {
+    return null; // --frozen-intrinsics: Error cannot be changed, so fn resolves from the cwd
+  }
+  try {
     const holder: { stack?: NodeJS.CallSite[] } = {};
     Error.captureStackTrace(holder, entry);
     for (const site of holder.stack ?? []) {

@@ -171,6 +171,10 @@ describe.skipIf(!privileged)('withNetNS from real toolchains', () => {
       expect(lastJson(await project.node(['-e', esm, name], { env: { NODE_OPTIONS: '--input-type=module' } }))).toBe(inode);
     });
 
+    it('node --frozen-intrinsics (Error cannot be changed: fn resolves from the cwd)', async () => {
+      expect(lastJson(await project.node(['--frozen-intrinsics', '--input-type=module', '-e', esm, name]))).toBe(inode);
+    });
+
     it('node --eval', async () => {
       expect(lastJson(await project.node(['--eval', script, name]))).toBe(inode);
     });

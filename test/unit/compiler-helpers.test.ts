@@ -494,6 +494,31 @@ describe('explainToolchainName on real output', () => {
     expect(explainToolchainName('dep_esm_exports', viaImport.source)).toMatch(/bundle plumbing/);
   });
 
+  it('tsc CommonJS: a top-level import used in fn (node_fs_1)', async () => {
+    const code = tsc("import { readFileSync } from 'node:fs';\nexport const f = () => typeof readFileSync;", {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.CommonJS,
+    });
+    const { name, source } = await missingName(load(code, 'cjs').f!);
+    expect(name).toBe('node_fs_1');
+    expect(explainToolchainName(name, source)).toMatch(/tsc's CommonJS binding.*Import the module inside fn/);
+  });
+
+  it("minified esbuild output: a short fn calling the renamed __require (o(\"node:fs\"))", () => {
+    const code = buildSync({
+      stdin: { contents: "export const f = () => require('node:fs').statSync('/').ino;", loader: 'js' },
+      bundle: true,
+      write: false,
+      format: 'esm',
+      platform: 'node',
+      minify: true,
+    }).outputFiles[0]!.text;
+    const source = load(code, 'mjs').f!.toString();
+    const name = /^\(\)=>([\w$]{1,2})\("node:fs"\)/.exec(source)?.[1];
+    expect(name, source).toBeDefined();
+    expect(explainToolchainName(name!, source)).toMatch(/may be a compiler helper .* minifier renamed/);
+  });
+
   it('Vite/Vitest names', () => {
     expect(explainToolchainName('__vite_ssr_import_3__', '() => __vite_ssr_import_3__.readFileSync')).toMatch(/Vite\/Vitest/);
     expect(explainToolchainName('__vi_import_0__', '() => __vi_import_0__.x')).toMatch(/Vite\/Vitest/);

@@ -117,8 +117,9 @@ function minifiedHelper(name: string, source: string): string | null {
     `${callee}(?:[\\w$]{1,2}\\()?\\{\\},`,
   ];
   const certain = shapes.some((shape) => new RegExp(shape).test(source));
-  // A short one-liner is as likely the user's own arrow function.
-  if (!certain && source.length < MINIFIED_LENGTH) return null;
+  // esbuild's __require, renamed: `o("node:fs")`; a short one-liner otherwise is as likely the user's own.
+  const likely = certain || source.length >= MINIFIED_LENGTH || new RegExp(`${callee}"[^"]*"\\)`).test(source);
+  if (!likely) return null;
   return (
     `${name} ${certain ? 'is' : 'may be'} a compiler helper or a module variable that a minifier renamed (fn's ` +
     'source is minified), which cannot be supplied under that name. Do not minify the code that calls ' +
