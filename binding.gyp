@@ -10,6 +10,7 @@
         "native/io_pool.cc",
         "native/js_error.cc",
         "native/lifecycle_jobs.cc",
+        "native/netlink.cc",
         "native/nsfd.cc",
         "native/run_dir_entry.cc",
         "native/thread_home.cc",

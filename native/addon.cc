@@ -14,6 +14,7 @@
 #include "io_pool.h"
 #include "js_error.h"
 #include "lifecycle_jobs.h"
+#include "netlink.h"
 #include "nsfd.h"
 #include "thread_home.h"
 #include "thread_switch.h"
@@ -74,6 +75,8 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("ioReadFile", &NetnsAddon::IoReadFileJs),
         InstanceMethod("ioWriteFile", &NetnsAddon::IoWriteFileJs),
         InstanceMethod("ioStats", &NetnsAddon::IoStatsJs),
+        InstanceMethod("netlinkOpen", &NetnsAddon::NetlinkOpenJs),
+        InstanceMethod("netlinkTransact", &NetnsAddon::NetlinkTransactJs),
         InstanceMethod("createNamespace", &NetnsAddon::CreateNamespaceJs),
         InstanceMethod("deleteNamespace", &NetnsAddon::DeleteNamespaceJs),
     });
@@ -205,6 +208,31 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     return Submit(env, [&] {
       return std::make_unique<SocketJob>(env, DupNamespaceFd(env, FdArgument(info, 0)), domain, type, protocol);
     });
+  }
+
+  // netlinkOpen(nsFd, protocol) -> Promise<{ fd, portId }>
+  Napi::Value NetlinkOpenJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    int protocol = IntArgument(info, 1, "protocol");
+    return Submit(env, [&] {
+      return std::make_unique<NetlinkSocketJob>(env, DupNamespaceFd(env, FdArgument(info, 0)), protocol);
+    });
+  }
+
+  // netlinkTransact(fd, request, firstSeq, count) -> Buffer: runs on this
+  // thread, which never waits for the kernel (see netlink.h).
+  Napi::Value NetlinkTransactJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    int fd = FdArgument(info, 0);
+    if (!info[1].IsBuffer()) throw Napi::TypeError::New(env, "request must be a Buffer");
+    Napi::Buffer<uint8_t> request = info[1].As<Napi::Buffer<uint8_t>>();
+    int count = IntArgument(info, 3, "count");
+    if (count < 1) throw Napi::RangeError::New(env, "count must be at least 1");
+    NetlinkTransaction tx{request.Data(), request.Length(), static_cast<uint32_t>(IntArgument(info, 2, "firstSeq")),
+                          static_cast<uint32_t>(count)};
+    std::vector<uint8_t> replies;
+    if (auto failure = NetlinkTransact(fd, tx, replies)) throw ToJsError(env, *failure);
+    return Napi::Buffer<uint8_t>::Copy(env, replies.data(), replies.size());
   }
 
   // ioBind(nsFd, type, host, port, unix, backlog) -> Promise<fd>

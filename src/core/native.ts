@@ -27,6 +27,14 @@ export interface NativeBinding {
   ioReadFile(nsFd: number, path: string): Promise<Buffer>;
   ioWriteFile(nsFd: number, path: string, data: string): Promise<void>;
   ioStats(): { threadsCreated: number; threadsDiscarded: number };
+  /** A NETLINK socket of `protocol` made inside the namespace nsFd (EXT_ACK, GET_STRICT_CHK, CAP_ACK set), bound. */
+  netlinkOpen(nsFd: number, protocol: number): Promise<{ fd: number; portId: number }>;
+  /**
+   * Sends `request` (count messages, seq firstSeq onwards, each asking for an ACK or a dump; at most one
+   * dump) in one sendmsg and returns every reply of those seqs up to each one's ERROR/ACK or DONE, whole
+   * and in order. Synchronous: the kernel has answered when sendmsg returns (ETIMEDOUT after 5 s if not).
+   */
+  netlinkTransact(fd: number, request: Buffer, firstSeq: number, count: number): Buffer;
 }
 
 /**

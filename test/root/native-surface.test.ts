@@ -17,6 +17,8 @@ describe('native surface', () => {
         'ioSocket',
         'ioStats',
         'ioWriteFile',
+        'netlinkOpen',
+        'netlinkTransact',
         'openNetns',
         'openNetnsIdentity',
         'pipe',

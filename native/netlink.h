@@ -1,0 +1,42 @@
+// Netlink sockets bound to a namespace. One is created inside its namespace on
+// an I/O thread (a socket keeps its namespace for life) and then used from the
+// JS thread with no switching at all. The kernel handles a request inside
+// sendmsg, so its replies are queued when sendmsg returns, and produces a
+// dump while it is read: a transaction runs to its last reply synchronously.
+#pragma once
+#include <napi.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "failure.h"
+#include "io_jobs.h"
+
+namespace netns {
+
+class NetlinkSocketJob : public SocketJob {
+ public:
+  NetlinkSocketJob(Napi::Env env, UniqueFd ns_fd, int protocol);
+  void Run(ThreadSwitch& thread) override;
+  Napi::Value Result(Napi::Env env) override;
+
+ private:
+  bool Configure();
+  uint32_t port_id_ = 0;
+};
+
+// Sends `request` (count messages, seq first_seq onwards, each asking for an
+// ACK or a dump) and collects every reply of those seqs up to and including
+// each one's ERROR/ACK or DONE. Replies of other seqs (left by an earlier
+// transaction that failed midway) are dropped.
+struct NetlinkTransaction {
+  const uint8_t* request;
+  size_t request_len;
+  uint32_t first_seq;
+  uint32_t count;
+};
+std::optional<Failure> NetlinkTransact(int fd, const NetlinkTransaction& tx, std::vector<uint8_t>& replies);
+
+}  // namespace netns
