@@ -27,6 +27,15 @@ export interface NativeBinding {
   ioReadFile(nsFd: number, path: string): Promise<Buffer>;
   ioWriteFile(nsFd: number, path: string, data: string): Promise<void>;
   ioStats(): { threadsCreated: number; threadsDiscarded: number };
+  /** A NETLINK socket of `protocol` (0 = NETLINK_ROUTE) created inside the namespace nsFd, SOCK_RAW|SOCK_CLOEXEC, with NETLINK_EXT_ACK, NETLINK_GET_STRICT_CHK and NETLINK_CAP_ACK set, bound; portId from getsockname. */
+  netlinkOpen(nsFd: number, protocol: number): Promise<{ fd: number; portId: number }>;
+  /**
+   * Synchronous: sends `request` (one or more nlmsgs, seq numbers firstSeq .. firstSeq+count-1, each with NLM_F_ACK or NLM_F_DUMP)
+   * to the kernel in one sendmsg, then receives until each of those seqs has its terminal message (NLMSG_ERROR, incl. ACK, or NLMSG_DONE),
+   * dropping messages of other seqs. Returns every kept message, in order, concatenated (whole nlmsgs). Throws a system error (errno code,
+   * syscall 'sendmsg'/'recvmsg'/'poll') on socket failure; ETIMEDOUT after 5 s without a reply.
+   */
+  netlinkTransact(fd: number, request: Buffer, firstSeq: number, count: number): Buffer;
 }
 
 /**
