@@ -53,6 +53,11 @@ export class NetlinkHandle implements Disposable {
     return new NetlinkHandle(transport, socket.fd, socket.portId);
   }
 
+  /** The socket's port id (from getsockname; not necessarily the pid). Replies and events caused by this socket carry it. */
+  get portId(): number {
+    return this.#port;
+  }
+
   get closed(): boolean {
     return this.#closed;
   }
@@ -112,7 +117,8 @@ export class NetlinkHandle implements Disposable {
   #transact(requests: readonly NetlinkRequest[]): NetlinkMessage[][] {
     this.#assertOpen(requests[0]?.what ?? 'request');
     const firstSeq = this.#nextSeqs(requests.length);
-    const wire = Buffer.concat(requests.map((r, i) => encodeMessage(r, (firstSeq + i) >>> 0, this.#port)));
+    // nlmsg_pid 0 in requests, as iproute2 sends them: the kernel knows the sender.
+    const wire = Buffer.concat(requests.map((r, i) => encodeMessage(r, (firstSeq + i) >>> 0, 0)));
     const reply = this.#transport.transact(this.#fd, wire, firstSeq, requests.length);
     const groups: NetlinkMessage[][] = requests.map(() => []);
     for (const message of splitMessages(reply)) {

@@ -3,6 +3,7 @@
 // message, the veth peer's placement in another namespace included
 // (IFLA_NET_NS_FD inside VETH_INFO_PEER), so the kernel makes the whole thing
 // or nothing: no half-made pair to clean up.
+import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { NsHandle } from '../core/handle.js';
 import { attr, AttributeMap, encodeAttributes, type Attribute } from './attributes.js';
 import * as C from './constants.js';
@@ -122,6 +123,12 @@ export function parseLink(message: NetlinkMessage): Link {
   return link;
 }
 
+function onlyLink(replies: NetlinkMessage[], what: string): Link {
+  const message = replies.find((m) => m.type === C.RTM_NEWLINK);
+  if (!message) throw netnsError(ErrorCodes.NETLINK_MALFORMED, `netlink: ${what}: the kernel answered without the link`);
+  return parseLink(message);
+}
+
 function optional<K extends 'master' | 'linkIndex' | 'linkNetnsId'>(link: Link, key: K, value: number | undefined): void {
   if (value !== undefined) link[key] = value;
 }
@@ -148,7 +155,7 @@ export class Links {
   async get(ref: LinkRef): Promise<Link> {
     checkLinkRef(ref);
     const [replies] = await this.#nl.request([{ type: C.RTM_GETLINK, flags: 0, ...target(ref), what: `get link ${describeLink(ref)}` }]);
-    return parseLink(replies!.find((m) => m.type === C.RTM_NEWLINK)!);
+    return onlyLink(replies!, `get link ${describeLink(ref)}`);
   }
 
   /** The index of a link; a number is checked and returned as it is. */
@@ -166,7 +173,7 @@ export class Links {
       const create = await this.#createRequest(spec, nsFd);
       const read: NetlinkRequest = { type: C.RTM_GETLINK, flags: 0, ...target(spec.name), what: `get link ${spec.name}` };
       const [, replies] = await this.#nl.request([create, read]);
-      return parseLink(replies!.find((m) => m.type === C.RTM_NEWLINK)!);
+      return onlyLink(replies!, `get link ${spec.name}`);
     } finally {
       if (netns) netns.release();
     }
@@ -224,9 +231,12 @@ export class Links {
   async #createRequest(spec: LinkSpec, peerNsFd: number | undefined): Promise<NetlinkRequest> {
     const name = checkLinkName(spec?.name);
     const attributes: Attribute[] = [attr.string(C.IFLA_IFNAME, name), ...commonAttributes(spec)];
-    if ('parent' in spec) attributes.push(attr.u32(C.IFLA_LINK, await this.index(checkLinkRef(spec.parent))));
-    if (spec.master !== undefined) attributes.push(attr.u32(C.IFLA_MASTER, await this.index(checkLinkRef(spec.master))));
-    attributes.push(linkInfo(spec, peerNsFd));
+    const info = linkInfo(spec, peerNsFd); // every check made before a lookup is sent
+    const parent = 'parent' in spec ? checkLinkRef(spec.parent) : undefined;
+    const master = spec.master === undefined ? undefined : checkLinkRef(spec.master);
+    if (parent !== undefined) attributes.push(attr.u32(C.IFLA_LINK, await this.index(parent)));
+    if (master !== undefined) attributes.push(attr.u32(C.IFLA_MASTER, await this.index(master)));
+    attributes.push(info);
     const header = spec.up ? ifinfomsg(0, C.IFF_UP, C.IFF_UP) : ifinfomsg();
     const flags = C.NLM_F_CREATE | C.NLM_F_EXCL;
     return { type: C.RTM_NEWLINK, flags, header, attributes, what: `add ${spec.kind} link ${name}` };
