@@ -1,0 +1,240 @@
+// Interface addresses: RTM_NEWADDR / DELADDR / GETADDR, as `ip addr` sends
+// them: IFA_LOCAL and IFA_ADDRESS both the address (IFA_ADDRESS the peer's with
+// `peer`), flags above 0xff in IFA_FLAGS with the header's field left 0,
+// lifetimes in IFA_CACHEINFO.
+import { attr, AttributeMap, type Attribute } from './attributes.js';
+import * as C from './constants.js';
+import type { NetlinkHandle } from './handle.js';
+import type { NetlinkMessage, NetlinkRequest } from './message.js';
+import { checkLinkRef, describeLink, type LinkRef, type Links } from './links.js';
+import { checkSameFamily, checkUint, formatAddress, invalid, parseAddress, parsePrefix } from './validate.js';
+
+/** Family as a number: 4 or 6. */
+export type Family = 4 | 6;
+
+export const ADDRESS_FLAGS = {
+  secondary: 0x01,
+  nodad: 0x02,
+  optimistic: 0x04,
+  dadfailed: 0x08,
+  homeaddress: 0x10,
+  deprecated: 0x20,
+  tentative: 0x40,
+  permanent: 0x80,
+  managetempaddr: 0x100,
+  noprefixroute: 0x200,
+  mcautojoin: 0x400,
+  stableprivacy: 0x800,
+} as const;
+export type AddressFlag = keyof typeof ADDRESS_FLAGS;
+/** What a caller may ask for (the rest the kernel sets). */
+const SETTABLE: readonly AddressFlag[] = ['nodad', 'optimistic', 'homeaddress', 'managetempaddr', 'noprefixroute', 'mcautojoin'];
+
+export const SCOPES = { global: C.RT_SCOPE_UNIVERSE, site: 200, link: C.RT_SCOPE_LINK, host: C.RT_SCOPE_HOST } as const;
+export type ScopeName = keyof typeof SCOPES;
+
+export interface AddressSpec {
+  link: LinkRef;
+  /** "10.0.0.1/24", "fd00::1/64"; without a length, /32 or /128. */
+  address: string;
+  /** Point-to-point peer (IFA_ADDRESS): "10.0.0.2" or "10.0.0.2/32". */
+  peer?: string;
+  /** IPv4 broadcast address. */
+  broadcast?: string;
+  scope?: ScopeName | number;
+  flags?: AddressFlag[];
+  label?: string;
+  /** Seconds; forever when absent. */
+  validLifetime?: number;
+  preferredLifetime?: number;
+}
+
+export interface Address {
+  family: Family;
+  /** The interface index. */
+  index: number;
+  address: string;
+  prefixLength: number;
+  peer?: string;
+  broadcast?: string;
+  scope: ScopeName | number;
+  flags: AddressFlag[];
+  label?: string;
+  /** Seconds left; undefined = forever. */
+  validLifetime?: number;
+  preferredLifetime?: number;
+}
+
+export interface AddressFilter {
+  link?: LinkRef;
+  family?: Family;
+}
+
+const toAf = (family: Family | undefined): number => (family === 4 ? C.AF_INET : family === 6 ? C.AF_INET6 : C.AF_UNSPEC);
+
+/** struct ifaddrmsg: u8 family, u8 prefixlen, u8 flags, u8 scope, u32 index. */
+export function ifaddrmsg(family: number, prefixLength: number, flags: number, scope: number, index: number): Buffer {
+  const out = Buffer.from([family, prefixLength, flags, scope, 0, 0, 0, 0]);
+  out.writeUInt32LE(index, 4);
+  return out;
+}
+
+export function parseAddressMessage(message: NetlinkMessage): Address {
+  const p = message.payload;
+  const a = AttributeMap.parse(p, C.IFADDRMSG_SIZE);
+  const local = a.get(C.IFA_LOCAL);
+  const address = a.get(C.IFA_ADDRESS);
+  const flags = a.u32(C.IFA_FLAGS) ?? p.readUInt8(2);
+  const scope = p.readUInt8(3);
+  const out: Address = {
+    family: p.readUInt8(0) === C.AF_INET ? 4 : 6,
+    index: p.readUInt32LE(4),
+    address: formatAddress((local ?? address)!),
+    prefixLength: p.readUInt8(1),
+    scope: (Object.keys(SCOPES) as ScopeName[]).find((k) => SCOPES[k] === scope) ?? scope,
+    flags: (Object.keys(ADDRESS_FLAGS) as AddressFlag[]).filter((k) => (flags & ADDRESS_FLAGS[k]) !== 0),
+  };
+  if (local && address && !local.equals(address)) out.peer = formatAddress(address);
+  const broadcast = a.get(C.IFA_BROADCAST);
+  if (broadcast) out.broadcast = formatAddress(broadcast);
+  const label = a.string(C.IFA_LABEL);
+  if (label !== undefined) out.label = label;
+  const cache = a.get(C.IFA_CACHEINFO);
+  if (cache && cache.length >= 8) {
+    const preferred = cache.readUInt32LE(0);
+    const valid = cache.readUInt32LE(4);
+    if (valid !== C.INFINITY_LIFE_TIME) out.validLifetime = valid;
+    if (preferred !== C.INFINITY_LIFE_TIME) out.preferredLifetime = preferred;
+  }
+  return out;
+}
+
+/** The NEWADDR message for `spec` on the link with index `index` (validated first). */
+export function addAddressRequest(spec: AddressSpec, index: number, flags = C.NLM_F_CREATE | C.NLM_F_EXCL): NetlinkRequest {
+  const local = parsePrefix(spec.address);
+  const attributes: Attribute[] = [attr.bytes(C.IFA_LOCAL, local.bytes)];
+  const peer = spec.peer === undefined ? undefined : parsePrefix(spec.peer, 'peer');
+  if (peer) checkSameFamily(local, peer, 'peer');
+  attributes.push(attr.bytes(C.IFA_ADDRESS, (peer ?? local).bytes));
+  const headerFlags = addressFlags(spec.flags);
+  if (headerFlags > 0xff) attributes.push(attr.u32(C.IFA_FLAGS, headerFlags));
+  if (spec.label !== undefined) attributes.push(attr.string(C.IFA_LABEL, checkLabel(spec.label)));
+  if (spec.broadcast !== undefined) {
+    const broadcast = parseAddress(spec.broadcast, 'broadcast');
+    checkSameFamily(local, broadcast, 'broadcast');
+    if (broadcast.family !== C.AF_INET) throw invalid('broadcast is for IPv4 addresses only');
+    attributes.push(attr.bytes(C.IFA_BROADCAST, broadcast.bytes));
+  }
+  if (spec.validLifetime !== undefined || spec.preferredLifetime !== undefined) attributes.push(cacheInfo(spec));
+  const scope = scopeNumber(spec.scope);
+  const header = ifaddrmsg(local.family, local.prefixLength, headerFlags > 0xff ? 0 : headerFlags, scope, index);
+  return { type: C.RTM_NEWADDR, flags, header, attributes, what: `add address ${spec.address} on ${describeLink(spec.link)}` };
+}
+
+function addressFlags(flags: readonly AddressFlag[] | undefined): number {
+  if (flags === undefined) return 0;
+  if (!Array.isArray(flags)) throw invalid(`address flags must be an array of ${SETTABLE.join(', ')}`);
+  return (flags as readonly AddressFlag[]).reduce<number>((sum, flag) => {
+    if (!SETTABLE.includes(flag)) throw invalid(`address flag ${JSON.stringify(flag)} is not one of ${SETTABLE.join(', ')}`);
+    return sum | ADDRESS_FLAGS[flag];
+  }, 0);
+}
+
+function checkLabel(label: string): string {
+  if (typeof label !== 'string' || label === '' || Buffer.byteLength(label) > 15) throw invalid(`bad address label ${JSON.stringify(label)}`);
+  return label;
+}
+
+export function scopeNumber(scope: ScopeName | number | undefined): number {
+  if (scope === undefined) return C.RT_SCOPE_UNIVERSE;
+  if (typeof scope === 'number') return checkUint(scope, 'scope', 255);
+  if (!Object.hasOwn(SCOPES, scope)) throw invalid(`scope must be one of ${Object.keys(SCOPES).join(', ')} or 0-255, got ${JSON.stringify(scope)}`);
+  return SCOPES[scope];
+}
+
+function cacheInfo(spec: AddressSpec): Attribute {
+  const valid = spec.validLifetime === undefined ? C.INFINITY_LIFE_TIME : checkUint(spec.validLifetime, 'validLifetime');
+  const preferred = spec.preferredLifetime === undefined ? valid : checkUint(spec.preferredLifetime, 'preferredLifetime');
+  if (preferred > valid) throw invalid(`preferredLifetime ${preferred} is longer than validLifetime ${valid}`);
+  const out = Buffer.alloc(16); // preferred, valid, cstamp, tstamp
+  out.writeUInt32LE(preferred, 0);
+  out.writeUInt32LE(valid, 4);
+  return attr.bytes(C.IFA_CACHEINFO, out);
+}
+
+export class Addresses {
+  readonly #nl: NetlinkHandle;
+  readonly #links: Links;
+
+  constructor(handle: NetlinkHandle, links: Links) {
+    this.#nl = handle;
+    this.#links = links;
+  }
+
+  /** Addresses, optionally of one link (filtered by the kernel) and one family. */
+  async list(filter: AddressFilter = {}): Promise<Address[]> {
+    const family = checkFamily(filter.family);
+    const index = filter.link === undefined ? 0 : await this.#links.index(checkLinkRef(filter.link));
+    const header = ifaddrmsg(toAf(family), 0, 0, 0, index);
+    const messages = await this.#nl.dump(C.RTM_GETADDR, header, [], 'list addresses');
+    return messages
+      .filter((m) => m.type === C.RTM_NEWADDR)
+      .map(parseAddressMessage)
+      .filter((a) => index === 0 || a.index === index);
+  }
+
+  async add(spec: AddressSpec): Promise<void> {
+    const request = addAddressRequest(spec, 0); // validates before the link is looked up
+    request.header.writeUInt32LE(await this.#links.index(checkLinkRef(spec.link)), 4);
+    await this.#nl.request([request]);
+  }
+
+  /** Adds or updates (NLM_F_REPLACE): lifetimes and flags of an existing address change. */
+  async replace(spec: AddressSpec): Promise<void> {
+    const request = addAddressRequest(spec, 0, C.NLM_F_CREATE | C.NLM_F_REPLACE);
+    request.header.writeUInt32LE(await this.#links.index(checkLinkRef(spec.link)), 4);
+    await this.#nl.request([request]);
+  }
+
+  /** Deletes an address ("10.0.0.1/24") from a link. */
+  async delete(spec: { link: LinkRef; address: string; peer?: string }): Promise<void> {
+    const request = deleteRequest(spec, 0);
+    request.header.writeUInt32LE(await this.#links.index(checkLinkRef(spec.link)), 4);
+    await this.#nl.request([request]);
+  }
+
+  /** Deletes every address of a link (of one family if given), in one round trip; returns how many went. */
+  async flush(link: LinkRef, family?: Family): Promise<number> {
+    const index = await this.#links.index(checkLinkRef(link));
+    const found = await this.list({ link: index, ...(family === undefined ? {} : { family }) });
+    if (found.length === 0) return 0;
+    const requests = found.map((a) => flushRequest(a, describeLink(link)));
+    const settled = await this.#nl.requestSettled(requests);
+    // An address removed meanwhile (or with its primary: IPv4 secondaries go with it) is already gone.
+    const failed = settled.find((s) => !s.ok && s.error.code !== 'EADDRNOTAVAIL');
+    if (failed && !failed.ok) throw failed.error;
+    return settled.filter((s) => s.ok).length;
+  }
+}
+
+function checkFamily(family: unknown): Family | undefined {
+  if (family === undefined || family === 4 || family === 6) return family;
+  throw invalid(`family must be 4 or 6, got ${String(family)}`);
+}
+
+function deleteRequest(spec: { link: LinkRef; address: string; peer?: string }, index: number): NetlinkRequest {
+  const local = parsePrefix(spec.address);
+  const attributes = [attr.bytes(C.IFA_LOCAL, local.bytes)];
+  if (spec.peer !== undefined) {
+    const peer = parsePrefix(spec.peer, 'peer');
+    checkSameFamily(local, peer, 'peer');
+    attributes.push(attr.bytes(C.IFA_ADDRESS, peer.bytes));
+  }
+  const header = ifaddrmsg(local.family, local.prefixLength, 0, 0, index);
+  return { type: C.RTM_DELADDR, flags: 0, header, attributes, what: `delete address ${spec.address} on ${describeLink(spec.link)}` };
+}
+
+function flushRequest(a: Address, link: string): NetlinkRequest {
+  const spec = { link, address: `${a.address}/${a.prefixLength}`, ...(a.peer === undefined ? {} : { peer: a.peer }) };
+  return deleteRequest(spec, a.index);
+}

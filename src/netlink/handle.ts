@@ -1,0 +1,176 @@
+// One netlink socket bound to one network namespace, and the request/reply
+// discipline on it: per-handle sequence numbers, several requests in one
+// sendmsg, every reply drained to its terminal message (an undrained dump
+// makes the next one fail with EBUSY), interrupted dumps retried.
+//
+// Why hand-written netlink rather than an npm library: the socket must be
+// created inside the target namespace by the addon's own thread and then used
+// from the main thread; no maintained npm netlink library adopts a socket made
+// elsewhere (the `netlink` package opens its own, in the caller's namespace,
+// and is early-stage), and the rtnetlink subset needed here is small.
+import { callNative, ErrorCodes, NetnsError, netnsError } from '../core/errors.js';
+import type { NsHandle } from '../core/handle.js';
+import { native } from '../core/native.js';
+import type { Attribute } from './attributes.js';
+import { NETLINK_ROUTE, NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_REQUEST, NLMSG_DONE, NLMSG_ERROR } from './constants.js';
+import { encodeMessage, messageError, splitMessages, type NetlinkMessage, type NetlinkRequest } from './message.js';
+import { nativeTransport, type NetlinkTransport } from './transport.js';
+
+/** As CNI's pkg/netlinksafe: a dump interrupted this many times in a row is given up. */
+export const DUMP_ATTEMPTS = 5;
+
+export interface NetlinkHandleOptions {
+  /** Replaces the addon (unit tests). */
+  transport?: NetlinkTransport;
+}
+
+/** The outcome of one request of a batch. */
+export type Settled = { ok: true; messages: NetlinkMessage[] } | { ok: false; error: NetnsError };
+
+export class NetlinkHandle implements Disposable {
+  readonly #transport: NetlinkTransport;
+  readonly #fd: number;
+  readonly #port: number;
+  #seq: number;
+  #closed = false;
+
+  private constructor(transport: NetlinkTransport, fd: number, port: number) {
+    this.#transport = transport;
+    this.#fd = fd;
+    this.#port = port;
+    // Like iproute2 (time-based start): replies to an earlier process's socket
+    // that happened to get the same port id are then unlikely to match.
+    this.#seq = Math.floor(Date.now() / 1000) >>> 0;
+  }
+
+  /**
+   * A NETLINK_ROUTE socket inside `target`'s namespace, or, without one, the
+   * namespace of the calling thread (on the main thread: the process's).
+   */
+  static async open(target?: NsHandle, options: NetlinkHandleOptions = {}): Promise<NetlinkHandle> {
+    const transport = options.transport ?? nativeTransport;
+    const socket = target ? await openIn(transport, target) : await openHere(transport);
+    return new NetlinkHandle(transport, socket.fd, socket.portId);
+  }
+
+  /** The socket's port id (from getsockname; not necessarily the pid). Replies and events caused by this socket carry it. */
+  get portId(): number {
+    return this.#port;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#transport.close(this.#fd);
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  /**
+   * Sends the requests in one sendmsg, each with its own seq and NLM_F_ACK,
+   * and settles each by its own answer. rtnetlink is not transactional: a
+   * failed request does not undo the others of its batch.
+   */
+  async requestSettled(requests: readonly NetlinkRequest[]): Promise<Settled[]> {
+    const flagged = requests.map((r) => ({ ...r, flags: r.flags | NLM_F_REQUEST | NLM_F_ACK }));
+    const replies = this.#transact(flagged);
+    return flagged.map((request, i) => settle(replies[i]!, request.what));
+  }
+
+  /** As requestSettled, but rejects with the first failure. Returns each request's non-terminal replies. */
+  async request(requests: readonly NetlinkRequest[]): Promise<NetlinkMessage[][]> {
+    const settled = await this.requestSettled(requests);
+    return settled.map((s) => {
+      if (!s.ok) throw s.error;
+      return s.messages;
+    });
+  }
+
+  /**
+   * A whole dump: every part, read to NLMSG_DONE. Restarted when a part carries
+   * NLM_F_DUMP_INTR (the table changed meanwhile, so the parts may disagree);
+   * after DUMP_ATTEMPTS interrupted dumps, rejects with
+   * ERR_NETNS_NETLINK_DUMP_INTERRUPTED rather than return an inconsistent view.
+   */
+  async dump(type: number, header: Buffer, attributes: readonly Attribute[], what: string): Promise<NetlinkMessage[]> {
+    const request: NetlinkRequest = { type, flags: NLM_F_REQUEST | NLM_F_DUMP, header, attributes, what };
+    for (let attempt = 1; attempt <= DUMP_ATTEMPTS; attempt++) {
+      const [replies] = this.#transact([request]);
+      const settled = settle(replies!, what);
+      if (!settled.ok) throw settled.error;
+      if (!replies!.some((m) => (m.flags & NLM_F_DUMP_INTR) !== 0)) return settled.messages;
+    }
+    throw netnsError(
+      ErrorCodes.NETLINK_DUMP_INTERRUPTED,
+      `netlink: ${what}: the dump was interrupted by concurrent changes ${DUMP_ATTEMPTS} times in a row`,
+    );
+  }
+
+  /** One round trip; the replies grouped by request, in order. */
+  #transact(requests: readonly NetlinkRequest[]): NetlinkMessage[][] {
+    this.#assertOpen(requests[0]?.what ?? 'request');
+    const firstSeq = this.#nextSeqs(requests.length);
+    // nlmsg_pid 0 in requests, as iproute2 sends them: the kernel knows the sender.
+    const wire = Buffer.concat(requests.map((r, i) => encodeMessage(r, (firstSeq + i) >>> 0, 0)));
+    const reply = this.#transport.transact(this.#fd, wire, firstSeq, requests.length);
+    const groups: NetlinkMessage[][] = requests.map(() => []);
+    for (const message of splitMessages(reply)) {
+      const index = (message.seq - firstSeq) >>> 0;
+      if (index < groups.length) groups[index]!.push(message);
+    }
+    return groups;
+  }
+
+  #nextSeqs(count: number): number {
+    // Seqs wrap at 2^32; a batch never straddles the wrap so they stay consecutive.
+    if (this.#seq + count > 0xffffffff) this.#seq = 1;
+    const first = this.#seq;
+    this.#seq += count;
+    return first;
+  }
+
+  #assertOpen(what: string): void {
+    if (this.#closed) throw netnsError(ErrorCodes.CLOSED, `netlink: ${what}: the netlink handle has been closed`);
+  }
+}
+
+/** A request's answer: an error, or its non-terminal messages. */
+function settle(replies: NetlinkMessage[], what: string): Settled {
+  for (const message of replies) {
+    const error = messageError(message, what);
+    if (error) return { ok: false, error };
+  }
+  const terminal = replies.some((m) => m.type === NLMSG_ERROR || m.type === NLMSG_DONE);
+  if (!terminal) {
+    const error = netnsError(ErrorCodes.NETLINK_MALFORMED, `netlink: ${what}: the kernel's answer did not end`);
+    return { ok: false, error: error as NetnsError };
+  }
+  return { ok: true, messages: replies.filter((m) => m.type !== NLMSG_ERROR && m.type !== NLMSG_DONE) };
+}
+
+async function openIn(transport: NetlinkTransport, target: NsHandle): Promise<{ fd: number; portId: number }> {
+  const nsFd = target.acquire();
+  try {
+    return await transport.open(nsFd, NETLINK_ROUTE);
+  } finally {
+    target.release();
+  }
+}
+
+async function openHere(transport: NetlinkTransport): Promise<{ fd: number; portId: number }> {
+  // thread-self, not self: inside a withNetNS worker the calling thread's
+  // namespace is the switched one, and that is the one meant.
+  const opened = callNative(() => native.openNetns('/proc/thread-self/ns/net'));
+  try {
+    return await transport.open(opened.fd, NETLINK_ROUTE);
+  } finally {
+    callNative(() => native.closeFd(opened.fd));
+  }
+}

@@ -1,0 +1,53 @@
+// `netns/netlink`: rtnetlink inside a namespace, without an `ip` process.
+// openNetlink(ns) is the shape of vishvananda/netlink's NewHandleAt(ns) and
+// pyroute2's IPRoute(netns=...): a handle whose socket was made inside the
+// namespace, with typed operations grouped by object.
+import type { NsHandle } from '../core/handle.js';
+import { Addresses } from './addresses.js';
+import { NetlinkHandle, type NetlinkHandleOptions } from './handle.js';
+import { Links } from './links.js';
+import { Routes } from './routes.js';
+
+export class Netlink implements Disposable {
+  /** The raw request/dump layer, for messages the typed parts do not cover. */
+  readonly handle: NetlinkHandle;
+  readonly links: Links;
+  readonly addresses: Addresses;
+  readonly routes: Routes;
+
+  constructor(handle: NetlinkHandle) {
+    this.handle = handle;
+    this.links = new Links(handle);
+    this.addresses = new Addresses(handle, this.links);
+    this.routes = new Routes(handle, this.links);
+  }
+
+  /** Idempotent; the namespace handle it was opened with stays open. */
+  close(): void {
+    this.handle.close();
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}
+
+/**
+ * A netlink handle inside `target`'s namespace (a NetNS), or without one the
+ * calling thread's namespace. The NetNS may be closed afterwards: the socket
+ * keeps its namespace for life.
+ */
+export async function openNetlink(target?: NsHandle, options?: NetlinkHandleOptions): Promise<Netlink> {
+  return new Netlink(await NetlinkHandle.open(target, options));
+}
+
+export { NetlinkHandle, DUMP_ATTEMPTS } from './handle.js';
+export type { NetlinkHandleOptions, Settled } from './handle.js';
+export type { NetlinkTransport } from './transport.js';
+export type { NetlinkMessage, NetlinkRequest } from './message.js';
+export { attr, AttributeMap } from './attributes.js';
+export type { Attribute } from './attributes.js';
+export type { Link, LinkChanges, LinkRef, LinkSpec, Links } from './links.js';
+export type { Address, AddressFilter, AddressFlag, AddressSpec, Addresses, Family, ScopeName } from './addresses.js';
+export type { NextHop, Route, RouteFilter, RouteProtocol, RouteSpec, RouteType, Routes } from './routes.js';
+export { ErrorCodes, NetnsError } from '../core/errors.js';

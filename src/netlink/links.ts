@@ -1,0 +1,298 @@
+// Links (network interfaces): RTM_NEWLINK / DELLINK / GETLINK, encoded as
+// `ip link` sends them (see reference/netlink-craft.md §2). Every create is one
+// message, the veth peer's placement in another namespace included
+// (IFLA_NET_NS_FD inside VETH_INFO_PEER), so the kernel makes the whole thing
+// or nothing: no half-made pair to clean up.
+import { ErrorCodes, netnsError } from '../core/errors.js';
+import type { NsHandle } from '../core/handle.js';
+import { attr, AttributeMap, encodeAttributes, type Attribute } from './attributes.js';
+import * as C from './constants.js';
+import type { NetlinkHandle } from './handle.js';
+import type { NetlinkMessage, NetlinkRequest } from './message.js';
+import { checkIndex, checkLinkName, checkUint, formatMac, invalid, parseMac } from './validate.js';
+
+/** A link by name or by index. */
+export type LinkRef = string | number;
+
+export interface Link {
+  index: number;
+  name: string;
+  /** IFLA_INFO_KIND: 'veth', 'bridge', ...; undefined for links without one (lo, physical). */
+  kind?: string;
+  mtu: number;
+  mac?: string;
+  /** Flag names as `ip` prints them: NO-CARRIER, LOOPBACK, BROADCAST, ..., UP, LOWER_UP. */
+  flags: string[];
+  up: boolean;
+  running: boolean;
+  /** As `ip` prints it: UP, DOWN, UNKNOWN, LOWERLAYERDOWN... */
+  operState: string;
+  /** Index of the master (bridge) link. */
+  master?: number;
+  /** IFLA_LINK: a veth's peer index (in the peer's namespace), a vlan's or macvlan's parent. */
+  linkIndex?: number;
+  /** IFLA_LINK_NETNSID: the id, in this namespace, of the namespace linkIndex is in. */
+  linkNetnsId?: number;
+}
+
+interface CommonSpec {
+  name: string;
+  mtu?: number;
+  mac?: string;
+  /** Created up (IFF_UP in the same message). */
+  up?: boolean;
+  master?: LinkRef;
+}
+
+export type LinkSpec = CommonSpec &
+  (
+    | { kind: 'veth'; peer: { name: string; netns?: NsHandle; mtu?: number; mac?: string } }
+    | { kind: 'bridge' }
+    | { kind: 'dummy' }
+    | { kind: 'vlan'; parent: LinkRef; id: number }
+    | { kind: 'macvlan'; parent: LinkRef; mode?: keyof typeof MACVLAN_MODES }
+    | { kind: 'ipvlan'; parent: LinkRef; mode?: keyof typeof IPVLAN_MODES; flags?: keyof typeof IPVLAN_FLAGS }
+  );
+
+export interface LinkChanges {
+  up?: boolean;
+  mtu?: number;
+  mac?: string;
+  name?: string;
+  /** A bridge (or other master) to enslave to; null: no master. */
+  master?: LinkRef | null;
+}
+
+const MACVLAN_MODES = { private: 1, vepa: 2, bridge: 4, passthru: 8, source: 16 } as const;
+const IPVLAN_MODES = { l2: 0, l3: 1, l3s: 2 } as const;
+const IPVLAN_FLAGS = { bridge: 0, private: 1, vepa: 2 } as const;
+const OPER_STATES = ['UNKNOWN', 'NOTPRESENT', 'DOWN', 'LOWERLAYERDOWN', 'TESTING', 'DORMANT', 'UP'];
+// net/if.h, in the order iproute2's print_link_flags prints them.
+const FLAG_NAMES: [string, number][] = [
+  ['LOOPBACK', 0x8], ['BROADCAST', 0x2], ['POINTOPOINT', 0x10], ['MULTICAST', 0x1000], ['NOARP', 0x80],
+  ['ALLMULTI', 0x200], ['PROMISC', 0x100], ['MASTER', 0x400], ['SLAVE', 0x800], ['DEBUG', 0x4],
+  ['DYNAMIC', 0x8000], ['AUTOMEDIA', 0x4000], ['PORTSEL', 0x2000], ['NOTRAILERS', 0x20], ['UP', 0x1],
+  ['LOWER_UP', 0x10000], ['DORMANT', 0x20000], ['ECHO', 0x40000],
+];
+const IFF_RUNNING = 0x40;
+
+/** struct ifinfomsg: u8 family, u8 pad, u16 type, s32 index, u32 flags, u32 change. */
+export function ifinfomsg(index = 0, flags = 0, change = 0): Buffer {
+  const out = Buffer.alloc(C.IFINFOMSG_SIZE);
+  out.writeInt32LE(index, 4);
+  out.writeUInt32LE(flags, 8);
+  out.writeUInt32LE(change, 12);
+  return out;
+}
+
+export function describeLink(ref: LinkRef): string {
+  return typeof ref === 'number' ? `#${ref}` : ref;
+}
+
+export function checkLinkRef(ref: unknown): LinkRef {
+  return typeof ref === 'number' ? checkIndex(ref) : checkLinkName(ref);
+}
+
+/** The link a request is about: by index in the header, or by IFLA_IFNAME (the kernel resolves it). */
+function target(ref: LinkRef): { header: Buffer; attributes: Attribute[] } {
+  if (typeof ref === 'number') return { header: ifinfomsg(ref), attributes: [] };
+  return { header: ifinfomsg(), attributes: [attr.string(C.IFLA_IFNAME, ref)] };
+}
+
+export function parseLink(message: NetlinkMessage): Link {
+  const p = message.payload;
+  const flags = p.readUInt32LE(8);
+  const a = AttributeMap.parse(p, C.IFINFOMSG_SIZE);
+  const info = a.nested(C.IFLA_LINKINFO);
+  const mac = a.get(C.IFLA_ADDRESS);
+  const link: Link = {
+    index: p.readInt32LE(4),
+    name: a.string(C.IFLA_IFNAME) ?? '',
+    mtu: a.u32(C.IFLA_MTU) ?? 0,
+    flags: flagNames(flags),
+    up: (flags & C.IFF_UP) !== 0,
+    running: (flags & IFF_RUNNING) !== 0,
+    operState: OPER_STATES[a.u8(C.IFLA_OPERSTATE) ?? 0] ?? 'UNKNOWN',
+  };
+  const kind = info?.string(C.IFLA_INFO_KIND);
+  if (kind !== undefined) link.kind = kind;
+  if (mac !== undefined) link.mac = formatMac(mac);
+  optional(link, 'master', a.u32(C.IFLA_MASTER));
+  optional(link, 'linkIndex', a.s32(C.IFLA_LINK));
+  optional(link, 'linkNetnsId', a.s32(C.IFLA_LINK_NETNSID));
+  return link;
+}
+
+function onlyLink(replies: NetlinkMessage[], what: string): Link {
+  const message = replies.find((m) => m.type === C.RTM_NEWLINK);
+  if (!message) throw netnsError(ErrorCodes.NETLINK_MALFORMED, `netlink: ${what}: the kernel answered without the link`);
+  return parseLink(message);
+}
+
+function optional<K extends 'master' | 'linkIndex' | 'linkNetnsId'>(link: Link, key: K, value: number | undefined): void {
+  if (value !== undefined) link[key] = value;
+}
+
+function flagNames(flags: number): string[] {
+  const names = (flags & C.IFF_UP) !== 0 && (flags & IFF_RUNNING) === 0 ? ['NO-CARRIER'] : [];
+  for (const [name, bit] of FLAG_NAMES) if ((flags & bit) !== 0) names.push(name);
+  return names;
+}
+
+export class Links {
+  readonly #nl: NetlinkHandle;
+
+  constructor(handle: NetlinkHandle) {
+    this.#nl = handle;
+  }
+
+  async list(): Promise<Link[]> {
+    const messages = await this.#nl.dump(C.RTM_GETLINK, ifinfomsg(), [], 'list links');
+    return messages.filter((m) => m.type === C.RTM_NEWLINK).map(parseLink);
+  }
+
+  /** A link by name or index; ENODEV (a coded error) when there is none. */
+  async get(ref: LinkRef): Promise<Link> {
+    checkLinkRef(ref);
+    const [replies] = await this.#nl.request([{ type: C.RTM_GETLINK, flags: 0, ...target(ref), what: `get link ${describeLink(ref)}` }]);
+    return onlyLink(replies!, `get link ${describeLink(ref)}`);
+  }
+
+  /** The index of a link; a number is checked and returned as it is. */
+  async index(ref: LinkRef): Promise<number> {
+    if (typeof ref === 'number') return checkIndex(ref);
+    return (await this.get(ref)).index;
+  }
+
+  /** Creates a link (one message) and reads it back in the same round trip. */
+  async add(spec: LinkSpec): Promise<Link> {
+    // The peer's namespace fd is only valid while its handle is acquired.
+    const netns = spec?.kind === 'veth' ? spec.peer?.netns : undefined;
+    const nsFd = netns?.acquire();
+    try {
+      const create = await this.#createRequest(spec, nsFd);
+      const read: NetlinkRequest = { type: C.RTM_GETLINK, flags: 0, ...target(spec.name), what: `get link ${spec.name}` };
+      const [, replies] = await this.#nl.request([create, read]);
+      return onlyLink(replies!, `get link ${spec.name}`);
+    } finally {
+      if (netns) netns.release();
+    }
+  }
+
+  /** Changes a link; all given changes in one message. */
+  async set(ref: LinkRef, changes: LinkChanges): Promise<void> {
+    checkLinkRef(ref);
+    const attributes: Attribute[] = [];
+    let index = typeof ref === 'number' ? ref : 0;
+    if (changes.name !== undefined) {
+      attributes.push(attr.string(C.IFLA_IFNAME, checkLinkName(changes.name, 'new interface name')));
+      if (index === 0) index = await this.index(ref); // the name attribute now names the new name
+    } else if (index === 0) {
+      attributes.push(attr.string(C.IFLA_IFNAME, ref as string));
+    }
+    attributes.push(...commonAttributes(changes));
+    if (changes.master !== undefined) {
+      attributes.push(attr.u32(C.IFLA_MASTER, changes.master === null ? 0 : await this.index(checkLinkRef(changes.master))));
+    }
+    const up = changes.up === undefined ? [0, 0] : [changes.up ? C.IFF_UP : 0, C.IFF_UP];
+    const header = ifinfomsg(index, up[0], up[1]); // change mask always given: 0 would mean "every flag"
+    await this.#nl.request([{ type: C.RTM_NEWLINK, flags: 0, header, attributes, what: `set link ${describeLink(ref)}` }]);
+  }
+
+  up(ref: LinkRef): Promise<void> {
+    return this.set(ref, { up: true });
+  }
+
+  down(ref: LinkRef): Promise<void> {
+    return this.set(ref, { up: false });
+  }
+
+  /** Moves a link into another namespace, optionally renaming it there (one message). */
+  async move(ref: LinkRef, to: NsHandle, options: { name?: string } = {}): Promise<void> {
+    checkLinkRef(ref);
+    const index = await this.index(ref);
+    const nsFd = to.acquire();
+    try {
+      const attributes = [attr.u32(C.IFLA_NET_NS_FD, nsFd)];
+      if (options.name !== undefined) attributes.push(attr.string(C.IFLA_IFNAME, checkLinkName(options.name, 'new interface name')));
+      const what = `move link ${describeLink(ref)} to ${to.path}`;
+      await this.#nl.request([{ type: C.RTM_NEWLINK, flags: 0, header: ifinfomsg(index), attributes, what }]);
+    } finally {
+      to.release();
+    }
+  }
+
+  /** Deletes a link (a veth's peer goes with it). */
+  async delete(ref: LinkRef): Promise<void> {
+    checkLinkRef(ref);
+    await this.#nl.request([{ type: C.RTM_DELLINK, flags: 0, ...target(ref), what: `delete link ${describeLink(ref)}` }]);
+  }
+
+  async #createRequest(spec: LinkSpec, peerNsFd: number | undefined): Promise<NetlinkRequest> {
+    const name = checkLinkName(spec?.name);
+    const attributes: Attribute[] = [attr.string(C.IFLA_IFNAME, name), ...commonAttributes(spec)];
+    const info = linkInfo(spec, peerNsFd); // every check made before a lookup is sent
+    const parent = 'parent' in spec ? checkLinkRef(spec.parent) : undefined;
+    const master = spec.master === undefined ? undefined : checkLinkRef(spec.master);
+    if (parent !== undefined) attributes.push(attr.u32(C.IFLA_LINK, await this.index(parent)));
+    if (master !== undefined) attributes.push(attr.u32(C.IFLA_MASTER, await this.index(master)));
+    attributes.push(info);
+    const header = spec.up ? ifinfomsg(0, C.IFF_UP, C.IFF_UP) : ifinfomsg();
+    const flags = C.NLM_F_CREATE | C.NLM_F_EXCL;
+    return { type: C.RTM_NEWLINK, flags, header, attributes, what: `add ${spec.kind} link ${name}` };
+  }
+}
+
+function commonAttributes(spec: { mtu?: number; mac?: string }): Attribute[] {
+  const attributes: Attribute[] = [];
+  if (spec.mtu !== undefined) attributes.push(attr.u32(C.IFLA_MTU, checkUint(spec.mtu, 'mtu', 0x7fffffff, 68)));
+  if (spec.mac !== undefined) attributes.push(attr.bytes(C.IFLA_ADDRESS, parseMac(spec.mac)));
+  return attributes;
+}
+
+/** IFLA_LINKINFO { INFO_KIND, INFO_DATA{...} } per kind. */
+export function linkInfo(spec: LinkSpec, peerNsFd?: number): Attribute {
+  const kind = attr.rawString(C.IFLA_INFO_KIND, spec.kind);
+  const data = infoData(spec, peerNsFd);
+  return attr.nest(C.IFLA_LINKINFO, data ? [kind, attr.nest(C.IFLA_INFO_DATA, data)] : [kind]);
+}
+
+function infoData(spec: LinkSpec, peerNsFd: number | undefined): Attribute[] | undefined {
+  switch (spec.kind) {
+    case 'bridge':
+    case 'dummy':
+      return undefined;
+    case 'veth':
+      return [vethPeer(spec.peer, peerNsFd)];
+    case 'vlan':
+      return [attr.u16(C.IFLA_VLAN_ID, checkUint(spec.id, 'vlan id', 4094, 1))];
+    case 'macvlan':
+      return [attr.u32(C.IFLA_MACVLAN_MODE, choose(MACVLAN_MODES, spec.mode ?? 'bridge', 'macvlan mode'))];
+    case 'ipvlan':
+      return [
+        attr.u16(C.IFLA_IPVLAN_MODE, choose(IPVLAN_MODES, spec.mode ?? 'l2', 'ipvlan mode')),
+        attr.u16(C.IFLA_IPVLAN_FLAGS, choose(IPVLAN_FLAGS, spec.flags ?? 'bridge', 'ipvlan flags')),
+      ];
+    default:
+      throw invalid(`unsupported link kind ${JSON.stringify((spec as { kind: unknown }).kind)}`);
+  }
+}
+
+/**
+ * VETH_INFO_PEER = an ifinfomsg then the peer's attributes. IFLA_NET_NS_FD here
+ * places the peer; at top level it would place only the primary end.
+ */
+function vethPeer(peer: { name: string; mtu?: number; mac?: string } | undefined, nsFd: number | undefined): Attribute {
+  if (typeof peer !== 'object' || peer === null) throw invalid('a veth needs peer: { name }');
+  const attributes: Attribute[] = [];
+  if (nsFd !== undefined) attributes.push(attr.u32(C.IFLA_NET_NS_FD, nsFd));
+  attributes.push(attr.string(C.IFLA_IFNAME, checkLinkName(peer.name, 'peer name')), ...commonAttributes(peer));
+  return attr.bytes(C.VETH_INFO_PEER, Buffer.concat([ifinfomsg(), encodeAttributes(attributes)]));
+}
+
+function choose<T extends Record<string, number>>(table: T, key: unknown, what: string): number {
+  if (typeof key !== 'string' || !Object.hasOwn(table, key)) {
+    throw invalid(`${what} must be one of ${Object.keys(table).join(', ')}, got ${JSON.stringify(key)}`);
+  }
+  return table[key]!;
+}

@@ -1,0 +1,122 @@
+// Netlink message framing (struct nlmsghdr: u32 len, u16 type, u16 flags,
+// u32 seq, u32 port) and the kernel's answers: NLMSG_ERROR (an ACK when its
+// error is 0) and NLMSG_DONE, each turned into a NetnsError shaped like Node's
+// system errors.
+import { getSystemErrorMap } from 'node:util';
+import { ErrorCodes, NetnsError, netnsError, systemError } from '../core/errors.js';
+import { AttributeMap, writeAttributes, attributesSize, type Attribute } from './attributes.js';
+import {
+  NLM_F_ACK_TLVS,
+  NLM_F_CAPPED,
+  NLMSG_DONE,
+  NLMSG_ERROR,
+  NLMSG_HDRLEN,
+  NLMSGERR_ATTR_MSG,
+  NLMSGERR_SIZE,
+} from './constants.js';
+
+const align4 = (n: number): number => (n + 3) & ~3;
+
+/** A message to send: its type and flags, a fixed family header, attributes. */
+export interface NetlinkRequest {
+  type: number;
+  flags: number;
+  /** The fixed header (ifinfomsg, ifaddrmsg, rtmsg...), already encoded. */
+  header: Buffer;
+  attributes?: readonly Attribute[];
+  /** What the request does, for errors: "add address 10.0.0.1/24 on eth0". */
+  what: string;
+}
+
+/** A message received. `payload` is everything after the nlmsghdr. */
+export interface NetlinkMessage {
+  type: number;
+  flags: number;
+  seq: number;
+  port: number;
+  payload: Buffer;
+}
+
+/** One nlmsghdr-framed message; `nlmsg_len` includes the last attribute's padding. */
+export function encodeMessage(request: NetlinkRequest, seq: number, port: number): Buffer {
+  const attributes = request.attributes ?? [];
+  const headerEnd = NLMSG_HDRLEN + align4(request.header.length);
+  const out = Buffer.alloc(headerEnd + attributesSize(attributes));
+  out.writeUInt32LE(out.length, 0);
+  out.writeUInt16LE(request.type, 4);
+  out.writeUInt16LE(request.flags, 6);
+  out.writeUInt32LE(seq >>> 0, 8);
+  out.writeUInt32LE(port >>> 0, 12);
+  request.header.copy(out, NLMSG_HDRLEN);
+  writeAttributes(out, headerEnd, attributes);
+  return out;
+}
+
+/** Splits a reply buffer into its messages. */
+export function splitMessages(buffer: Buffer): NetlinkMessage[] {
+  const messages: NetlinkMessage[] = [];
+  let offset = 0;
+  while (offset + NLMSG_HDRLEN <= buffer.length) {
+    const length = buffer.readUInt32LE(offset);
+    if (length < NLMSG_HDRLEN || offset + length > buffer.length) {
+      throw netnsError(ErrorCodes.NETLINK_MALFORMED, `netlink: malformed message at byte ${offset}`);
+    }
+    messages.push({
+      type: buffer.readUInt16LE(offset + 4),
+      flags: buffer.readUInt16LE(offset + 6),
+      seq: buffer.readUInt32LE(offset + 8),
+      port: buffer.readUInt32LE(offset + 12),
+      payload: buffer.subarray(offset + NLMSG_HDRLEN, offset + length),
+    });
+    offset += align4(length);
+  }
+  return messages;
+}
+
+/** Whether a message ends its request's answer (as the transport also judges). */
+export function isTerminal(message: NetlinkMessage): boolean {
+  return message.type === NLMSG_ERROR || message.type === NLMSG_DONE;
+}
+
+/**
+ * The error an NLMSG_ERROR or NLMSG_DONE carries, or null for an ACK, a clean
+ * DONE (an empty DONE included) or any other message.
+ */
+export function messageError(message: NetlinkMessage, what: string): NetnsError | null {
+  if (message.type !== NLMSG_ERROR && message.type !== NLMSG_DONE) return null;
+  if (message.payload.length < 4) return null;
+  const error = message.payload.readInt32LE(0);
+  if (error === 0) return null;
+  return kernelError(-error, what, extendedAckText(message));
+}
+
+/**
+ * The extended-ACK message (NLMSGERR_ATTR_MSG), if any. In an NLMSG_ERROR the
+ * TLVs follow the echoed request: only its header when CAPPED, else the whole
+ * request. In a DONE they follow the int error directly.
+ */
+function extendedAckText(message: NetlinkMessage): string | undefined {
+  if ((message.flags & NLM_F_ACK_TLVS) === 0) return undefined;
+  let start = 4;
+  if (message.type === NLMSG_ERROR) {
+    if (message.payload.length < NLMSGERR_SIZE) return undefined;
+    const echoed = message.payload.readUInt32LE(4);
+    start = 4 + ((message.flags & NLM_F_CAPPED) !== 0 ? NLMSG_HDRLEN : align4(echoed));
+  }
+  if (start > message.payload.length) return undefined;
+  try {
+    return AttributeMap.parse(message.payload, start).string(NLMSGERR_ATTR_MSG);
+  } catch {
+    return undefined; // a text is a courtesy: never hide the errno behind a parse failure
+  }
+}
+
+/**
+ * "netlink: add address 10.0.0.1/24 on eth0: EEXIST: ipv4: Address already assigned",
+ * with Node's description of the errno when the kernel gave no text.
+ */
+export function kernelError(errno: number, what: string, text?: string): NetnsError {
+  const { code } = systemError(errno, 'netlink');
+  const detail = text ?? getSystemErrorMap().get(-errno)?.[1] ?? 'unknown system error';
+  return new NetnsError(code, `netlink: ${what}: ${code}: ${detail}`, { errno: -Math.abs(errno), syscall: 'netlink' });
+}

@@ -1,0 +1,295 @@
+// Routes: RTM_NEWROUTE / DELROUTE / GETROUTE, as `ip route` sends them
+// (reference §2): tables below 256 in rtm_table, from 256 on in RTA_TABLE with
+// rtm_table 0; protocol BOOT, table MAIN and, for a route with no gateway,
+// scope LINK by default; deletes match on what is given (scope NOWHERE, protocol
+// and type 0 match anything).
+import { attr, AttributeMap, type Attribute } from './attributes.js';
+import * as C from './constants.js';
+import type { NetlinkHandle } from './handle.js';
+import type { NetlinkMessage, NetlinkRequest } from './message.js';
+import { checkLinkRef, describeLink, type LinkRef, type Links } from './links.js';
+import { SCOPES, scopeNumber, type Family, type ScopeName } from './addresses.js';
+import {
+  checkSameFamily,
+  checkUint,
+  formatAddress,
+  invalid,
+  networkOf,
+  parseAddress,
+  parsePrefix,
+  type ParsedAddress,
+  type ParsedPrefix,
+} from './validate.js';
+
+export const ROUTE_TYPES = { unicast: 1, local: 2, broadcast: 3, anycast: 4, multicast: 5, blackhole: 6, unreachable: 7, prohibit: 8, throw: 9 } as const;
+export type RouteType = keyof typeof ROUTE_TYPES;
+export const ROUTE_PROTOCOLS = { redirect: 1, kernel: 2, boot: 3, static: 4, ra: 9, dhcp: 16 } as const;
+export type RouteProtocol = keyof typeof ROUTE_PROTOCOLS;
+const TABLES = { main: C.RT_TABLE_MAIN, local: 255, default: 253 } as const;
+
+export interface NextHop {
+  gateway?: string;
+  device?: LinkRef;
+  /** 1-256 (sent as hops = weight - 1). */
+  weight?: number;
+  onlink?: boolean;
+}
+
+export interface RouteSpec {
+  /** "10.0.0.0/16", "fd00::/64", a bare address (a host route), or "default". */
+  destination: string;
+  /** Needed only for "default" without a gateway; else taken from the addresses. */
+  family?: Family;
+  gateway?: string;
+  device?: LinkRef;
+  /** Preferred source address (RTA_PREFSRC). */
+  source?: string;
+  scope?: ScopeName | number;
+  metric?: number;
+  /** 1-2^32-1, or main (default), local. */
+  table?: number | keyof typeof TABLES;
+  protocol?: number | RouteProtocol;
+  type?: RouteType;
+  onlink?: boolean;
+  multipath?: NextHop[];
+}
+
+export interface Route {
+  family: Family;
+  /** Always with its length: "0.0.0.0/0" is the default route. */
+  destination: string;
+  gateway?: string;
+  /** Output interface index. */
+  device?: number;
+  source?: string;
+  scope: ScopeName | number;
+  metric?: number;
+  table: number;
+  protocol: RouteProtocol | number;
+  type: RouteType | number;
+  onlink: boolean;
+  multipath?: { gateway?: string; device: number; weight: number; onlink: boolean }[];
+}
+
+export interface RouteFilter {
+  family?: Family;
+  /** A table number or name; 'all' for every table. Default: main. */
+  table?: number | keyof typeof TABLES | 'all';
+}
+
+/** struct rtmsg: family, dst_len, src_len, tos, table, protocol, scope, type, u32 flags. */
+export function rtmsg(f: { family: number; dstLen?: number; table?: number; protocol?: number; scope?: number; type?: number; flags?: number }): Buffer {
+  const out = Buffer.from([f.family, f.dstLen ?? 0, 0, 0, f.table ?? 0, f.protocol ?? 0, f.scope ?? 0, f.type ?? 0, 0, 0, 0, 0]);
+  out.writeUInt32LE(f.flags ?? 0, 8);
+  return out;
+}
+
+function tableNumber(table: RouteSpec['table']): number {
+  if (table === undefined) return C.RT_TABLE_MAIN;
+  if (typeof table === 'string') {
+    if (!Object.hasOwn(TABLES, table)) throw invalid(`table must be a number or one of ${Object.keys(TABLES).join(', ')}, got ${JSON.stringify(table)}`);
+    return TABLES[table];
+  }
+  return checkUint(table, 'table', 0xffffffff, 1);
+}
+
+function named<T extends Record<string, number>>(table: T, value: unknown, what: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value === 'number') return checkUint(value, what, 255);
+  if (typeof value !== 'string' || !Object.hasOwn(table, value)) throw invalid(`${what} must be one of ${Object.keys(table).join(', ')} or 0-255, got ${JSON.stringify(value)}`);
+  return table[value]!;
+}
+
+function nameOf<T extends Record<string, number>>(table: T, value: number): keyof T | number {
+  return (Object.keys(table) as (keyof T)[]).find((k) => table[k] === value) ?? value;
+}
+
+function destinationOf(spec: RouteSpec): ParsedPrefix {
+  if (spec.destination === 'default') {
+    const family = spec.gateway !== undefined ? parseAddress(spec.gateway, 'gateway').family : spec.family === 6 ? C.AF_INET6 : C.AF_INET;
+    const bytes = Buffer.alloc(family === C.AF_INET ? 4 : 16);
+    return { family, bytes, text: 'default', prefixLength: 0 };
+  }
+  const prefix = parsePrefix(spec.destination, 'destination');
+  if (spec.family !== undefined && (spec.family === 4) !== (prefix.family === C.AF_INET)) {
+    throw invalid(`destination ${spec.destination} is not IPv${spec.family}`);
+  }
+  return { ...prefix, bytes: networkOf(prefix) };
+}
+
+/** What a route request is about, for errors: "10.10.0.0/16 via 10.9.0.254 dev vA table 1000". */
+function describeRoute(spec: RouteSpec): string {
+  const parts = [spec.destination];
+  if (spec.gateway !== undefined) parts.push(`via ${spec.gateway}`);
+  if (spec.device !== undefined) parts.push(`dev ${describeLink(spec.device)}`);
+  if (spec.table !== undefined) parts.push(`table ${spec.table}`);
+  return parts.join(' ');
+}
+
+/** Link indexes resolved by the caller: the route's device and each next hop's. */
+export interface ResolvedDevices {
+  device?: number;
+  multipath?: (number | undefined)[];
+}
+
+export function routeRequest(type: number, flags: number, spec: RouteSpec, devices: ResolvedDevices): NetlinkRequest {
+  const del = type === C.RTM_DELROUTE;
+  const dst = destinationOf(spec);
+  const gateway = spec.gateway === undefined ? undefined : familyChecked(dst, spec.gateway, 'gateway');
+  const table = tableNumber(spec.table);
+  const routeType = named(ROUTE_TYPES, spec.type, 'route type', del ? 0 : C.RTN_UNICAST);
+  const attributes: Attribute[] = [];
+  if (dst.prefixLength > 0) attributes.push(attr.bytes(C.RTA_DST, dst.bytes));
+  if (gateway) attributes.push(attr.bytes(C.RTA_GATEWAY, gateway.bytes));
+  if (spec.source !== undefined) attributes.push(attr.bytes(C.RTA_PREFSRC, familyChecked(dst, spec.source, 'source').bytes));
+  if (table >= 256) attributes.push(attr.u32(C.RTA_TABLE, table));
+  if (spec.metric !== undefined) attributes.push(attr.u32(C.RTA_PRIORITY, checkUint(spec.metric, 'metric')));
+  if (spec.multipath !== undefined) attributes.push(multipath(dst, spec.multipath, devices.multipath ?? []));
+  if (devices.device !== undefined) attributes.push(attr.u32(C.RTA_OIF, devices.device));
+  const header = rtmsg({
+    family: dst.family,
+    dstLen: dst.prefixLength,
+    table: table < 256 ? table : C.RT_TABLE_UNSPEC,
+    protocol: named(ROUTE_PROTOCOLS, spec.protocol, 'protocol', del ? 0 : C.RTPROT_BOOT),
+    scope: spec.scope !== undefined ? scopeNumber(spec.scope) : defaultScope(del, routeType, gateway !== undefined || spec.multipath !== undefined),
+    type: routeType,
+    flags: spec.onlink ? C.RTNH_F_ONLINK : 0,
+  });
+  const verb = del ? 'delete' : flags & C.NLM_F_REPLACE ? 'replace' : 'add';
+  return { type, flags, header, attributes, what: `${verb} route ${describeRoute(spec)}` };
+}
+
+function defaultScope(del: boolean, type: number, viaGateway: boolean): number {
+  if (del) return C.RT_SCOPE_NOWHERE;
+  if (type === ROUTE_TYPES.local) return C.RT_SCOPE_HOST;
+  if (type === ROUTE_TYPES.broadcast || type === ROUTE_TYPES.multicast || type === ROUTE_TYPES.anycast) return C.RT_SCOPE_LINK;
+  if (type === ROUTE_TYPES.unicast && !viaGateway) return C.RT_SCOPE_LINK;
+  return C.RT_SCOPE_UNIVERSE;
+}
+
+function familyChecked(dst: ParsedPrefix, text: string, what: string): ParsedAddress {
+  const address = parseAddress(text, what);
+  checkSameFamily(dst.text === 'default' ? { ...dst, text: `a default route of that family` } : dst, address, what);
+  return address;
+}
+
+/** RTA_MULTIPATH: repeated rtnexthop{u16 len, u8 flags, u8 hops = weight-1, s32 ifindex} + RTA_GATEWAY. */
+function multipath(dst: ParsedPrefix, hops: NextHop[], devices: (number | undefined)[]): Attribute {
+  if (!Array.isArray(hops) || hops.length === 0) throw invalid('multipath must be a non-empty array of next hops');
+  const parts = hops.map((hop, i) => {
+    const gateway = hop.gateway === undefined ? undefined : familyChecked(dst, hop.gateway, 'next-hop gateway');
+    const tail = gateway ? encodeGateway(gateway) : Buffer.alloc(0);
+    const head = Buffer.alloc(C.RTNEXTHOP_SIZE);
+    head.writeUInt16LE(C.RTNEXTHOP_SIZE + tail.length, 0);
+    head.writeUInt8(hop.onlink ? C.RTNH_F_ONLINK : 0, 2);
+    head.writeUInt8(checkUint(hop.weight ?? 1, 'weight', 256, 1) - 1, 3);
+    head.writeInt32LE(devices[i] ?? 0, 4);
+    return Buffer.concat([head, tail]);
+  });
+  return attr.bytes(C.RTA_MULTIPATH, Buffer.concat(parts));
+}
+
+function encodeGateway(gateway: ParsedAddress): Buffer {
+  const out = Buffer.alloc(4 + gateway.bytes.length); // 4- or 16-byte payload: already aligned
+  out.writeUInt16LE(out.length, 0);
+  out.writeUInt16LE(C.RTA_GATEWAY, 2);
+  gateway.bytes.copy(out, 4);
+  return out;
+}
+
+export function parseRoute(message: NetlinkMessage): Route {
+  const p = message.payload;
+  const family = p.readUInt8(0);
+  const a = AttributeMap.parse(p, C.RTMSG_SIZE);
+  const dstLen = p.readUInt8(1);
+  const dst = a.get(C.RTA_DST) ?? Buffer.alloc(family === C.AF_INET ? 4 : 16);
+  const route: Route = {
+    family: family === C.AF_INET ? 4 : 6,
+    destination: `${formatAddress(dst)}/${dstLen}`,
+    scope: nameOf(SCOPES, p.readUInt8(6)),
+    table: a.u32(C.RTA_TABLE) ?? p.readUInt8(4),
+    protocol: nameOf(ROUTE_PROTOCOLS, p.readUInt8(5)),
+    type: nameOf(ROUTE_TYPES, p.readUInt8(7)),
+    onlink: (p.readUInt32LE(8) & C.RTNH_F_ONLINK) !== 0,
+  };
+  const gateway = a.get(C.RTA_GATEWAY);
+  if (gateway) route.gateway = formatAddress(gateway);
+  const oif = a.u32(C.RTA_OIF);
+  if (oif !== undefined) route.device = oif;
+  const source = a.get(C.RTA_PREFSRC);
+  if (source) route.source = formatAddress(source);
+  const metric = a.u32(C.RTA_PRIORITY);
+  if (metric !== undefined) route.metric = metric;
+  const hops = a.get(C.RTA_MULTIPATH);
+  if (hops) route.multipath = parseNextHops(hops);
+  return route;
+}
+
+function parseNextHops(buffer: Buffer): NonNullable<Route['multipath']> {
+  const hops: NonNullable<Route['multipath']> = [];
+  let offset = 0;
+  while (offset + C.RTNEXTHOP_SIZE <= buffer.length) {
+    const length = buffer.readUInt16LE(offset);
+    if (length < C.RTNEXTHOP_SIZE || offset + length > buffer.length) break;
+    const flags = buffer.readUInt8(offset + 2);
+    const hop: NonNullable<Route['multipath']>[number] = {
+      device: buffer.readInt32LE(offset + 4),
+      weight: buffer.readUInt8(offset + 3) + 1,
+      onlink: (flags & C.RTNH_F_ONLINK) !== 0,
+    };
+    const gateway = AttributeMap.parse(buffer, offset + C.RTNEXTHOP_SIZE, offset + length).get(C.RTA_GATEWAY);
+    if (gateway) hop.gateway = formatAddress(gateway);
+    hops.push(hop);
+    offset += (length + 3) & ~3;
+  }
+  return hops;
+}
+
+export class Routes {
+  readonly #nl: NetlinkHandle;
+  readonly #links: Links;
+
+  constructor(handle: NetlinkHandle, links: Links) {
+    this.#nl = handle;
+    this.#links = links;
+  }
+
+  /** Routes of one table (main by default; 'all' for every one), of one family or both; cached clones left out. */
+  async list(filter: RouteFilter = {}): Promise<Route[]> {
+    const family = filter.family === undefined ? C.AF_UNSPEC : filter.family === 4 ? C.AF_INET : filter.family === 6 ? C.AF_INET6 : -1;
+    if (family < 0) throw invalid(`family must be 4 or 6, got ${String(filter.family)}`);
+    const table = filter.table === 'all' ? 0 : tableNumber(filter.table);
+    // Strict checking keeps the header's other fields at 0 and honours RTA_TABLE as a filter.
+    const attributes = table === 0 ? [] : [attr.u32(C.RTA_TABLE, table)];
+    const messages = await this.#nl.dump(C.RTM_GETROUTE, rtmsg({ family }), attributes, 'list routes');
+    return messages
+      .filter((m) => m.type === C.RTM_NEWROUTE && (m.payload.readUInt32LE(8) & C.RTM_F_CLONED) === 0)
+      .map(parseRoute)
+      .filter((r) => table === 0 || r.table === table);
+  }
+
+  add(spec: RouteSpec): Promise<void> {
+    return this.#send(C.RTM_NEWROUTE, C.NLM_F_CREATE | C.NLM_F_EXCL, spec);
+  }
+
+  /** Adds, or replaces the route to the same destination (table, metric...). */
+  replace(spec: RouteSpec): Promise<void> {
+    return this.#send(C.RTM_NEWROUTE, C.NLM_F_CREATE | C.NLM_F_REPLACE, spec);
+  }
+
+  /** Deletes the first route matching what is given (destination, and gateway, device, table... if given). */
+  delete(spec: RouteSpec): Promise<void> {
+    return this.#send(C.RTM_DELROUTE, 0, spec);
+  }
+
+  async #send(type: number, flags: number, spec: RouteSpec): Promise<void> {
+    if (typeof spec !== 'object' || spec === null) throw invalid('a route needs { destination }');
+    routeRequest(type, flags, spec, {}); // validate everything before any lookup is sent
+    const devices: ResolvedDevices = {};
+    if (spec.device !== undefined) devices.device = await this.#links.index(checkLinkRef(spec.device));
+    if (spec.multipath) {
+      devices.multipath = await Promise.all(spec.multipath.map((h) => (h.device === undefined ? undefined : this.#links.index(checkLinkRef(h.device)))));
+    }
+    await this.#nl.request([routeRequest(type, flags, spec, devices)]);
+  }
+}

@@ -1,0 +1,108 @@
+// Checks made before anything is sent, so bad input is a coded error naming
+// the bad value rather than a bare EINVAL from the kernel (or, worse, a
+// silently truncated name). Addresses are parsed and printed with ipaddr.js
+// (RFC 5952 text for IPv6).
+import ipaddr from 'ipaddr.js';
+import { ErrorCodes, netnsError, type NetnsError } from '../core/errors.js';
+import { AF_INET, AF_INET6 } from './constants.js';
+
+const IFNAMSIZ = 16;
+
+export function invalid(message: string): NetnsError {
+  return netnsError(ErrorCodes.NETLINK_INVALID, `netlink: ${message}`);
+}
+
+/** As the kernel's dev_valid_name: 1-15 bytes, not . or .., no '/', ':' or whitespace. */
+export function checkLinkName(name: unknown, what = 'interface name'): string {
+  if (typeof name !== 'string' || name === '') throw invalid(`${what} must be a non-empty string, got ${JSON.stringify(name)}`);
+  if (Buffer.byteLength(name) >= IFNAMSIZ) throw invalid(`${what} ${JSON.stringify(name)} is over 15 bytes`);
+  if (name === '.' || name === '..' || /[/:\s\0]/u.test(name)) {
+    throw invalid(`${what} ${JSON.stringify(name)} is not allowed (no '/', ':', whitespace, '.' or '..')`);
+  }
+  return name;
+}
+
+export function checkIndex(index: unknown, what = 'interface index'): number {
+  if (!Number.isSafeInteger(index) || (index as number) <= 0 || (index as number) > 0x7fffffff) {
+    throw invalid(`${what} must be a positive integer, got ${String(index)}`);
+  }
+  return index as number;
+}
+
+export function checkUint(value: unknown, what: string, max = 0xffffffff, min = 0): number {
+  if (!Number.isSafeInteger(value) || (value as number) < min || (value as number) > max) {
+    throw invalid(`${what} must be an integer from ${min} to ${max}, got ${String(value)}`);
+  }
+  return value as number;
+}
+
+/** "02:00:00:aa:bb:cc" -> 6 bytes. */
+export function parseMac(mac: unknown): Buffer {
+  if (typeof mac !== 'string' || !/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i.test(mac)) {
+    throw invalid(`bad MAC address ${JSON.stringify(mac)} (expected six hex pairs like 02:00:00:00:00:01)`);
+  }
+  return Buffer.from(mac.replaceAll(':', ''), 'hex');
+}
+
+export function formatMac(bytes: Buffer): string {
+  return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(':');
+}
+
+export interface ParsedAddress {
+  family: typeof AF_INET | typeof AF_INET6;
+  bytes: Buffer;
+  text: string;
+}
+
+export interface ParsedPrefix extends ParsedAddress {
+  prefixLength: number;
+}
+
+/** An IPv4 (dotted quad only) or IPv6 address, without zone. */
+export function parseAddress(text: unknown, what = 'address'): ParsedAddress {
+  if (typeof text !== 'string') throw invalid(`${what} must be a string, got ${String(text)}`);
+  const ok = ipaddr.IPv4.isValidFourPartDecimal(text) || (text.includes(':') && !text.includes('%') && ipaddr.IPv6.isValid(text));
+  if (!ok) throw invalid(`bad ${what} ${JSON.stringify(text)}`);
+  const parsed = ipaddr.parse(text);
+  const family = parsed.kind() === 'ipv4' ? AF_INET : AF_INET6;
+  return { family, bytes: Buffer.from(parsed.toByteArray()), text: parsed.toString() };
+}
+
+/** "10.0.0.1/24"; without "/n", a host prefix (/32, /128) when `hostIfBare`. */
+export function parsePrefix(text: unknown, what = 'address', hostIfBare = true): ParsedPrefix {
+  if (typeof text !== 'string') throw invalid(`${what} must be a string, got ${String(text)}`);
+  const slash = text.indexOf('/');
+  const address = parseAddress(slash < 0 ? text : text.slice(0, slash), what);
+  const max = address.family === AF_INET ? 32 : 128;
+  if (slash < 0) {
+    if (!hostIfBare) throw invalid(`${what} ${JSON.stringify(text)} needs a prefix length`);
+    return { ...address, prefixLength: max };
+  }
+  const length = text.slice(slash + 1);
+  if (!/^\d{1,3}$/.test(length) || Number(length) > max) {
+    throw invalid(`bad prefix length in ${what} ${JSON.stringify(text)} (0-${max})`);
+  }
+  return { ...address, prefixLength: Number(length) };
+}
+
+export function familyName(family: number): string {
+  return family === AF_INET ? 'IPv4' : 'IPv6';
+}
+
+export function checkSameFamily(a: ParsedAddress, b: ParsedAddress, what: string): void {
+  if (a.family !== b.family) {
+    throw invalid(`${what} ${b.text} is ${familyName(b.family)} but ${a.text} is ${familyName(a.family)}`);
+  }
+}
+
+/** Address bytes received -> text (RFC 5952 for IPv6). */
+export function formatAddress(bytes: Buffer): string {
+  return ipaddr.fromByteArray([...bytes]).toString();
+}
+
+/** Prefix bytes with the host part cleared, as the kernel stores route destinations. */
+export function networkOf(prefix: ParsedPrefix): Buffer {
+  const out = Buffer.from(prefix.bytes);
+  for (let bit = prefix.prefixLength; bit < out.length * 8; bit++) out[bit >> 3]! &= ~(0x80 >> (bit & 7));
+  return out;
+}
