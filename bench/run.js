@@ -3,10 +3,11 @@
 import { printTable, scratchNamespaces } from './lib.js';
 import { benchAddrset } from './addrset.js';
 import { benchIo } from './io.js';
+import { benchNetlink } from './netlink.js';
 import { benchToolchains } from './toolchains.js';
 import { benchWithNetNS } from './with-netns.js';
 
-const sections = { 'with-netns': benchWithNetNS, toolchains: benchToolchains, io: benchIo, addrset: benchAddrset };
+const sections = { 'with-netns': benchWithNetNS, toolchains: benchToolchains, io: benchIo, netlink: benchNetlink, addrset: benchAddrset };
 
 if (process.getuid?.() !== 0) {
   console.error('bench: needs root (CAP_SYS_ADMIN) to create namespaces; run: sudo npm run bench');
