@@ -1,14 +1,14 @@
 // What the demo needs before it starts. Missing privileges stop it at once,
-// with a message saying how to run it; a missing `ip` or `nft` only skips the
-// steps that need it, reported once with its coded error (naming the package).
+// with a message saying how to run it; a missing `nft` only skips the steps
+// that need it, reported once with its coded error (naming the package). `ip`
+// is not needed: links, addresses and lo are made over netlink.
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { nftMissing } from '../addrset/nft-backend.js';
 import { hasEffectiveCapability } from '../capabilities.js';
 import type { NetnsError } from '../core/errors.js';
-import { ipMissing } from '../testing/run-ip.js';
 
-export type Tool = 'ip' | 'nft';
+export type Tool = 'nft';
 
 /** Whether `command` is an executable file on PATH (as execvp would find it). */
 export function onPath(command: string, path = process.env.PATH ?? ''): boolean {
@@ -36,7 +36,6 @@ export function preflight(): Preflight {
     if (!hasEffectiveCapability(name)) problems.push(`${name} is missing: run it as root, e.g. \`sudo npm start\``);
   }
   const missing = new Map<Tool, NetnsError>();
-  if (!onPath('ip')) missing.set('ip', ipMissing());
   if (!onPath('nft')) missing.set('nft', nftMissing());
   return { problems, missing };
 }

@@ -1,7 +1,6 @@
 // `npm start` / `netns demo`: the product doing its job on real namespaces it
 // makes under a unique prefix and always removes (on success, failure and
 // Ctrl-C). It only talks to addresses inside its own namespaces.
-import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import { statSync } from 'node:fs';
@@ -26,32 +25,6 @@ export const DEMO_EXIT = { OK: 0, FAILED: 1, NOT_PRIVILEGED: 2, PARTIAL: 3 } as 
 
 /** A demo check that failed: the package did not do what the step shows. */
 const checkFailed = (message: string) => netnsError(ErrorCodes.FIXTURE, `demo check failed: ${message}`);
-
-interface Hosts3 {
-  hosts: Record<Hosts, NetNS>;
-  close(): Promise<void>;
-}
-
-/** The three namespaces without veth pairs or lo (no `ip` needed), named so that sweep(PREFIX) finds them. */
-async function bareNamespaces(): Promise<Hosts3> {
-  const prefix = `${PREFIX}${process.pid}-${randomBytes(3).toString('hex')}-`;
-  const hosts = {} as Record<Hosts, NetNS>;
-  const made: string[] = [];
-  const close = async () => {
-    for (const ns of Object.values(hosts) as NetNS[]) ns.close();
-    for (const name of made.splice(0)) await NetNS.delete(name).catch(() => {});
-  };
-  try {
-    for (const host of ['red', 'blue', 'green'] as const) {
-      hosts[host] = await NetNS.create(`${prefix}${host}`);
-      made.push(`${prefix}${host}`);
-    }
-  } catch (error) {
-    await close();
-    throw error;
-  }
-  return { hosts, close };
-}
 
 function once<T>(sets: AddressSets, event: 'destroyed' | 'destroyFailed' | 'deleteCancelled'): Promise<T> {
   return new Promise((resolve) => sets.once(event, resolve as (value: unknown) => void));
@@ -79,7 +52,7 @@ function connectFromHost(port: number): Promise<string> {
   });
 }
 
-async function observeNamespaces(network: Hosts3, note: (line: string) => void): Promise<void> {
+async function observeNamespaces(network: TestNetwork<Hosts>, note: (line: string) => void): Promise<void> {
   for (const [name, ns] of Object.entries(network.hosts) as [Hosts, NetNS][]) {
     const seen = await withNetNS(ns, () => {
       const fs = require('node:fs');
@@ -162,16 +135,14 @@ export async function runDemo({ json }: { json: boolean }): Promise<number> {
   const narrator = new Narrator(json, !json && Boolean(process.stdout.isTTY));
   const started = performance.now();
   let network: TestNetwork<Hosts> | undefined;
-  let bare: Hosts3 | undefined;
   let sets: AddressSets | undefined;
   let server: http.Server | undefined;
   const cleanup = async () => {
     server?.close();
     await sets?.close();
     await network?.close();
-    await bare?.close();
   };
-  const hosts = (): Hosts3 => (network ?? bare)!;
+  const hosts = (): TestNetwork<Hosts> => network!;
   // A step that needs a missing tool is skipped, and says which tool.
   const step = async (title: string, needs: Tool[], run: (note: (line: string) => void) => Promise<void>) => {
     const absent = needs.filter((tool) => missing.has(tool));
@@ -188,13 +159,8 @@ export async function runDemo({ json }: { json: boolean }): Promise<number> {
     await sweep(PREFIX);
     narrator.say('netns demo: real namespaces, made here and removed at the end\n');
     for (const error of missing.values()) narrator.say(`${error.code}: ${error.message}; the steps that need it are skipped\n`);
-    if (missing.has('ip')) {
-      await narrator.step('Three namespaces (no veth pairs: ip is missing)', async (note) => {
-        bare = await bareNamespaces();
-        note('red, blue and green, unconnected');
-      });
-    }
-    await step('Three namespaces joined by veth pairs', ['ip'], async (note) => {
+    // Over netlink (netns/testing): no `ip` process.
+    await narrator.step('Three namespaces joined by veth pairs', async (note) => {
       network = await createTestNetwork<Hosts>({
         prefix: PREFIX,
         hosts: { red: { addr: '10.77.1.1/24' }, blue: { addr: '10.77.1.2/24' }, green: {} },
@@ -203,7 +169,7 @@ export async function runDemo({ json }: { json: boolean }): Promise<number> {
       note('red 10.77.1.1 ⇄ blue 10.77.1.2 and red 10.77.2.1 ⇄ green 10.77.2.2');
     });
     await narrator.step('withNetNS runs JavaScript inside each namespace', (note) => observeNamespaces(hosts(), note));
-    await step('A server made from the main thread in red, reached from blue, not from the host', ['ip'], async (note) => {
+    await narrator.step('A server made from the main thread in red, reached from blue, not from the host', async (note) => {
       server = await serveAcrossNamespaces(network!, note);
     });
     await step("Address sets: the ovn-kubernetes delete/re-create race, resolved", ['nft'], async (note) => {

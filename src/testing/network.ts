@@ -1,11 +1,15 @@
 // createTestNetwork: a few namespaces joined by veth pairs, for root-run
 // integration tests. Everything it makes carries a prefix unique to this
 // process and is removed on dispose, on failure half-way, and at process exit.
+// Links, addresses and lo are made over netlink (netns/netlink), one socket per
+// host made inside its namespace: no `ip` process. Only `network.ip()` runs
+// `ip`, because that is what it is for.
 import { randomBytes } from 'node:crypto';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { deleteNamespace } from '../lifecycle.js';
+import { openNetlink, type Netlink } from '../netlink/index.js';
 import { NetNS } from '../netns.js';
-import { deleteNamespaceSync, runIp } from './run-ip.js';
+import { deleteNamespacesSync, runIp } from './run-ip.js';
 import { DEFAULT_PREFIX } from './sweep.js';
 
 export interface TestHostSpec {
@@ -71,7 +75,8 @@ class Network<H extends string> implements TestNetwork<H> {
   readonly #addresses = new Map<H, string>();
   readonly #interfaces = new Map<H, string[]>();
   readonly #created: string[] = [];
-  readonly #onExit = () => this.#created.forEach(deleteNamespaceSync);
+  readonly #netlink = new Map<H, Netlink>();
+  readonly #onExit = () => deleteNamespacesSync(this.#created);
   #closed = false;
 
   constructor(private readonly runPrefix: string) {
@@ -86,7 +91,8 @@ class Network<H extends string> implements TestNetwork<H> {
       this.#created.push(name);
       this.hosts[host] = await NetNS.create(name);
       this.#interfaces.set(host, []);
-      await runIp(['-n', name, 'link', 'set', 'lo', 'up']);
+      this.#netlink.set(host, await openNetlink(this.hosts[host]));
+      await this.#configure(host, 'link set lo up', (nl) => nl.links.up('lo'));
     }
     for (const link of spec.links ?? []) await this.#link(link, spec.hosts);
   }
@@ -96,11 +102,28 @@ class Network<H extends string> implements TestNetwork<H> {
     const addresses: Partial<Record<H, string>> = link[2] ?? {};
     const ifA = this.#nextInterface(a);
     const ifB = this.#nextInterface(b);
-    await runIp(['-n', this.names[a], 'link', 'add', ifA, 'type', 'veth', 'peer', 'name', ifB, 'netns', this.names[b]]);
+    // One message: the peer is made directly inside b's namespace.
+    await this.#configure(a, `link add ${ifA} type veth peer name ${ifB} netns ${this.names[b]}`, (nl) =>
+      nl.links.add({ kind: 'veth', name: ifA, peer: { name: ifB, netns: this.hosts[b] } }),
+    );
     for (const [host, iface] of [[a, ifA], [b, ifB]] as [H, string][]) {
       const cidr = addresses[host] ?? (iface === 'eth0' ? hosts[host].addr : undefined);
       if (cidr !== undefined) await this.#addAddress(host, iface, cidr);
-      await runIp(['-n', this.names[host], 'link', 'set', iface, 'up']);
+      await this.#configure(host, `link set ${iface} up`, (nl) => nl.links.up(iface));
+    }
+  }
+
+  /**
+   * One netlink operation in a host's namespace. A refusal (the kernel's, or
+   * bad input such as an invalid address) becomes ERR_NETNS_FIXTURE naming the
+   * namespace and the operation in `ip` terms, with the netlink error as cause.
+   */
+  async #configure(host: H, what: string, run: (nl: Netlink) => Promise<unknown>): Promise<void> {
+    try {
+      await run(this.#netlink.get(host)!);
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      throw netnsError(ErrorCodes.FIXTURE, `${what} in ${this.names[host]} failed: ${detail}`, { cause: error });
     }
   }
 
@@ -112,7 +135,8 @@ class Network<H extends string> implements TestNetwork<H> {
   }
 
   async #addAddress(host: H, iface: string, cidr: string): Promise<void> {
-    await runIp(['-n', this.names[host], 'addr', 'add', cidr, 'dev', iface, ...(cidr.includes(':') ? ['nodad'] : [])]);
+    const flags = cidr.includes(':') ? (['nodad'] as const) : [];
+    await this.#configure(host, `addr add ${cidr} dev ${iface}`, (nl) => nl.addresses.add({ link: iface, address: cidr, flags: [...flags] }));
     if (!this.#addresses.has(host)) this.#addresses.set(host, cidr.split('/')[0]!);
   }
 
@@ -133,6 +157,7 @@ class Network<H extends string> implements TestNetwork<H> {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    for (const nl of this.#netlink.values()) nl.close();
     for (const ns of Object.values(this.hosts) as NetNS[]) ns.close();
     for (const name of this.#created) await deleteNamespace(name).catch(() => {});
     process.off('exit', this.#onExit);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetNS, withNetNS } from '../../dist/index.js';
 import { AddressSets } from '../../dist/addrset/index.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
+import { pathWithout, type BarePath } from '../helpers/path-without.js';
 import { privileged } from '../helpers/privileges.js';
 
 const plugin = fileURLToPath(new URL('../../examples/cni-ptp/dist/main.js', import.meta.url));
@@ -18,9 +19,9 @@ interface PluginRun {
 }
 
 /** Runs the plugin exactly as a runtime does: CNI_* variables and config on stdin. */
-function cni(env: Record<string, string>, config: object | string): Promise<PluginRun> {
+function cni(env: Record<string, string>, config: object | string, path = process.env.PATH): Promise<PluginRun> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [plugin], { env: { PATH: process.env.PATH, ...env } }, (error, stdout) => {
+    const child = execFile(process.execPath, [plugin], { env: { PATH: path, ...env } }, (error, stdout) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, json: stdout.trim() ? (JSON.parse(stdout) as Record<string, unknown>) : undefined });
     });
@@ -32,6 +33,7 @@ describe.skipIf(!privileged)('the cni-ptp example plugin', () => {
   let node: TestNetwork<'node'>;
   const containers = [`cni-${tag}-c1`, `cni-${tag}-c2`];
   let config: Record<string, unknown>;
+  let noIp: BarePath;
   const env = (command: string, container = containers[0]!) => ({
     CNI_COMMAND: command,
     CNI_CONTAINERID: `ctr-${container}`,
@@ -43,6 +45,7 @@ describe.skipIf(!privileged)('the cni-ptp example plugin', () => {
   beforeAll(async () => {
     node = await createTestNetwork({ hosts: { node: {} } }); // stands in for the host: nothing touches the real one
     for (const name of containers) execFileSync('ip', ['netns', 'add', name]);
+    noIp = pathWithout('ip');
     config = {
       cniVersion: '1.1.0',
       name: 'ptp-test',
@@ -55,6 +58,7 @@ describe.skipIf(!privileged)('the cni-ptp example plugin', () => {
   });
 
   afterAll(async () => {
+    noIp?.dispose();
     for (const name of containers) execFileSync('ip', ['netns', 'del', name]);
     await node?.close();
   });
@@ -120,6 +124,36 @@ describe.skipIf(!privileged)('the cni-ptp example plugin', () => {
     const links = JSON.parse((await node.hosts.node.execFile('ip', ['-j', 'link', 'show', 'type', 'veth'])).stdout) as unknown[];
     expect(links).toHaveLength(1);
     expect((await cni(env('DEL', containers[0]), config)).code).toBe(0);
+  });
+
+  it('ADD, CHECK, GC, STATUS and DEL need no ip: they work with a PATH lacking it', async () => {
+    const added = await cni(env('ADD'), config, noIp.path);
+    expect(added).toMatchObject({ code: 0, json: { interfaces: [{ mac: expect.stringMatching(/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/) }, { name: 'eth0' }] } });
+    using container = NetNS.open(containers[0]!);
+    const route = JSON.parse((await container.execFile('ip', ['-j', 'route', 'show', 'default'])).stdout)[0];
+    expect(route).toMatchObject({ gateway: '10.22.0.1', dev: 'eth0', flags: ['onlink'] });
+    const lo = JSON.parse((await container.execFile('ip', ['-j', 'link', 'show', 'lo'])).stdout)[0];
+    expect(lo.flags).toContain('UP');
+    const hostRoute = JSON.parse((await node.hosts.node.execFile('ip', ['-j', 'route', 'show', '10.22.0.2/32'])).stdout)[0];
+    expect(hostRoute).toMatchObject({ dst: '10.22.0.2', scope: 'link' });
+    expect(await cni(env('CHECK'), { ...config, prevResult: added.json }, noIp.path)).toMatchObject({ code: 0, stdout: '' });
+    expect(await cni(env('STATUS'), config, noIp.path)).toMatchObject({ code: 0, stdout: '' });
+    expect(await cni({ CNI_COMMAND: 'GC', CNI_PATH: '/opt/cni/bin' }, { ...config, 'cni.dev/valid-attachments': [] }, noIp.path)).toMatchObject({ code: 0 });
+    expect(JSON.parse((await node.hosts.node.execFile('ip', ['-j', 'link', 'show', 'type', 'veth'])).stdout || '[]')).toEqual([]);
+    expect(await cni(env('DEL'), config, noIp.path)).toMatchObject({ code: 0, stdout: '' });
+    expect(await cni(env('DEL'), config, noIp.path)).toMatchObject({ code: 0, stdout: '' });
+  });
+
+  it('an ADD failing half-way (the container already has a default route) deletes the veth it made', async () => {
+    using container = NetNS.open(containers[1]!);
+    for (const args of [['link', 'add', 'br0', 'up', 'type', 'bridge'], ['addr', 'add', '10.99.0.1/24', 'dev', 'br0'], ['route', 'add', 'default', 'via', '10.99.0.2', 'dev', 'br0', 'onlink']]) {
+      await container.execFile('ip', args);
+    }
+    const failed = await cni(env('ADD', containers[1]), { ...config, address: '10.22.0.3/24' }, noIp.path);
+    expect(failed).toMatchObject({ code: 1, json: { code: 5, msg: expect.stringMatching(/^configuring the container side: .*EEXIST/) } });
+    expect(JSON.parse((await node.hosts.node.execFile('ip', ['-j', 'link', 'show', 'type', 'veth'])).stdout || '[]')).toEqual([]);
+    expect(await container.execFile('ip', ['-o', 'link', 'show', 'eth0']).catch((e: { code: number }) => e.code)).toBe(1);
+    await container.execFile('ip', ['link', 'del', 'br0']);
   });
 
   it('answers STATUS', async () => {

@@ -1,6 +1,7 @@
-// A missing `nft` or `ip` (a real PATH without it) is reported once, with a
-// coded error naming the Debian package; the demo runs what does not need it;
-// the root suite refuses to start without its prerequisites.
+// A missing `nft` (a real PATH without it) is reported once, with a coded
+// error naming the Debian package; the demo runs what does not need it.
+// Fixtures and the demo do not need `ip` at all (netlink). The root suite
+// refuses to start without its prerequisites (its tests still use `ip`).
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
@@ -61,15 +62,40 @@ describe.skipIf(!privileged)('missing prerequisites', () => {
     expect(JSON.parse(result.stdout)).toEqual({ name: 'NetnsError', code: 'ERR_NETNS_NFT_MISSING', message: expect.stringMatching(/nft .*Debian package nftables/) });
   });
 
-  it('createTestNetwork without ip rejects with ERR_NETNS_IP_MISSING naming iproute2, and leaves nothing', async () => {
+  it('createTestNetwork without ip builds hosts, veths, addresses and lo, carries TCP, and leaves nothing', async () => {
     const prefix = `nsfixp${randomBytes(2).toString('hex')}-`;
     const result = await script(
       `const { createTestNetwork } = await import(${JSON.stringify(`${dist}/testing.js`)});
-       try { await createTestNetwork({ prefix: ${JSON.stringify(prefix)}, hosts: { a: {}, b: {} }, links: [['a', 'b']] }); console.log('built'); }
-       catch (error) { console.log(JSON.stringify({ name: error.name, code: error.code, message: error.message })); }`,
+       const net = await import('node:net');
+       const network = await createTestNetwork({ prefix: ${JSON.stringify(prefix)}, hosts: { a: { addr: '10.30.0.1/24' }, b: { addr: 'fd30::2/64' } }, links: [['a', 'b', { b: '10.30.0.2/24' }]] });
+       const lo = await network.hosts.a.connect({ host: '127.0.0.1', port: 9 }).then(() => 'open', (e) => e.code);
+       const server = await network.hosts.a.listen(net.createServer((s) => s.end('no ip')), { port: 8080 });
+       const socket = await network.hosts.b.connect({ host: network.address('a'), port: 8080 });
+       let text = '';
+       await new Promise((resolve) => socket.setEncoding('utf8').on('data', (c) => (text += c)).on('end', resolve));
+       server.close();
+       const ip = await network.ip('a', 'link').catch((e) => e.code);
+       await network.close();
+       console.log(JSON.stringify({ text, lo, b: network.address('b'), ip }));`,
       noIp.path,
     );
-    expect(JSON.parse(result.stdout)).toEqual({ name: 'NetnsError', code: 'ERR_NETNS_IP_MISSING', message: expect.stringMatching(/ip .*Debian package iproute2/) });
+    expect(result.stderr).toBe('');
+    // lo is up (a refused connection, not ENETUNREACH); network.ip() is the one thing that wants ip
+    expect(JSON.parse(result.stdout)).toEqual({ text: 'no ip', lo: 'ECONNREFUSED', b: '10.30.0.2', ip: 'ERR_NETNS_IP_MISSING' });
+    expect(leftovers(prefix)).toEqual([]);
+  });
+
+  it('without ip, a test process that dies still leaves no namespace (exit hook)', async () => {
+    const prefix = `nsfixp${randomBytes(2).toString('hex')}-`;
+    const result = await script(
+      `const { createTestNetwork } = await import(${JSON.stringify(`${dist}/testing.js`)});
+       const network = await createTestNetwork({ prefix: ${JSON.stringify(prefix)}, hosts: { a: {}, b: {} }, links: [['a', 'b']] });
+       console.log(JSON.stringify(Object.values(network.names)));
+       throw new Error('the test failed');`,
+      noIp.path,
+    );
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toHaveLength(2);
     expect(leftovers(prefix)).toEqual([]);
   });
 
@@ -95,17 +121,14 @@ describe.skipIf(!privileged)('missing prerequisites', () => {
     expect(leftovers('nsdemo-')).toEqual([]);
   });
 
-  it('the demo without ip runs the other steps (address sets too) and says which it skipped', async () => {
-    const result = await run([`${dist}/cli/main.js`, 'demo'], { ...process.env, PATH: noIp.path });
+  it('the demo without ip runs every step (it makes links over netlink) and exits 0', async () => {
+    const result = await run([`${dist}/cli/main.js`, 'demo', '--json'], { ...process.env, PATH: noIp.path });
     expect(result.stderr).toBe('');
-    expect(result.code).toBe(3);
-    const lines = result.stdout.split('\n');
-    expect(lines.filter((line) => line.includes('ERR_NETNS_IP_MISSING: ip is not installed: install the Debian package iproute2'))).toHaveLength(1);
-    expect(lines.filter((line) => line.includes('skipped: needs ip'))).toHaveLength(2);
-    expect(result.stdout).toMatch(/✓ Three namespaces \(no veth pairs: ip is missing\)/);
-    expect(result.stdout).toMatch(/✓ Address sets/);
-    expect(result.stdout).toMatch(/✓ A leaked set is planted and collected by gc/);
-    expect(result.stdout).toContain('2 skipped');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as { ok: boolean; skipped: string[]; missing: unknown[]; steps: { step: string; ok: boolean; skipped?: string }[] };
+    expect(report).toMatchObject({ ok: true, skipped: [], missing: [] });
+    expect(report.steps.map((step) => step.step).join('\n')).toMatch(/veth[\s\S]*withNetNS[\s\S]*server[\s\S]*race[\s\S]*gc[\s\S]*removed/);
+    for (const step of report.steps) expect(step, step.step).toMatchObject({ ok: true });
     expect(leftovers('nsdemo-')).toEqual([]);
   });
 

@@ -5,10 +5,11 @@ import { createTestNetwork } from '../../dist/testing.js';
 import { privileged } from '../helpers/privileges.js';
 
 describe.skipIf(!privileged)('fixture errors', () => {
-  it('an ip command that fails is a NetnsError ERR_NETNS_FIXTURE with ip\'s own words', async () => {
+  it('a netlink operation that fails is a NetnsError ERR_NETNS_FIXTURE naming it and the netlink error', async () => {
     const error = await createTestNetwork({ hosts: { a: { addr: '10.10.0.300/24' }, b: {} }, links: [['a', 'b']] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetnsError);
-    expect(error).toMatchObject({ name: 'NetnsError', code: 'ERR_NETNS_FIXTURE', message: expect.stringMatching(/^ip -n \S+ addr add 10\.10\.0\.300\/24 dev eth0 failed: .+/) });
+    expect(error).toMatchObject({ name: 'NetnsError', code: 'ERR_NETNS_FIXTURE', message: expect.stringMatching(/^addr add 10\.10\.0\.300\/24 dev eth0 in \S+ failed: .+/) });
+    expect((error as Error).cause).toMatchObject({ code: 'ERR_NETNS_NETLINK_INVALID' }); // refused before anything was sent
   });
 
   it('a bad spec is a NetnsError ERR_NETNS_INVALID_ARG', async () => {

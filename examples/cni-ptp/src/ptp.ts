@@ -1,10 +1,13 @@
 // The plumbing: a veth pair between the host namespace and the container's,
-// the container's address and default route (configured from inside the
-// container with withNetNS), the host route back, and one address set per
-// attachment so that host-side policy can refer to the container's address.
+// the container's address and default route, the host route back, and one
+// address set per attachment so that host-side policy can refer to the
+// container's address. Links, addresses and routes go over netlink
+// (netns/netlink), through a socket made inside each namespace: no `ip`
+// process, and no thread switching namespace. Only the address sets run `nft`.
 import { createHash } from 'node:crypto';
-import { withNetNS, NetNS, type NetnsError } from 'netns';
+import { NetNS, type NetnsError } from 'netns';
 import { AddressSets } from 'netns/addrset';
+import { openNetlink, type Netlink } from 'netns/netlink';
 import type { PtpConfig, PtpResult } from './config.js';
 import { CniCodes, CniError, type Invocation } from './protocol.js';
 
@@ -21,8 +24,26 @@ export function attachmentOwner(containerId: string, ifname: string): string {
 }
 
 function ioFailure(what: string, error: unknown): CniError {
-  const failed = error as Error & { stderr?: string };
-  return new CniError(CniCodes.IO_FAILURE, `${what}: ${(failed.stderr || failed.message).trim()}`);
+  return new CniError(CniCodes.IO_FAILURE, `${what}: ${(error as Error).message.trim()}`);
+}
+
+/** A netlink handle inside `ns`, closed after `use`. */
+async function withNetlink<T>(ns: NetNS, use: (nl: Netlink) => Promise<T>): Promise<T> {
+  const nl = await openNetlink(ns);
+  try {
+    return await use(nl);
+  } finally {
+    nl.close();
+  }
+}
+
+/** Runs one step; a failure becomes a CNI I/O failure naming it. */
+async function step<T>(what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw ioFailure(what, error);
+  }
 }
 
 export function openContainer(path: string): NetNS {
@@ -52,63 +73,50 @@ export async function withAddressSets<T>(host: NetNS, config: PtpConfig, use: (s
   }
 }
 
-async function linkMac(ns: NetNS, ifname: string): Promise<string> {
-  const { stdout } = await ns.execFile('ip', ['-j', 'link', 'show', 'dev', ifname]);
-  return (JSON.parse(stdout) as { address: string }[])[0]!.address;
-}
-
 export async function addAttachment(invocation: Invocation, config: PtpConfig): Promise<PtpResult> {
   const container = openContainer(invocation.netns);
   const host = openHost(config);
   const hostIf = hostIfname(invocation.containerId, invocation.ifname);
+  const ifname = invocation.ifname;
   const containerIp = config.address.split('/')[0]!;
+  let hostNl: Netlink | undefined;
+  let containerNl: Netlink | undefined;
   try {
-    await host.execFile('ip', ['link', 'add', hostIf, 'type', 'veth', 'peer', 'name', invocation.ifname, 'netns', container.path]).catch((error) => {
-      throw ioFailure(`creating veth ${hostIf}`, error);
-    });
+    hostNl = await step('opening netlink in the host namespace', () => openNetlink(host));
+    containerNl = await step('opening netlink in the container namespace', () => openNetlink(container));
+    const [hostSide, inside] = [hostNl, containerNl]; // narrowed for the closures below
+    // One message: the container end is made directly inside the container.
+    const hostLink = await step(`creating veth ${hostIf}`, () => hostSide.links.add({ kind: 'veth', name: hostIf, peer: { name: ifname, netns: container } }));
     try {
-      // Inside the container: plain child_process, because fn runs there.
-      const mac = await withNetNS(
-        container,
-        (ifname: string, address: string, gateway: string) => {
-          const ip = (...args: string[]) => require('node:child_process').execFileSync('ip', args, { encoding: 'utf8' }) as string;
-          ip('link', 'set', 'lo', 'up');
-          ip('addr', 'add', address, 'dev', ifname);
-          ip('link', 'set', ifname, 'up');
-          ip('route', 'add', 'default', 'via', gateway, 'dev', ifname, 'onlink');
-          return (JSON.parse(ip('-j', 'link', 'show', 'dev', ifname)) as { address: string }[])[0]!.address;
-        },
-        invocation.ifname,
-        config.address,
-        config.gateway,
-      ).catch((error) => {
-        throw ioFailure('configuring the container side', error);
+      // Inside the container, through the socket made there.
+      const mac = await step('configuring the container side', async () => {
+        await inside.links.up('lo');
+        await inside.addresses.add({ link: ifname, address: config.address });
+        await inside.links.up(ifname);
+        await inside.routes.add({ destination: 'default', gateway: config.gateway, device: ifname, onlink: true });
+        return (await inside.links.get(ifname)).mac!;
       });
-      for (const args of [
-        ['addr', 'add', `${config.gateway}/32`, 'dev', hostIf],
-        ['link', 'set', hostIf, 'up'],
-        ['route', 'add', `${containerIp}/32`, 'dev', hostIf],
-      ]) {
-        await host.execFile('ip', args).catch((error) => {
-          throw ioFailure(`ip ${args.join(' ')}`, error);
-        });
-      }
-      await withAddressSets(host, config, (sets) => sets.ensure(attachmentOwner(invocation.containerId, invocation.ifname), [containerIp]));
+      await step(`addr add ${config.gateway}/32 dev ${hostIf}`, () => hostSide.addresses.add({ link: hostLink.index, address: `${config.gateway}/32` }));
+      await step(`link set ${hostIf} up`, () => hostSide.links.up(hostLink.index));
+      await step(`route add ${containerIp}/32 dev ${hostIf}`, () => hostSide.routes.add({ destination: `${containerIp}/32`, device: hostLink.index }));
+      await withAddressSets(host, config, (sets) => sets.ensure(attachmentOwner(invocation.containerId, ifname), [containerIp]));
       return {
         cniVersion: config.cniVersion,
         interfaces: [
-          { name: hostIf, mac: await linkMac(host, hostIf) },
-          { name: invocation.ifname, mac, sandbox: invocation.netns },
+          { name: hostIf, mac: hostLink.mac! },
+          { name: ifname, mac, sandbox: invocation.netns },
         ],
         ips: [{ address: config.address, gateway: config.gateway, interface: 1 }],
         routes: [{ dst: '0.0.0.0/0', gw: config.gateway }],
         dns: {},
       };
     } catch (error) {
-      await host.execFile('ip', ['link', 'del', hostIf]).catch(() => {}); // takes the container end with it
+      await hostSide.links.delete(hostLink.index).catch(() => {}); // takes the container end with it
       throw error;
     }
   } finally {
+    hostNl?.close();
+    containerNl?.close();
     container.close();
     host.close();
   }
@@ -119,18 +127,13 @@ export async function deleteAttachment(invocation: Invocation, config: PtpConfig
   const host = openHost(config);
   try {
     const hostIf = hostIfname(invocation.containerId, invocation.ifname);
-    await host.execFile('ip', ['link', 'del', hostIf]).catch((error: { stderr?: string }) => {
-      if (!/Cannot find device/.test(error.stderr ?? '')) throw ioFailure(`deleting ${hostIf}`, error);
+    await withNetlink(host, (nl) => nl.links.delete(hostIf)).catch((error: NetnsError) => {
+      if (error.code !== 'ENODEV') throw ioFailure(`deleting ${hostIf}`, error);
     });
     await withAddressSets(host, config, (sets) => sets.delete(attachmentOwner(invocation.containerId, invocation.ifname)));
   } finally {
     host.close();
   }
-}
-
-interface ContainerState {
-  addresses: string[];
-  defaultVia: string | undefined;
 }
 
 export async function checkAttachment(invocation: Invocation, config: PtpConfig): Promise<void> {
@@ -140,26 +143,22 @@ export async function checkAttachment(invocation: Invocation, config: PtpConfig)
   const host = openHost(config);
   const mismatch = (what: string) => new CniError(CniCodes.CHECK_FAILED, `attachment differs from prevResult: ${what}`);
   try {
-    const state = await withNetNS(
-      container,
-      (ifname: string): ContainerState => {
-        const run = (...args: string[]) => JSON.parse(require('node:child_process').execFileSync('ip', ['-j', ...args], { encoding: 'utf8' }) || '[]');
-        const info = run('addr', 'show', 'dev', ifname) as { addr_info: { family: string; local: string; prefixlen: number }[] }[];
-        const routes = run('route', 'show', 'default') as { gateway?: string; dev: string }[];
-        return {
-          addresses: (info[0]?.addr_info ?? []).filter((a) => a.family === 'inet').map((a) => `${a.local}/${a.prefixlen}`),
-          defaultVia: routes.find((route) => route.dev === ifname)?.gateway,
-        };
-      },
-      invocation.ifname,
-    ).catch((error) => {
+    const state = await withNetlink(container, async (nl) => {
+      const link = await nl.links.get(invocation.ifname);
+      const addresses = await nl.addresses.list({ link: link.index, family: 4 });
+      const routes = await nl.routes.list({ family: 4 });
+      return {
+        addresses: addresses.map((a) => `${a.address}/${a.prefixLength}`),
+        defaultVia: routes.find((route) => route.destination === '0.0.0.0/0' && route.device === link.index)?.gateway,
+      };
+    }).catch((error) => {
       throw mismatch(`interface ${invocation.ifname} is missing (${(error as Error).message.split('\n')[0]})`);
     });
     for (const ip of expected.ips) {
       if (!state.addresses.includes(ip.address)) throw mismatch(`address ${ip.address} is not on ${invocation.ifname}`);
       if (state.defaultVia !== ip.gateway) throw mismatch(`no default route via ${ip.gateway}`);
     }
-    await host.execFile('ip', ['link', 'show', 'dev', hostIfname(invocation.containerId, invocation.ifname)]).catch(() => {
+    await withNetlink(host, (nl) => nl.links.get(hostIfname(invocation.containerId, invocation.ifname))).catch(() => {
       throw mismatch('the host end of the veth pair is missing');
     });
     const details = await withAddressSets(host, config, (sets) => sets.inspect(attachmentOwner(invocation.containerId, invocation.ifname)));
@@ -179,22 +178,23 @@ export async function collectGarbage(config: PtpConfig): Promise<void> {
   try {
     await withAddressSets(host, config, (sets) => sets.gc({ live: valid.map((a) => attachmentOwner(a.containerID, a.ifname)) }));
     const keep = new Set(valid.map((a) => hostIfname(a.containerID, a.ifname)));
-    const { stdout } = await host.execFile('ip', ['-j', 'link', 'show', 'type', 'veth']);
-    for (const { ifname } of JSON.parse(stdout || '[]') as { ifname: string }[]) {
-      if (ifname.startsWith(HOST_IF_PREFIX) && ifname.length === 15 && !keep.has(ifname)) {
-        await host.execFile('ip', ['link', 'del', ifname]).catch(() => {});
+    await withNetlink(host, async (nl) => {
+      for (const { name, kind, index } of await nl.links.list()) {
+        if (kind === 'veth' && name.startsWith(HOST_IF_PREFIX) && name.length === 15 && !keep.has(name)) {
+          await nl.links.delete(index).catch(() => {});
+        }
       }
-    }
+    });
   } finally {
     host.close();
   }
 }
 
-/** Whether the plugin can work: the host namespace opens and ip and nft run in it. */
+/** Whether the plugin can work: the host namespace opens, netlink opens in it, and nft runs there. */
 export async function status(config: PtpConfig): Promise<void> {
   const host = openHost(config);
   try {
-    await host.execFile('ip', ['-V']);
+    await withNetlink(host, (nl) => nl.links.get('lo'));
     await host.execFile('nft', ['--version']);
   } catch (error) {
     throw new CniError(CniCodes.PLUGIN_NOT_AVAILABLE, `plugin not available: ${(error as Error).message}`);
