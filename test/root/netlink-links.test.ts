@@ -30,7 +30,6 @@ async function netlink(ns: NetNS): Promise<Netlink> {
 const nsName = (ns: NetNS): string => ns.path.slice('/run/netns/'.length);
 const ipJson = (ns: NetNS, ...args: string[]): Record<string, any>[] =>
   JSON.parse(execFileSync('ip', ['-n', nsName(ns), '-j', ...args], { encoding: 'utf8' }) || '[]');
-const ip = (ns: NetNS, ...args: string[]): void => void execFileSync('ip', ['-n', nsName(ns), ...args]);
 const shown = (ns: NetNS, name: string): Record<string, any> => ipJson(ns, '-d', 'link', 'show', 'dev', name)[0]!;
 
 /** The fields this API reads, as ip -j -d prints them (M-DOWN is derived by ip from the lower link). */
