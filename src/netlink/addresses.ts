@@ -111,6 +111,8 @@ export function parseAddressMessage(message: NetlinkMessage): Address {
 
 /** The NEWADDR message for `spec` on the link with index `index` (validated first). */
 export function addAddressRequest(spec: AddressSpec, index: number, flags = C.NLM_F_CREATE | C.NLM_F_EXCL): NetlinkRequest {
+  if (typeof spec !== 'object' || spec === null) throw invalid('an address needs { link, address }');
+  checkLinkRef(spec.link);
   const local = parsePrefix(spec.address);
   const attributes: Attribute[] = [attr.bytes(C.IFA_LOCAL, local.bytes)];
   const peer = spec.peer === undefined ? undefined : parsePrefix(spec.peer, 'peer');
@@ -173,6 +175,7 @@ export class Addresses {
 
   /** Addresses, optionally of one link (filtered by the kernel) and one family. */
   async list(filter: AddressFilter = {}): Promise<Address[]> {
+    if (typeof filter !== 'object' || filter === null) throw invalid('an address filter must be an object ({ link, family })');
     const family = checkFamily(filter.family);
     const index = filter.link === undefined ? 0 : await this.#links.index(checkLinkRef(filter.link));
     const header = ifaddrmsg(toAf(family), 0, 0, 0, index);
@@ -205,6 +208,7 @@ export class Addresses {
 
   /** Deletes every address of a link (of one family if given), in one round trip; returns how many went. */
   async flush(link: LinkRef, family?: Family): Promise<number> {
+    checkFamily(family); // before the lookup: bad input sends nothing
     const index = await this.#links.index(checkLinkRef(link));
     const found = await this.list({ link: index, ...(family === undefined ? {} : { family }) });
     if (found.length === 0) return 0;
@@ -223,6 +227,8 @@ function checkFamily(family: unknown): Family | undefined {
 }
 
 function deleteRequest(spec: { link: LinkRef; address: string; peer?: string }, index: number): NetlinkRequest {
+  if (typeof spec !== 'object' || spec === null) throw invalid('an address needs { link, address }');
+  checkLinkRef(spec.link);
   const local = parsePrefix(spec.address);
   const attributes = [attr.bytes(C.IFA_LOCAL, local.bytes)];
   if (spec.peer !== undefined) {

@@ -111,3 +111,13 @@ export const RTN_UNICAST = 1;
 export const NDA_DST = 1;
 export const NDA_LLADDR = 2;
 export const NUD_PERMANENT = 0x80;
+export const NDA_IFINDEX = 8;
+// NTF_* (ndm_flags)
+export const NTF_USE = 0x01;
+export const NTF_SELF = 0x02;
+export const NTF_MASTER = 0x04;
+export const NTF_PROXY = 0x08;
+export const NTF_EXT_LEARNED = 0x10;
+export const NTF_OFFLOADED = 0x20;
+export const NTF_STICKY = 0x40;
+export const NTF_ROUTER = 0x80;

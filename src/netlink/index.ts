@@ -6,6 +6,7 @@ import type { NsHandle } from '../core/handle.js';
 import { Addresses } from './addresses.js';
 import { NetlinkHandle, type NetlinkHandleOptions } from './handle.js';
 import { Links } from './links.js';
+import { Neighbours } from './neighbours.js';
 import { Routes } from './routes.js';
 
 export class Netlink implements Disposable {
@@ -14,12 +15,14 @@ export class Netlink implements Disposable {
   readonly links: Links;
   readonly addresses: Addresses;
   readonly routes: Routes;
+  readonly neighbours: Neighbours;
 
   constructor(handle: NetlinkHandle) {
     this.handle = handle;
     this.links = new Links(handle);
     this.addresses = new Addresses(handle, this.links);
     this.routes = new Routes(handle, this.links);
+    this.neighbours = new Neighbours(handle, this.links);
   }
 
   /** Idempotent; the namespace handle it was opened with stays open. */
@@ -49,5 +52,6 @@ export { attr, AttributeMap } from './attributes.js';
 export type { Attribute } from './attributes.js';
 export type { Link, LinkChanges, LinkRef, LinkSpec, Links } from './links.js';
 export type { Address, AddressFilter, AddressFlag, AddressSpec, Addresses, Family, ScopeName } from './addresses.js';
+export type { Neighbour, NeighbourFilter, NeighbourFlag, NeighbourSpec, NeighbourState, Neighbours } from './neighbours.js';
 export type { NextHop, Route, RouteFilter, RouteProtocol, RouteSpec, RouteType, Routes } from './routes.js';
 export { ErrorCodes, NetnsError } from '../core/errors.js';

@@ -179,21 +179,25 @@ export class Links {
     }
   }
 
-  /** Changes a link; all given changes in one message. */
+  /** Changes a link; all given changes in one message. Every change is checked before anything is sent. */
   async set(ref: LinkRef, changes: LinkChanges): Promise<void> {
     checkLinkRef(ref);
+    if (typeof changes !== 'object' || changes === null) throw invalid('link changes must be an object ({ up, mtu, mac, name, master })');
+    if (changes.up !== undefined && typeof changes.up !== 'boolean') throw invalid(`up must be a boolean, got ${String(changes.up)}`);
+    const newName = changes.name === undefined ? undefined : checkLinkName(changes.name, 'new interface name');
+    const common = commonAttributes(changes);
+    const master = changes.master === undefined || changes.master === null ? changes.master : checkLinkRef(changes.master);
+    // Lookups (reads) only after every check.
     const attributes: Attribute[] = [];
     let index = typeof ref === 'number' ? ref : 0;
-    if (changes.name !== undefined) {
-      attributes.push(attr.string(C.IFLA_IFNAME, checkLinkName(changes.name, 'new interface name')));
+    if (newName !== undefined) {
+      attributes.push(attr.string(C.IFLA_IFNAME, newName));
       if (index === 0) index = await this.index(ref); // the name attribute now names the new name
     } else if (index === 0) {
       attributes.push(attr.string(C.IFLA_IFNAME, ref as string));
     }
-    attributes.push(...commonAttributes(changes));
-    if (changes.master !== undefined) {
-      attributes.push(attr.u32(C.IFLA_MASTER, changes.master === null ? 0 : await this.index(checkLinkRef(changes.master))));
-    }
+    attributes.push(...common);
+    if (master !== undefined) attributes.push(attr.u32(C.IFLA_MASTER, master === null ? 0 : await this.index(master)));
     const up = changes.up === undefined ? [0, 0] : [changes.up ? C.IFF_UP : 0, C.IFF_UP];
     const header = ifinfomsg(index, up[0], up[1]); // change mask always given: 0 would mean "every flag"
     await this.#nl.request([{ type: C.RTM_NEWLINK, flags: 0, header, attributes, what: `set link ${describeLink(ref)}` }]);
@@ -210,11 +214,13 @@ export class Links {
   /** Moves a link into another namespace, optionally renaming it there (one message). */
   async move(ref: LinkRef, to: NsHandle, options: { name?: string } = {}): Promise<void> {
     checkLinkRef(ref);
+    if (typeof options !== 'object' || options === null) throw invalid('move options must be an object ({ name })');
+    const newName = options.name === undefined ? undefined : checkLinkName(options.name, 'new interface name');
     const index = await this.index(ref);
     const nsFd = to.acquire();
     try {
       const attributes = [attr.u32(C.IFLA_NET_NS_FD, nsFd)];
-      if (options.name !== undefined) attributes.push(attr.string(C.IFLA_IFNAME, checkLinkName(options.name, 'new interface name')));
+      if (newName !== undefined) attributes.push(attr.string(C.IFLA_IFNAME, newName));
       const what = `move link ${describeLink(ref)} to ${to.path}`;
       await this.#nl.request([{ type: C.RTM_NEWLINK, flags: 0, header: ifinfomsg(index), attributes, what }]);
     } finally {

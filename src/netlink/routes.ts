@@ -177,6 +177,7 @@ function familyChecked(dst: ParsedPrefix, text: string, what: string): ParsedAdd
 function multipath(dst: ParsedPrefix, hops: NextHop[], devices: (number | undefined)[]): Attribute {
   if (!Array.isArray(hops) || hops.length === 0) throw invalid('multipath must be a non-empty array of next hops');
   const parts = hops.map((hop, i) => {
+    if (typeof hop !== 'object' || hop === null) throw invalid('a next hop must be an object ({ gateway, device, weight, onlink })');
     const gateway = hop.gateway === undefined ? undefined : familyChecked(dst, hop.gateway, 'next-hop gateway');
     const tail = gateway ? encodeGateway(gateway) : Buffer.alloc(0);
     const head = Buffer.alloc(C.RTNEXTHOP_SIZE);
@@ -285,10 +286,14 @@ export class Routes {
   async #send(type: number, flags: number, spec: RouteSpec): Promise<void> {
     if (typeof spec !== 'object' || spec === null) throw invalid('a route needs { destination }');
     routeRequest(type, flags, spec, {}); // validate everything before any lookup is sent
+    // Every link named (the route's and each next hop's) is checked before the first lookup.
+    const device = spec.device === undefined ? undefined : checkLinkRef(spec.device);
+    const hopDevices = (spec.multipath ?? []).map((h) => (h.device === undefined ? undefined : checkLinkRef(h.device)));
     const devices: ResolvedDevices = {};
-    if (spec.device !== undefined) devices.device = await this.#links.index(checkLinkRef(spec.device));
+    if (device !== undefined) devices.device = await this.#links.index(device);
     if (spec.multipath) {
-      devices.multipath = await Promise.all(spec.multipath.map((h) => (h.device === undefined ? undefined : this.#links.index(checkLinkRef(h.device)))));
+      devices.multipath = [];
+      for (const ref of hopDevices) devices.multipath.push(ref === undefined ? undefined : await this.#links.index(ref));
     }
     await this.#nl.request([routeRequest(type, flags, spec, devices)]);
   }

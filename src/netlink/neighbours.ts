@@ -1,0 +1,233 @@
+// Neighbours (ARP / NDP entries): RTM_NEWNEIGH / DELNEIGH / GETNEIGH, encoded
+// as `ip neigh` sends them (captured with strace on iproute2 6.1):
+//   ndmsg{u8 family, u8 pad, u16 pad, s32 ifindex, u16 state, u8 flags, u8 type 0},
+//   NDA_DST, NDA_LLADDR (when given).
+// `ip` sends state NUD_PERMANENT unless told otherwise, on deletes too (the
+// kernel ignores it there). Proxy entries (NTF_PROXY) are a separate table:
+// added, deleted and dumped with that flag, and they carry no link-layer address.
+// Dumps filter by link with NDA_IFINDEX (strict checking keeps the header's
+// other fields 0, NTF_PROXY being the one flag allowed).
+import { attr, AttributeMap, type Attribute } from './attributes.js';
+import * as C from './constants.js';
+import type { NetlinkHandle } from './handle.js';
+import type { NetlinkMessage, NetlinkRequest } from './message.js';
+import type { Family } from './addresses.js';
+import { checkLinkRef, describeLink, type LinkRef, type Links } from './links.js';
+import { familyName, formatAddress, formatMac, invalid, parseAddress, parseMac } from './validate.js';
+
+/** NUD_* (linux/neighbour.h); names as `ip neigh` takes them after `nud`. */
+export const NEIGHBOUR_STATES = {
+  none: 0x00,
+  incomplete: 0x01,
+  reachable: 0x02,
+  stale: 0x04,
+  delay: 0x08,
+  probe: 0x10,
+  failed: 0x20,
+  noarp: 0x40,
+  permanent: 0x80,
+} as const;
+export type NeighbourState = keyof typeof NEIGHBOUR_STATES;
+
+/** NTF_* a caller may set, as `ip neigh` names them (`proxy` is its own option). */
+export const NEIGHBOUR_FLAGS = { extern_learn: C.NTF_EXT_LEARNED, router: C.NTF_ROUTER } as const;
+export type NeighbourFlag = keyof typeof NEIGHBOUR_FLAGS;
+
+export interface NeighbourSpec {
+  link: LinkRef;
+  /** The neighbour's IP address: "10.0.0.2", "fd00::2" (no prefix length). */
+  address: string;
+  /** Its link-layer address: "02:00:00:00:00:02". Not for proxy entries. */
+  lladdr?: string;
+  /** Default: permanent, as `ip neigh add`. Not for proxy entries. */
+  state?: NeighbourState;
+  flags?: NeighbourFlag[];
+  /** A proxy ARP / NDP entry (NTF_PROXY): answered for, on that link. */
+  proxy?: boolean;
+  /** When given, the address must be of this family. */
+  family?: Family;
+}
+
+export interface Neighbour {
+  family: Family;
+  /** The interface index. */
+  index: number;
+  address: string;
+  lladdr?: string;
+  /** The NUD state ('none' for a proxy entry); a number if not a single known state. */
+  state: NeighbourState | number;
+  /** Flags as `ip` names them: router, extern_learn, proxy, ... */
+  flags: string[];
+  proxy: boolean;
+}
+
+export interface NeighbourFilter {
+  link?: LinkRef;
+  family?: Family;
+  /** true: the proxy entries instead of the neighbour cache (as `ip neigh show proxy`). */
+  proxy?: boolean;
+}
+
+/** Every NTF_* the kernel reports, named as iproute2 prints them. */
+const REPORTED_FLAGS: [string, number][] = [
+  ['use', C.NTF_USE],
+  ['self', C.NTF_SELF],
+  ['master', C.NTF_MASTER],
+  ['proxy', C.NTF_PROXY],
+  ['extern_learn', C.NTF_EXT_LEARNED],
+  ['offload', C.NTF_OFFLOADED],
+  ['sticky', C.NTF_STICKY],
+  ['router', C.NTF_ROUTER],
+];
+
+/** struct ndmsg: u8 family, u8 pad1, u16 pad2, s32 ifindex, u16 state, u8 flags, u8 type. */
+export function ndmsg(family: number, index: number, state: number, flags: number, type = 0): Buffer {
+  const out = Buffer.alloc(C.NDMSG_SIZE);
+  out.writeUInt8(family, 0);
+  out.writeInt32LE(index, 4);
+  out.writeUInt16LE(state, 8);
+  out.writeUInt8(flags, 10);
+  out.writeUInt8(type, 11);
+  return out;
+}
+
+export function parseNeighbour(message: NetlinkMessage): Neighbour {
+  const p = message.payload;
+  const a = AttributeMap.parse(p, C.NDMSG_SIZE);
+  const family = p.readUInt8(0);
+  const stateBits = p.readUInt16LE(8);
+  const flags = p.readUInt8(10);
+  const dst = a.get(C.NDA_DST);
+  const lladdr = a.get(C.NDA_LLADDR);
+  const state = (Object.keys(NEIGHBOUR_STATES) as NeighbourState[]).find((k) => NEIGHBOUR_STATES[k] === stateBits) ?? stateBits;
+  const out: Neighbour = {
+    family: family === C.AF_INET6 ? 6 : 4,
+    index: p.readInt32LE(4),
+    address: dst ? formatAddress(dst) : '',
+    state,
+    flags: REPORTED_FLAGS.filter(([, bit]) => (flags & bit) !== 0).map(([name]) => name),
+    proxy: (flags & C.NTF_PROXY) !== 0,
+  };
+  if (lladdr && lladdr.length > 0) out.lladdr = formatMac(lladdr);
+  return out;
+}
+
+function checkFamily(family: unknown): Family | undefined {
+  if (family === undefined || family === 4 || family === 6) return family;
+  throw invalid(`family must be 4 or 6, got ${String(family)}`);
+}
+
+function stateNumber(state: unknown): number {
+  if (state === undefined) return NEIGHBOUR_STATES.permanent;
+  if (typeof state !== 'string' || !Object.hasOwn(NEIGHBOUR_STATES, state)) {
+    throw invalid(`neighbour state must be one of ${Object.keys(NEIGHBOUR_STATES).join(', ')}, got ${JSON.stringify(state)}`);
+  }
+  return NEIGHBOUR_STATES[state as NeighbourState];
+}
+
+function flagBits(flags: unknown): number {
+  if (flags === undefined) return 0;
+  if (!Array.isArray(flags)) throw invalid(`neighbour flags must be an array of ${Object.keys(NEIGHBOUR_FLAGS).join(', ')}`);
+  return flags.reduce<number>((sum, flag: unknown) => {
+    if (typeof flag !== 'string' || !Object.hasOwn(NEIGHBOUR_FLAGS, flag)) {
+      throw invalid(`neighbour flag ${JSON.stringify(flag)} is not one of ${Object.keys(NEIGHBOUR_FLAGS).join(', ')}`);
+    }
+    return sum | NEIGHBOUR_FLAGS[flag as NeighbourFlag];
+  }, 0);
+}
+
+/** The neighbour's address: an IPv4 or IPv6 address without a prefix length, of `family` if given. */
+function neighbourAddress(spec: { address: unknown; family?: unknown }): ReturnType<typeof parseAddress> {
+  const family = checkFamily(spec.family);
+  const address = parseAddress(spec.address, 'neighbour address');
+  if (family !== undefined && (family === 4) !== (address.family === C.AF_INET)) {
+    throw invalid(`neighbour address ${address.text} is ${familyName(address.family)}, not IPv${family}`);
+  }
+  return address;
+}
+
+function describeNeighbour(spec: { address: unknown; link: LinkRef; proxy?: boolean }): string {
+  return `${spec.proxy ? 'proxy ' : ''}neighbour ${String(spec.address)} on ${describeLink(spec.link)}`;
+}
+
+/** The NEWNEIGH message for `spec` on the link with index `index` (validated first). */
+export function addNeighbourRequest(spec: NeighbourSpec, index: number, flags = C.NLM_F_CREATE | C.NLM_F_EXCL): NetlinkRequest {
+  if (typeof spec !== 'object' || spec === null) throw invalid('a neighbour needs { link, address }');
+  checkLinkRef(spec.link);
+  const address = neighbourAddress(spec);
+  const attributes: Attribute[] = [attr.bytes(C.NDA_DST, address.bytes)];
+  let ntf = flagBits(spec.flags);
+  let state: number;
+  if (spec.proxy !== undefined && typeof spec.proxy !== 'boolean') throw invalid('proxy must be a boolean');
+  if (spec.proxy) {
+    if (spec.lladdr !== undefined) throw invalid('a proxy neighbour entry takes no lladdr');
+    if (spec.state !== undefined) throw invalid('a proxy neighbour entry takes no state');
+    ntf |= C.NTF_PROXY;
+    state = NEIGHBOUR_STATES.permanent; // as ip sends it
+  } else {
+    state = stateNumber(spec.state);
+    if (spec.lladdr !== undefined) attributes.push(attr.bytes(C.NDA_LLADDR, parseMac(spec.lladdr)));
+  }
+  const verb = flags & C.NLM_F_REPLACE ? 'replace' : 'add';
+  return { type: C.RTM_NEWNEIGH, flags, header: ndmsg(address.family, index, state, ntf), attributes, what: `${verb} ${describeNeighbour(spec)}` };
+}
+
+/** The DELNEIGH message, as `ip neigh del` sends it (state NUD_PERMANENT, NTF_PROXY for a proxy entry). */
+export function deleteNeighbourRequest(spec: { link: LinkRef; address: string; proxy?: boolean }, index: number): NetlinkRequest {
+  if (typeof spec !== 'object' || spec === null) throw invalid('a neighbour needs { link, address }');
+  checkLinkRef(spec.link);
+  const address = parseAddress(spec.address, 'neighbour address');
+  if (spec.proxy !== undefined && typeof spec.proxy !== 'boolean') throw invalid('proxy must be a boolean');
+  const header = ndmsg(address.family, index, NEIGHBOUR_STATES.permanent, spec.proxy ? C.NTF_PROXY : 0);
+  return { type: C.RTM_DELNEIGH, flags: 0, header, attributes: [attr.bytes(C.NDA_DST, address.bytes)], what: `delete ${describeNeighbour(spec)}` };
+}
+
+export class Neighbours {
+  readonly #nl: NetlinkHandle;
+  readonly #links: Links;
+
+  constructor(handle: NetlinkHandle, links: Links) {
+    this.#nl = handle;
+    this.#links = links;
+  }
+
+  /**
+   * The neighbour cache (or, with proxy: true, the proxy entries), optionally
+   * of one link (filtered by the kernel, NDA_IFINDEX) and one family. Entries
+   * in every state are listed, NOARP and NONE included (`ip neigh show nud all`).
+   */
+  async list(filter: NeighbourFilter = {}): Promise<Neighbour[]> {
+    const family = checkFamily(filter.family);
+    if (filter.proxy !== undefined && typeof filter.proxy !== 'boolean') throw invalid('proxy must be a boolean');
+    const index = filter.link === undefined ? 0 : await this.#links.index(checkLinkRef(filter.link));
+    const af = family === 4 ? C.AF_INET : family === 6 ? C.AF_INET6 : C.AF_UNSPEC;
+    const attributes = index === 0 ? [] : [attr.u32(C.NDA_IFINDEX, index)];
+    const header = ndmsg(af, 0, 0, filter.proxy ? C.NTF_PROXY : 0);
+    const messages = await this.#nl.dump(C.RTM_GETNEIGH, header, attributes, `list ${filter.proxy ? 'proxy ' : ''}neighbours`);
+    return messages
+      .filter((m) => m.type === C.RTM_NEWNEIGH)
+      .map(parseNeighbour)
+      .filter((n) => (index === 0 || n.index === index) && (family === undefined || n.family === family) && n.proxy === (filter.proxy === true));
+  }
+
+  /** Adds an entry; EEXIST if there is one for that address on that link. */
+  async add(spec: NeighbourSpec): Promise<void> {
+    await this.#send(addNeighbourRequest(spec, 0), spec.link);
+  }
+
+  /** Adds or overwrites (NLM_F_CREATE | NLM_F_REPLACE), as `ip neigh replace`. */
+  async replace(spec: NeighbourSpec): Promise<void> {
+    await this.#send(addNeighbourRequest(spec, 0, C.NLM_F_CREATE | C.NLM_F_REPLACE), spec.link);
+  }
+
+  /** Deletes the entry for `address` on `link` (the proxy entry with proxy: true). */
+  async delete(spec: { link: LinkRef; address: string; proxy?: boolean }): Promise<void> {
+    await this.#send(deleteNeighbourRequest(spec, 0), spec.link);
+  }
+
+  /** Validated before the link is looked up; the index is filled in last. */
+  async #send(request: NetlinkRequest, link: LinkRef): Promise<void> {
+    request.header.writeInt32LE(await this.#links.index(link), 4);
+    await this.#nl.request([request]);
+  }
+}

@@ -1,0 +1,223 @@
+// The netlink API under load and abuse, in real namespaces: 10,000 operations
+// leave descriptors and threads where they began; every bad input the issue
+// lists is refused with a coded error and no change sent (a transport wrapping
+// the addon's records every message); a failed create leaves nothing half-made;
+// a closed handle refuses further use.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { NetNS } from '../../dist/index.js';
+import { ErrorCodes, openNetlink, type Netlink, type NetlinkTransport } from '../../dist/netlink/index.js';
+import { nativeTransport } from '../../dist/netlink/transport.js';
+import { openFdCount, threadCount } from '../helpers/process-state.js';
+import { privileged } from '../helpers/privileges.js';
+
+const prefix = `nsrb${randomBytes(2).toString('hex')}-${process.pid}-`;
+let made: NetNS[] = [];
+let counter = 0;
+
+async function namespace(): Promise<NetNS> {
+  const ns = await NetNS.create(`${prefix}${counter++}`);
+  made.push(ns);
+  return ns;
+}
+
+const nsName = (ns: NetNS): string => ns.path.slice('/run/netns/'.length);
+const ipJson = (ns: NetNS, ...args: string[]): Record<string, any>[] =>
+  JSON.parse(execFileSync('ip', ['-n', nsName(ns), '-j', ...args], { encoding: 'utf8' }) || '[]');
+
+/** The addon's transport, recording the type of every message sent. */
+function recording(): { types: number[]; transport: NetlinkTransport } {
+  const types: number[] = [];
+  const transport: NetlinkTransport = {
+    open: (nsFd, protocol) => nativeTransport.open(nsFd, protocol),
+    transact(fd, request, firstSeq, count) {
+      for (let o = 0; o < request.length; o += (request.readUInt32LE(o) + 3) & ~3) types.push(request.readUInt16LE(o + 4));
+      return nativeTransport.transact(fd, request, firstSeq, count);
+    },
+    close: (fd) => nativeTransport.close(fd),
+  };
+  return { types, transport };
+}
+
+const RTM_GETLINK = 18;
+
+describe.skipIf(!privileged)('netlink robustness', () => {
+  afterEach(async () => {
+    for (const ns of made) {
+      ns.close();
+      await NetNS.delete(nsName(ns));
+    }
+    made = [];
+  });
+
+  it('10,000 operations leave the fd and thread counts where they began', async () => {
+    const a = await namespace();
+    // Warm-up: the first open may start the addon's I/O thread, which then stays.
+    (await openNetlink(a)).close();
+    const fds = openFdCount();
+    const threads = threadCount();
+    const nl = await openNetlink(a);
+    try {
+      await nl.links.add({ kind: 'veth', name: 'r0', peer: { name: 'r1' }, up: true });
+      const index = await nl.links.index('r0');
+      let operations = 0;
+      for (let i = 0; i < 2000; i++) {
+        const address = `10.${(i >> 8) & 255}.${i & 255}.1/24`;
+        await nl.addresses.add({ link: index, address, flags: ['nodad'] });
+        await nl.addresses.delete({ link: index, address });
+        await nl.neighbours.add({ link: index, address: `10.99.${(i >> 8) & 255}.${i & 255}`, lladdr: '02:00:00:00:00:01' });
+        await nl.neighbours.delete({ link: index, address: `10.99.${(i >> 8) & 255}.${i & 255}` });
+        expect((await nl.links.get('r0')).index).toBe(index);
+        operations += 5;
+      }
+      expect(operations).toBe(10_000);
+      expect(await nl.addresses.list({ link: index, family: 4 })).toEqual([]);
+      expect(await nl.neighbours.list({ link: index, family: 4 })).toEqual([]);
+    } finally {
+      nl.close();
+    }
+    // An I/O thread started meanwhile holds its home namespace open: 2 at most; a leak would be thousands.
+    expect(Math.abs(openFdCount() - fds)).toBeLessThanOrEqual(2);
+    expect(threadCount()).toBeLessThanOrEqual(threads);
+  });
+
+  describe('bad input is refused with a coded error and no change is sent', () => {
+    type Case = [string, (nl: Netlink) => Promise<unknown>];
+    const invalid: Case[] = [
+      // name over 15 bytes
+      ['link name over 15 bytes', (nl) => nl.links.add({ kind: 'bridge', name: 'a-name-of-16-bytes' })],
+      ['veth peer name over 15 bytes', (nl) => nl.links.add({ kind: 'veth', name: 'v0', peer: { name: 'x'.repeat(16) } })],
+      ['rename to over 15 bytes', (nl) => nl.links.set('lo', { name: 'x'.repeat(16) })],
+      ['move renaming to over 15 bytes', (nl) => nl.links.move('lo', made[0]!, { name: 'x'.repeat(16) })],
+      ['address on a link named over 15 bytes', (nl) => nl.addresses.add({ link: 'x'.repeat(16), address: '10.0.0.1/24' })],
+      ['neighbour on a link named over 15 bytes', (nl) => nl.neighbours.add({ link: 'x'.repeat(16), address: '10.0.0.2' })],
+      // bad MAC
+      ['bad MAC on create', (nl) => nl.links.add({ kind: 'bridge', name: 'b0', mac: '02:00:00:00:00' })],
+      ['bad MAC on set', (nl) => nl.links.set('lo', { mac: '02:00:00:00:00:0g' })],
+      ['bad MAC on a renaming set', (nl) => nl.links.set('lo', { name: 'lo2', mac: 'nope' })],
+      ['bad neighbour lladdr', (nl) => nl.neighbours.add({ link: 'lo', address: '10.0.0.2', lladdr: '02-00-00-00-00-02' })],
+      // bad prefix
+      ['IPv4 prefix over 32', (nl) => nl.addresses.add({ link: 'lo', address: '10.0.0.1/33' })],
+      ['IPv6 prefix over 128', (nl) => nl.addresses.add({ link: 'lo', address: 'fd00::1/129' })],
+      ['prefix not a number', (nl) => nl.addresses.delete({ link: 'lo', address: '10.0.0.1/x' })],
+      ['route destination prefix', (nl) => nl.routes.add({ destination: '10.0.0.0/40', device: 'lo' })],
+      ['neighbour address with a prefix', (nl) => nl.neighbours.add({ link: 'lo', address: '10.0.0.2/32' })],
+      // wrong family
+      ['address peer of the other family', (nl) => nl.addresses.add({ link: 'lo', address: '10.0.0.1/24', peer: 'fd00::2' })],
+      ['IPv6 broadcast', (nl) => nl.addresses.add({ link: 'lo', address: 'fd00::1/64', broadcast: 'fd00::ff' })],
+      ['route gateway of the other family', (nl) => nl.routes.add({ destination: '10.0.0.0/8', gateway: 'fd00::1', device: 'lo' })],
+      ['route source of the other family', (nl) => nl.routes.add({ destination: 'fd00::/64', source: '10.0.0.1', device: 'lo' })],
+      ['route family not its destination’s', (nl) => nl.routes.add({ destination: '10.0.0.0/8', family: 6, device: 'lo' })],
+      ['next hop of the other family', (nl) => nl.routes.add({ destination: '10.0.0.0/8', multipath: [{ gateway: 'fd00::1', device: 'lo' }] })],
+      ['neighbour of the other family', (nl) => nl.neighbours.add({ link: 'lo', address: 'fd00::2', family: 4 })],
+      ['family 5 in a list', (nl) => nl.addresses.list({ family: 5 as 4 })],
+      ['family 5 in a flush', (nl) => nl.addresses.flush('lo', 5 as 4)],
+    ];
+    for (const [what, call] of invalid) {
+      it(what, async () => {
+        const a = await namespace();
+        const { types, transport } = recording();
+        const nl = await openNetlink(a, { transport });
+        try {
+          await expect(call(nl)).rejects.toMatchObject({ code: ErrorCodes.NETLINK_INVALID, message: expect.stringMatching(/^netlink: /) });
+          expect(types).toEqual([]);
+        } finally {
+          nl.close();
+        }
+      });
+    }
+
+    const unknownLink: Case[] = [
+      ['a macvlan on an unknown parent', (nl) => nl.links.add({ kind: 'macvlan', name: 'mv0', parent: 'nosuch0' })],
+      ['a bridge port of an unknown master', (nl) => nl.links.add({ kind: 'veth', name: 'v0', peer: { name: 'v1' }, master: 'nosuch0' })],
+      ['an address on an unknown link', (nl) => nl.addresses.add({ link: 'nosuch0', address: '10.0.0.1/24' })],
+      ['a route via an unknown device', (nl) => nl.routes.add({ destination: '10.0.0.0/8', device: 'nosuch0' })],
+      ['a neighbour on an unknown link', (nl) => nl.neighbours.add({ link: 'nosuch0', address: '10.0.0.2', lladdr: '02:00:00:00:00:02' })],
+      ['a move of an unknown link', (nl) => nl.links.move('nosuch0', made[0]!)],
+    ];
+    for (const [what, call] of unknownLink) {
+      it(`${what}: ENODEV from the lookup, nothing else sent, nothing made`, async () => {
+        const a = await namespace();
+        const before = ipJson(a, 'link', 'show');
+        const { types, transport } = recording();
+        const nl = await openNetlink(a, { transport });
+        try {
+          await expect(call(nl)).rejects.toMatchObject({ code: 'ENODEV', syscall: 'netlink', message: expect.stringContaining('nosuch0') });
+          expect(types).toEqual([RTM_GETLINK]);
+        } finally {
+          nl.close();
+        }
+        expect(ipJson(a, 'link', 'show')).toEqual(before);
+        expect(ipJson(a, 'addr', 'show').flatMap((l) => l.addr_info)).toEqual([]);
+      });
+    }
+
+    it('set and delete of an unknown link: one message naming it (IFLA_IFNAME, no NLM_F_CREATE), which the kernel refuses with ENODEV', async () => {
+      const a = await namespace();
+      const before = ipJson(a, 'link', 'show');
+      const { types, transport } = recording();
+      const nl = await openNetlink(a, { transport });
+      try {
+        await expect(nl.links.set('nosuch0', { mtu: 1400 })).rejects.toMatchObject({ code: 'ENODEV', message: expect.stringContaining('nosuch0') });
+        await expect(nl.links.delete('nosuch0')).rejects.toMatchObject({ code: 'ENODEV', message: expect.stringContaining('nosuch0') });
+        expect(types).toEqual([16, 17]);
+      } finally {
+        nl.close();
+      }
+      expect(ipJson(a, 'link', 'show')).toEqual(before);
+    });
+  });
+
+  it('nothing half-made: a veth whose peer cannot be placed leaves no end behind (one message, so the kernel makes all or nothing)', async () => {
+    // No typed helper sends more than one changing message for one object:
+    // links.add is one NEWLINK (the peer placed by IFLA_NET_NS_FD inside it)
+    // plus a read-back in the same sendmsg. So a failure cannot leave half a pair.
+    const [host, pod] = [await namespace(), await namespace()];
+    const inPod = await openNetlink(pod);
+    await inPod.links.add({ kind: 'bridge', name: 'eth0' }); // the peer's name is taken there
+    inPod.close();
+    const { types, transport } = recording();
+    const nl = await openNetlink(host, { transport });
+    try {
+      await expect(nl.links.add({ kind: 'veth', name: 'veth0', peer: { name: 'eth0', netns: pod } })).rejects.toMatchObject({ code: 'EEXIST', syscall: 'netlink' });
+      expect(types).toEqual([16, RTM_GETLINK]); // the create and its read-back, in one sendmsg
+      await expect(nl.links.get('veth0')).rejects.toMatchObject({ code: 'ENODEV' });
+    } finally {
+      nl.close();
+    }
+    expect(ipJson(host, 'link', 'show').map((l) => l.ifname)).toEqual(['lo']);
+    expect(ipJson(pod, 'link', 'show').map((l) => l.ifname).sort()).toEqual(['eth0', 'lo']);
+    expect(ipJson(pod, '-d', 'link', 'show', 'eth0')[0]!.linkinfo).toMatchObject({ info_kind: 'bridge' });
+  });
+
+  it('a closed handle refuses every further use with ERR_NETNS_CLOSED and sends nothing', async () => {
+    const a = await namespace();
+    const { types, transport } = recording();
+    const nl = await openNetlink(a, { transport });
+    await nl.links.get('lo');
+    nl.close();
+    nl.close(); // idempotent
+    types.length = 0;
+    const calls: (() => Promise<unknown>)[] = [
+      () => nl.links.list(),
+      () => nl.links.get('lo'),
+      () => nl.links.get(1),
+      () => nl.links.up(1),
+      () => nl.links.add({ kind: 'bridge', name: 'b0' }),
+      () => nl.links.delete(1),
+      () => nl.addresses.list(),
+      () => nl.addresses.add({ link: 1, address: '10.0.0.1/8' }),
+      () => nl.addresses.flush(1),
+      () => nl.routes.list(),
+      () => nl.routes.add({ destination: '10.0.0.0/8', device: 1 }),
+      () => nl.neighbours.list(),
+      () => nl.neighbours.add({ link: 1, address: '10.0.0.2', lladdr: '02:00:00:00:00:02' }),
+      () => nl.neighbours.delete({ link: 'lo', address: '10.0.0.2' }),
+      () => nl.handle.request([{ type: RTM_GETLINK, flags: 0, header: Buffer.alloc(16), what: 'raw' }]),
+    ];
+    for (const call of calls) await expect(call()).rejects.toMatchObject({ code: ErrorCodes.CLOSED, message: expect.stringContaining('closed') });
+    expect(types).toEqual([]);
+    expect(nl.handle.closed).toBe(true);
+  });
+});

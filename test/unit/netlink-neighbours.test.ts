@@ -1,0 +1,257 @@
+// Neighbours without a kernel: requests byte for byte against what `ip neigh`
+// (iproute2 6.1) sends, captured with
+//   strace -f -e trace=sendmsg,sendto -s 4096 -xx ip -n NS neigh ...
+// in a throwaway namespace (v0 = index 3); replies decoded; bad input refused
+// before anything is sent.
+import { describe, expect, it } from 'vitest';
+import { attr, ErrorCodes, openNetlink, type NetlinkTransport } from '../../dist/netlink/index.js';
+import { encodeAttributes } from '../../dist/netlink/attributes.js';
+
+const hex = (s: string): Buffer => Buffer.from(s.replace(/[^0-9a-f]/gi, ''), 'hex');
+
+interface Sent {
+  type: number;
+  flags: number;
+  seq: number;
+  bytes: Buffer;
+  payload: Buffer;
+}
+
+function split(buffer: Buffer): Sent[] {
+  const out: Sent[] = [];
+  for (let o = 0; o < buffer.length; ) {
+    const len = buffer.readUInt32LE(o);
+    const bytes = buffer.subarray(o, o + len);
+    out.push({ type: bytes.readUInt16LE(4), flags: bytes.readUInt16LE(6), seq: bytes.readUInt32LE(8), bytes, payload: bytes.subarray(16) });
+    o += (len + 3) & ~3;
+  }
+  return out;
+}
+
+function nlmsg(type: number, flags: number, seq: number, payload: Buffer): Buffer {
+  const head = Buffer.alloc(16);
+  head.writeUInt32LE(16 + payload.length, 0);
+  head.writeUInt16LE(type, 4);
+  head.writeUInt16LE(flags, 6);
+  head.writeUInt32LE(seq, 8);
+  head.writeUInt32LE(4242, 12);
+  return Buffer.concat([head, payload]);
+}
+
+function errorReply(request: Sent, errno: number): Buffer {
+  const err = Buffer.alloc(4);
+  err.writeInt32LE(-errno);
+  return nlmsg(2, 0x100, request.seq, Buffer.concat([err, request.bytes.subarray(0, 16)]));
+}
+
+const done = (seq: number): Buffer => nlmsg(3, 2, seq, Buffer.alloc(4));
+const ack = (m: Sent): Buffer[] => [errorReply(m, 0)];
+
+function fake(answer: (request: Sent) => Buffer[]) {
+  const sent: Sent[][] = [];
+  const transport: NetlinkTransport = {
+    open: async () => ({ fd: 77, portId: 4242 }),
+    transact(_fd, request) {
+      const messages = split(request);
+      sent.push(messages);
+      return Buffer.concat(messages.flatMap((m) => answer(m)));
+    },
+    close: () => undefined,
+  };
+  return { sent, transport };
+}
+
+/** The whole message as ip sent it, with our seq spliced in (ip's pid field is 0 as ours). */
+function wire(m: Sent, text: string): Buffer {
+  const bytes = hex(text);
+  m.bytes.copy(bytes, 8, 8, 12);
+  return bytes;
+}
+
+describe('neighbour requests as ip neigh sends them', () => {
+  const captures: [string, Parameters<Awaited<ReturnType<typeof openNetlink>>['neighbours']['add']>[0], string][] = [
+    [
+      'add 10.1.0.5 lladdr 02:00:00:00:00:05 dev v0 (nud permanent by default)',
+      { link: 3, address: '10.1.0.5', lladdr: '02:00:00:00:00:05' },
+      '30000000 1c00 0506 00000000 00000000  02000000 03000000 8000 00 00  0800 0100 0a010005  0a00 0200 020000000005 0000',
+    ],
+    [
+      'add 10.1.0.6 lladdr 02:00:00:00:00:06 dev v0 nud reachable',
+      { link: 3, address: '10.1.0.6', lladdr: '02:00:00:00:00:06', state: 'reachable' },
+      '30000000 1c00 0506 00000000 00000000  02000000 03000000 0200 00 00  0800 0100 0a010006  0a00 0200 020000000006 0000',
+    ],
+    [
+      'add fd00::7 lladdr 02:00:00:00:00:07 dev v0 router nud stale',
+      { link: 3, address: 'fd00::7', lladdr: '02:00:00:00:00:07', state: 'stale', flags: ['router'] },
+      `3c000000 1c00 0506 00000000 00000000  0a000000 03000000 0400 80 00
+       1400 0100 fd000000000000000000000000000007  0a00 0200 020000000007 0000`,
+    ],
+    [
+      'add 10.1.0.9 lladdr 02:00:00:00:00:09 dev v0 nud noarp',
+      { link: 3, address: '10.1.0.9', lladdr: '02:00:00:00:00:09', state: 'noarp' },
+      '30000000 1c00 0506 00000000 00000000  02000000 03000000 4000 00 00  0800 0100 0a010009  0a00 0200 020000000009 0000',
+    ],
+    [
+      'add 10.1.0.30 lladdr 02:00:00:00:00:1e dev v0 nud noarp router',
+      { link: 3, address: '10.1.0.30', lladdr: '02:00:00:00:00:1e', state: 'noarp', flags: ['router'] },
+      '30000000 1c00 0506 00000000 00000000  02000000 03000000 4000 80 00  0800 0100 0a01001e  0a00 0200 02000000001e 0000',
+    ],
+    [
+      'add 10.1.0.20 lladdr 02:00:00:00:00:14 dev v0 nud permanent extern_learn',
+      { link: 3, address: '10.1.0.20', lladdr: '02:00:00:00:00:14', state: 'permanent', flags: ['extern_learn'] },
+      '30000000 1c00 0506 00000000 00000000  02000000 03000000 8000 10 00  0800 0100 0a010014  0a00 0200 020000000014 0000',
+    ],
+    [
+      'add 10.1.0.10 dev v0 nud failed (no lladdr)',
+      { link: 3, address: '10.1.0.10', state: 'failed' },
+      '24000000 1c00 0506 00000000 00000000  02000000 03000000 2000 00 00  0800 0100 0a01000a',
+    ],
+    [
+      'add 10.1.0.14 dev v0 nud none',
+      { link: 3, address: '10.1.0.14', state: 'none' },
+      '24000000 1c00 0506 00000000 00000000  02000000 03000000 0000 00 00  0800 0100 0a01000e',
+    ],
+    [
+      'add proxy 10.1.0.8 dev v0',
+      { link: 3, address: '10.1.0.8', proxy: true },
+      '24000000 1c00 0506 00000000 00000000  02000000 03000000 8000 08 00  0800 0100 0a010008',
+    ],
+  ];
+  for (const [what, spec, bytes] of captures) {
+    it(what, async () => {
+      const { sent, transport } = fake(ack);
+      const nl = await openNetlink(undefined, { transport });
+      await nl.neighbours.add(spec);
+      expect(sent).toHaveLength(1);
+      const [m] = sent[0]!;
+      expect(m!.bytes).toEqual(wire(m!, bytes));
+      nl.close();
+    });
+  }
+
+  it('replace 10.1.0.5 lladdr 02:00:00:00:00:15 dev v0 nud permanent (CREATE|REPLACE)', async () => {
+    const { sent, transport } = fake(ack);
+    const nl = await openNetlink(undefined, { transport });
+    await nl.neighbours.replace({ link: 3, address: '10.1.0.5', lladdr: '02:00:00:00:00:15', state: 'permanent' });
+    const [m] = sent[0]!;
+    expect(m!.bytes).toEqual(wire(m!, '30000000 1c00 0505 00000000 00000000  02000000 03000000 8000 00 00  0800 0100 0a010005  0a00 0200 020000000015 0000'));
+    nl.close();
+  });
+
+  it('del 10.1.0.6 dev v0 (state PERMANENT as ip sends it), del proxy 10.1.0.8 dev v0', async () => {
+    const { sent, transport } = fake(ack);
+    const nl = await openNetlink(undefined, { transport });
+    await nl.neighbours.delete({ link: 3, address: '10.1.0.6' });
+    await nl.neighbours.delete({ link: 3, address: '10.1.0.8', proxy: true });
+    expect(sent[0]![0]!.bytes).toEqual(wire(sent[0]![0]!, '24000000 1d00 0500 00000000 00000000  02000000 03000000 8000 00 00  0800 0100 0a010006'));
+    expect(sent[1]![0]!.bytes).toEqual(wire(sent[1]![0]!, '24000000 1d00 0500 00000000 00000000  02000000 03000000 8000 08 00  0800 0100 0a010008'));
+    nl.close();
+  });
+
+  it('dumps: neigh show, -4, -6 dev v0 (NDA_IFINDEX), show proxy (NTF_PROXY)', async () => {
+    const { sent, transport } = fake((m) => [done(m.seq)]);
+    const nl = await openNetlink(undefined, { transport });
+    await nl.neighbours.list();
+    await nl.neighbours.list({ family: 4 });
+    await nl.neighbours.list({ family: 6, link: 3 });
+    await nl.neighbours.list({ proxy: true });
+    const bytes = sent.map((s) => s[0]!);
+    expect(bytes[0]!.bytes).toEqual(wire(bytes[0]!, '1c000000 1e00 0103 00000000 00000000  000000000000000000000000'));
+    expect(bytes[1]!.bytes).toEqual(wire(bytes[1]!, '1c000000 1e00 0103 00000000 00000000  020000000000000000000000'));
+    expect(bytes[2]!.bytes).toEqual(wire(bytes[2]!, '24000000 1e00 0103 00000000 00000000  0a0000000000000000000000 0800 0800 03000000'));
+    expect(bytes[3]!.bytes).toEqual(wire(bytes[3]!, '1c000000 1e00 0103 00000000 00000000  000000000000000000000800'));
+    nl.close();
+  });
+
+  it('a link by name is looked up first (GETLINK), then its index goes in the ndmsg', async () => {
+    const { sent, transport } = fake((m) => {
+      if (m.type !== 18) return ack(m);
+      const head = Buffer.alloc(16);
+      head.writeInt32LE(9, 4);
+      return [nlmsg(16, 0, m.seq, Buffer.concat([head, encodeAttributes([attr.string(3, 'eth0')])])), ...ack(m)];
+    });
+    const nl = await openNetlink(undefined, { transport });
+    await nl.neighbours.add({ link: 'eth0', address: '10.0.0.2', lladdr: '02:00:00:00:00:02' });
+    expect(sent.map((s) => s[0]!.type)).toEqual([18, 28]);
+    expect(sent[1]![0]!.payload.readInt32LE(4)).toBe(9);
+    nl.close();
+  });
+});
+
+describe('neighbours read', () => {
+  it('decodes the kernel’s entries: state, flags, lladdr; filters to the link and family asked for', async () => {
+    const entry = (family: number, index: number, state: number, flags: number, dst: Buffer, lladdr?: Buffer): Buffer => {
+      const head = Buffer.alloc(12);
+      head.writeUInt8(family, 0);
+      head.writeInt32LE(index, 4);
+      head.writeUInt16LE(state, 8);
+      head.writeUInt8(flags, 10);
+      head.writeUInt8(1, 11); // RTN_UNICAST, as the kernel fills it
+      const attrs = [attr.bytes(1, dst), ...(lladdr ? [attr.bytes(2, lladdr)] : []), attr.u32(4, 0)];
+      return Buffer.concat([head, encodeAttributes(attrs)]);
+    };
+    const { transport } = fake((m) => [
+      nlmsg(28, 2, m.seq, entry(2, 3, 0x80, 0, hex('0a010005'), hex('020000000015'))),
+      nlmsg(28, 2, m.seq, entry(10, 3, 0x04, 0x80, hex('fd000000000000000000000000000007'), hex('020000000007'))),
+      nlmsg(28, 2, m.seq, entry(2, 4, 0x01, 0, hex('0a01000d'))),
+      done(m.seq),
+    ]);
+    const nl = await openNetlink(undefined, { transport });
+    const all = await nl.neighbours.list();
+    expect(all).toEqual([
+      { family: 4, index: 3, address: '10.1.0.5', lladdr: '02:00:00:00:00:15', state: 'permanent', flags: [], proxy: false },
+      { family: 6, index: 3, address: 'fd00::7', lladdr: '02:00:00:00:00:07', state: 'stale', flags: ['router'], proxy: false },
+      { family: 4, index: 4, address: '10.1.0.13', state: 'incomplete', flags: [], proxy: false },
+    ]);
+    expect((await nl.neighbours.list({ link: 3, family: 6 })).map((n) => n.address)).toEqual(['fd00::7']);
+    nl.close();
+  });
+
+  it('kernel errors are coded and name the neighbour', async () => {
+    const { transport } = fake((m) => [errorReply(m, 17)]);
+    const nl = await openNetlink(undefined, { transport });
+    await expect(nl.neighbours.add({ link: 3, address: '10.1.0.5', lladdr: '02:00:00:00:00:05' })).rejects.toMatchObject({
+      code: 'EEXIST',
+      syscall: 'netlink',
+      message: 'netlink: add neighbour 10.1.0.5 on #3: EEXIST: file already exists',
+    });
+    nl.close();
+  });
+});
+
+describe('bad neighbour input is refused before anything is sent', () => {
+  type Nl = Awaited<ReturnType<typeof openNetlink>>;
+  const cases: [string, (nl: Nl) => Promise<unknown>][] = [
+    ['a bad MAC (five pairs)', (nl) => nl.neighbours.add({ link: 'eth0', address: '10.0.0.2', lladdr: '02:00:00:00:00' })],
+    ['a bad MAC (not hex)', (nl) => nl.neighbours.add({ link: 'eth0', address: '10.0.0.2', lladdr: '02:00:00:00:00:zz' })],
+    ['a bad address', (nl) => nl.neighbours.add({ link: 'eth0', address: '10.0.0' })],
+    ['an address with a prefix length', (nl) => nl.neighbours.add({ link: 'eth0', address: '10.0.0.2/24' })],
+    ['an IPv6 zone', (nl) => nl.neighbours.add({ link: 'eth0', address: 'fe80::1%eth0' })],
+    ['an address of the other family', (nl) => nl.neighbours.add({ link: 'eth0', address: 'fd00::2', family: 4 })],
+    ['a bad family', (nl) => nl.neighbours.list({ family: 5 as 4 })],
+    ['an unknown state', (nl) => nl.neighbours.add({ link: 'eth0', address: '10.0.0.2', state: 'bogus' as 'stale' })],
+    ['an unknown flag', (nl) => nl.neighbours.add({ link: 'eth0', address: '10.0.0.2', flags: ['proxy' as 'router'] })],
+    ['a proxy entry with an lladdr', (nl) => nl.neighbours.add({ link: 'eth0', address: '10.0.0.2', proxy: true, lladdr: '02:00:00:00:00:01' })],
+    ['a link name over 15 bytes', (nl) => nl.neighbours.add({ link: 'x'.repeat(16), address: '10.0.0.2' })],
+    ['a bad link index', (nl) => nl.neighbours.delete({ link: 0, address: '10.0.0.2' })],
+    ['a delete of a bad address', (nl) => nl.neighbours.delete({ link: 'eth0', address: '10.0.0.256' })],
+    ['a list of a bad link', (nl) => nl.neighbours.list({ link: 'a b' })],
+  ];
+  for (const [what, call] of cases) {
+    it(what, async () => {
+      const { sent, transport } = fake(ack);
+      const nl = await openNetlink(undefined, { transport });
+      await expect(call(nl)).rejects.toMatchObject({ code: ErrorCodes.NETLINK_INVALID });
+      expect(sent).toEqual([]);
+      nl.close();
+    });
+  }
+
+  it('an unknown link is ENODEV from the lookup; no NEWNEIGH is sent', async () => {
+    const { sent, transport } = fake((m) => [errorReply(m, 19)]);
+    const nl = await openNetlink(undefined, { transport });
+    await expect(nl.neighbours.add({ link: 'nosuch0', address: '10.0.0.2', lladdr: '02:00:00:00:00:02' })).rejects.toMatchObject({ code: 'ENODEV' });
+    expect(sent.flat().map((m) => m.type)).toEqual([18]);
+    nl.close();
+  });
+});
