@@ -181,8 +181,10 @@ export async function runDemo({ json }: { json: boolean }): Promise<number> {
       sets = await collectLeak(sets!, hosts().hosts.red, note);
     });
     await narrator.step('Everything removed', async (note) => {
+      // This run's own names: another demo may be running beside it.
+      const made = new Set(network ? Object.values<string>(network.names) : []);
       await cleanup();
-      const left = listNamespaces().filter((entry) => entry.name.startsWith(PREFIX));
+      const left = listNamespaces().filter((entry) => made.has(entry.name));
       if (left.length > 0) throw netnsError(ErrorCodes.FIXTURE, `left behind: ${left.map((e) => e.name).join(', ')}`);
       note('no namespace, veth, mount or set of the demo remains');
     });

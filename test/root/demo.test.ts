@@ -6,17 +6,18 @@ import { privileged } from '../helpers/privileges.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
-function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string; pid: number }> {
   return new Promise((resolve) => {
-    execFile(argv[0]!, argv.slice(1), { encoding: 'utf8' }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    const child = execFile(argv[0]!, argv.slice(1), { encoding: 'utf8' }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr, pid: child.pid! }),
     );
   });
 }
 
-const demoLeftovers = () => [
-  ...readdirSync('/run/netns').filter((name) => name.startsWith('nsdemo-')),
-  ...readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((line) => line.includes('nsdemo-')),
+// The demo names its namespaces nsdemo-<its pid>-…; another demo may be running beside it.
+const demoLeftovers = (pid: number) => [
+  ...readdirSync('/run/netns').filter((name) => name.startsWith(`nsdemo-${pid}-`)),
+  ...readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((line) => line.includes(`nsdemo-${pid}-`)),
 ];
 
 describe.skipIf(!privileged)('npm start / netns demo', () => {
@@ -30,8 +31,8 @@ describe.skipIf(!privileged)('npm start / netns demo', () => {
     for (const step of report.steps) expect(step, step.step).toMatchObject({ ok: true, ms: expect.any(Number) });
     expect(report.steps.map((s) => s.step).join('\n')).toMatch(/withNetNS[\s\S]*server[\s\S]*race[\s\S]*EBUSY[\s\S]*gc/);
     expect(report.steps.flatMap((s) => s.details).join('\n')).toContain('ECONNREFUSED');
-    expect(demoLeftovers()).toEqual([]);
-  });
+    expect(demoLeftovers(result.pid)).toEqual([]);
+  }, 120_000); // a whole program of many steps: minutes on a loaded 2-CPU machine, seconds otherwise
 
   it('tells an unprivileged user what is missing and exits at once', async () => {
     const result = await run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', process.execPath, cli, 'demo']);

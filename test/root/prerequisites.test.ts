@@ -18,12 +18,14 @@ interface Run {
   code: number;
   stdout: string;
   stderr: string;
+  /** The child's pid: the demo names its namespaces nsdemo-<pid>-… (another demo may run beside it). */
+  pid: number;
 }
 
 function run(argv: string[], env: NodeJS.ProcessEnv): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, argv, { encoding: 'utf8', env }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    const child = execFile(process.execPath, argv, { encoding: 'utf8', env }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr, pid: child.pid! }),
     );
   });
 }
@@ -118,7 +120,7 @@ describe.skipIf(!privileged)('missing prerequisites', () => {
     const ran = report.steps.filter((step) => step.skipped === undefined);
     expect(ran.map((step) => step.step).join('\n')).toMatch(/veth[\s\S]*withNetNS[\s\S]*server[\s\S]*removed/);
     for (const step of report.steps) expect(step.ok, step.step).toBe(true);
-    expect(leftovers('nsdemo-')).toEqual([]);
+    expect(leftovers(`nsdemo-${result.pid}-`)).toEqual([]);
   });
 
   it('the demo without ip runs every step (it makes links over netlink) and exits 0', async () => {
@@ -129,7 +131,7 @@ describe.skipIf(!privileged)('missing prerequisites', () => {
     expect(report).toMatchObject({ ok: true, skipped: [], missing: [] });
     expect(report.steps.map((step) => step.step).join('\n')).toMatch(/veth[\s\S]*withNetNS[\s\S]*server[\s\S]*race[\s\S]*gc[\s\S]*removed/);
     for (const step of report.steps) expect(step, step.step).toMatchObject({ ok: true });
-    expect(leftovers('nsdemo-')).toEqual([]);
+    expect(leftovers(`nsdemo-${result.pid}-`)).toEqual([]);
   });
 
   for (const [command, pkg] of [['nft', 'nftables'], ['ip', 'iproute2']] as const) {
@@ -145,12 +147,12 @@ describe.skipIf(!privileged)('missing prerequisites', () => {
   it('an unprivileged run says the root suite is skipped; under CI it fails instead', async () => {
     const asNobody = ['--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', process.execPath, launcher, '--version'];
     const { CI: _ci, ...env } = process.env;
-    const local = await new Promise<Run>((resolve) =>
+    const local = await new Promise<Omit<Run, 'pid'>>((resolve) =>
       execFile('setpriv', asNobody, { encoding: 'utf8', env }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })),
     );
     expect(local.code).toBe(0);
     expect(local.stderr).toContain('the root suite is SKIPPED');
-    const ci = await new Promise<Run>((resolve) =>
+    const ci = await new Promise<Omit<Run, 'pid'>>((resolve) =>
       execFile('setpriv', asNobody, { encoding: 'utf8', env: { ...env, CI: '1' } }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })),
     );
     expect(ci.code).toBe(1);
