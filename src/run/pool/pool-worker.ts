@@ -42,7 +42,6 @@ export class PoolWorker {
       workerData: { port: port2, bell: this.bell.buffer, claims: this.#claims.buffer },
       transferList: [port2],
     });
-    this.setActive(false);
   }
 
   /** Keeps the process alive only while the worker has calls. */

@@ -328,6 +328,9 @@ export class WorkerPool {
       worker.exitCause = error;
     });
     worker.thread.on('exit', (exitCode) => this.#onExit(worker, exitCode));
+    // Listening for messages refs the port again: a worker no call reaches (a
+    // thief whose victim finished first) must not keep the process alive.
+    worker.setActive(false);
     return worker;
   }
 
