@@ -60,28 +60,27 @@ NetlinkWatch::NetlinkWatch(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Ne
 
   uv_loop_t* loop = nullptr;
   if (napi_get_uv_event_loop(env, &loop) != napi_ok) throw Napi::Error::New(env, "no event loop");
-  auto poll = std::make_unique<Poll>();
-  int rc = uv_poll_init(loop, &poll->handle, fd_.get());
+  auto poll = std::make_unique<uv_poll_t>();
+  int rc = uv_poll_init(loop, poll.get(), fd_.get());
   if (rc != 0) throw ToJsError(env, Failure::Sys(-rc, "uv_poll_init"));
   poll_ = poll.release();  // from here only uv_close frees it
-  poll_->handle.data = this;
-  rc = uv_poll_start(&poll_->handle, UV_READABLE, &NetlinkWatch::OnReadable);
+  poll_->data = this;
+  rc = uv_poll_start(poll_, UV_READABLE, &NetlinkWatch::OnReadable);
   if (rc != 0) {
-    Shutdown(nullptr);
+    Shutdown();
     throw ToJsError(env, Failure::Sys(-rc, "uv_poll_start"));
   }
-  if (napi_add_async_cleanup_hook(env, &NetlinkWatch::OnTeardown, this, &hook_) != napi_ok) {
-    Shutdown(nullptr);
+  if (napi_add_env_cleanup_hook(env, &NetlinkWatch::OnTeardown, this) != napi_ok) {
+    Shutdown();
     throw Napi::Error::New(env, "cannot register a cleanup hook");
   }
+  hooked_ = true;
   SetRef(true);
 }
 
 NetlinkWatch::~NetlinkWatch() {
   ref_ = false;  // collected: the wrapper's reference is gone already
-  if (!poll_) return;
-  if (hook_) napi_remove_async_cleanup_hook(hook_);
-  Shutdown(nullptr);
+  if (poll_) Shutdown();
 }
 
 Napi::Value NetlinkWatch::RefJs(const Napi::CallbackInfo& info) {
@@ -98,9 +97,7 @@ Napi::Value NetlinkWatch::UnrefJs(const Napi::CallbackInfo& info) {
 Napi::Value NetlinkWatch::CloseJs(const Napi::CallbackInfo& info) {
   if (poll_) {
     SetRef(false);
-    napi_remove_async_cleanup_hook(hook_);
-    hook_ = nullptr;
-    Shutdown(nullptr);
+    Shutdown();
   }
   return info.Env().Undefined();
 }
@@ -109,16 +106,22 @@ Napi::Value NetlinkWatch::CloseJs(const Napi::CallbackInfo& info) {
 // and once that is full the kernel drops them and the next read is ENOBUFS.
 // A paused handle is inactive, so (as a paused net.Socket) it holds no loop.
 Napi::Value NetlinkWatch::PauseJs(const Napi::CallbackInfo& info) {
-  if (poll_) uv_poll_stop(&poll_->handle);
+  paused_ = true;
+  if (poll_) uv_poll_stop(poll_);
   return info.Env().Undefined();
 }
 
 Napi::Value NetlinkWatch::ResumeJs(const Napi::CallbackInfo& info) {
-  if (poll_) {
-    int rc = uv_poll_start(&poll_->handle, UV_READABLE, &NetlinkWatch::OnReadable);
-    if (rc != 0) throw ToJsError(info.Env(), Failure::Sys(-rc, "uv_poll_start"));
-  }
+  paused_ = false;
+  if (auto failure = Poll()) throw ToJsError(info.Env(), *failure);
   return info.Env().Undefined();
+}
+
+std::optional<Failure> NetlinkWatch::Poll() {
+  if (!poll_ || paused_) return std::nullopt;
+  int rc = uv_poll_start(poll_, UV_READABLE, &NetlinkWatch::OnReadable);
+  if (rc != 0) return Failure::Sys(-rc, "uv_poll_start");
+  return std::nullopt;
 }
 
 // A ref'd watcher keeps both the loop and itself alive, as a net.Socket does.
@@ -126,39 +129,47 @@ void NetlinkWatch::SetRef(bool ref) {
   if (ref == ref_) return;
   ref_ = ref;
   if (ref) {
-    uv_ref(reinterpret_cast<uv_handle_t*>(&poll_->handle));
+    uv_ref(reinterpret_cast<uv_handle_t*>(poll_));
     Ref();
   } else {
-    uv_unref(reinterpret_cast<uv_handle_t*>(&poll_->handle));
+    uv_unref(reinterpret_cast<uv_handle_t*>(poll_));
     Unref();
   }
 }
 
 // uv_close stops the poll (and takes the fd out of epoll) at once, so the fd
-// can be closed now; the handle's memory waits for the close callback, which
-// also ends the teardown hook when that is what closed it.
-void NetlinkWatch::Shutdown(napi_async_cleanup_hook_handle teardown) {
-  poll_->handle.data = nullptr;
-  poll_->teardown = teardown;
-  uv_close(reinterpret_cast<uv_handle_t*>(&poll_->handle), [](uv_handle_t* handle) {
-    Poll* poll = reinterpret_cast<Poll*>(handle);  // handle is Poll's first member
-    if (poll->teardown) napi_remove_async_cleanup_hook(poll->teardown);
-    delete poll;
-  });
+// can be closed now; the handle's memory waits for the close callback.
+void NetlinkWatch::Shutdown() {
+  if (hooked_) napi_remove_env_cleanup_hook(Env(), &NetlinkWatch::OnTeardown, this);
+  hooked_ = false;
+  poll_->data = nullptr;
+  uv_close(reinterpret_cast<uv_handle_t*>(poll_), [](uv_handle_t* handle) { delete reinterpret_cast<uv_poll_t*>(handle); });
   poll_ = nullptr;
   fd_.reset();
 }
 
-void NetlinkWatch::OnTeardown(napi_async_cleanup_hook_handle hook, void* data) {
+// Node drops the hook itself once it has run: nothing to remove.
+void NetlinkWatch::OnTeardown(void* data) {
   auto* self = static_cast<NetlinkWatch*>(data);
-  self->hook_ = nullptr;
-  self->Shutdown(hook);
+  self->hooked_ = false;
+  self->Shutdown();
 }
 
 void NetlinkWatch::OnReadable(uv_poll_t* handle, int status, int) {
   auto* self = static_cast<NetlinkWatch*>(handle->data);
   if (!self) return;
   Napi::HandleScope scope(self->Env());
+  if (status == UV_EBADF) {
+    // libuv reports EPOLLERR as EBADF and stops the handle. On a netlink
+    // socket EPOLLERR is a pending socket error (ENOBUFS after an overflow),
+    // which the next recv returns and clears: read on, then poll again.
+    self->Drain();
+    if (auto failure = self->Poll()) {
+      std::vector<uint8_t> none;
+      self->Deliver(ToJsError(self->Env(), *failure).Value(), none);
+    }
+    return;
+  }
   if (status < 0) {
     std::vector<uint8_t> none;
     self->Deliver(ToJsError(self->Env(), Failure::Sys(-status, "poll")).Value(), none);

@@ -7,8 +7,11 @@
 // Lifetime: the handle is closed, and the descriptor with it, exactly once:
 // by close(), by the garbage collector (only possible while unref'd: a ref'd
 // watcher holds itself alive, as a net.Socket does), or by the environment's
-// teardown through an async cleanup hook, which waits for uv_close to finish
-// so a Worker's loop is never closed with the handle still open.
+// teardown through a cleanup hook. Not an async cleanup hook: that one holds
+// the napi_env until an immediate after teardown, which postpones the addon's
+// own finalizer past the point where Node has freed its thread-safe function.
+// Node still turns the loop once after the cleanup hooks (to close its own
+// handles), and that runs the uv_close callback.
 #pragma once
 #include <napi.h>
 #include <uv.h>
@@ -41,12 +44,6 @@ class NetlinkWatch : public Napi::ObjectWrap<NetlinkWatch> {
   ~NetlinkWatch() override;
 
  private:
-  // The uv handle outlives this object until its close callback runs.
-  struct Poll {
-    uv_poll_t handle;
-    napi_async_cleanup_hook_handle teardown = nullptr;  // removed once closed
-  };
-
   Napi::Value RefJs(const Napi::CallbackInfo& info);
   Napi::Value UnrefJs(const Napi::CallbackInfo& info);
   Napi::Value CloseJs(const Napi::CallbackInfo& info);
@@ -54,18 +51,21 @@ class NetlinkWatch : public Napi::ObjectWrap<NetlinkWatch> {
   Napi::Value ResumeJs(const Napi::CallbackInfo& info);
 
   static void OnReadable(uv_poll_t* handle, int status, int events);
-  static void OnTeardown(napi_async_cleanup_hook_handle hook, void* self);
+  static void OnTeardown(void* self);
   void Drain();
+  std::optional<Failure> Poll();  // (re)starts polling unless closed or paused
   bool Deliver(Napi::Value error, std::vector<uint8_t>& data);
   void SetRef(bool ref);
-  void Shutdown(napi_async_cleanup_hook_handle teardown);
+  void Shutdown();
 
-  Poll* poll_ = nullptr;  // null once closed
+  // Heap-allocated: the handle outlives this object until its close callback runs.
+  uv_poll_t* poll_ = nullptr;  // null once closed
   UniqueFd fd_;
   bool ref_ = false;
+  bool paused_ = false;
   Napi::FunctionReference on_data_;
   std::unique_ptr<Napi::AsyncContext> context_;
-  napi_async_cleanup_hook_handle hook_ = nullptr;
+  bool hooked_ = false;
 };
 
 }  // namespace netns
