@@ -175,4 +175,23 @@ describe.skipIf(!privileged)('netlink events', () => {
     );
     expect(collected).toMatchObject({ code: 0, signal: null, stdout: '0\n' });
   });
+
+  it('is closed when a Worker that holds it open ends (its loop is closed with no handle left)', async () => {
+    const result = await runNodeScript(`
+      import { Worker } from 'node:worker_threads';
+      const body = \`(async () => {
+        const { openNetlink } = await import(${JSON.stringify(distUrl('netlink/index.js'))});
+        const nl = await openNetlink();
+        (await nl.watch({ links: true, existing: true })).on('data', () => {});
+        (await import('node:worker_threads')).parentPort.postMessage('open');
+      })();\`;
+      for (let i = 0; i < 3; i++) {
+        const worker = new Worker(body, { eval: true });
+        await new Promise((resolve) => worker.once('message', resolve));
+        await worker.terminate();
+      }
+      console.log('done');
+    `);
+    expect(result).toEqual({ code: 0, signal: null, stdout: 'done\n', stderr: '' });
+  });
 });
