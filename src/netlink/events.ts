@@ -12,14 +12,21 @@
 import { Readable } from 'node:stream';
 import { callNative, ErrorCodes, fromNative, netnsError, NetnsError } from '../core/errors.js';
 import { native, type NativeNetlinkWatch } from '../core/native.js';
-import { parseAddressMessage, type Address } from './addresses.js';
+import { parseAddressMessage, type Address, type Addresses } from './addresses.js';
 import * as C from './constants.js';
-import type { Link } from './links.js';
-import { parseLink } from './links.js';
+import type { NetlinkHandle } from './handle.js';
+import { parseLink, type Link, type Links } from './links.js';
 import { splitMessages, type NetlinkMessage } from './message.js';
-import { parseRoute, type Route } from './routes.js';
+import { parseRoute, type Route, type Routes } from './routes.js';
 import { nativeTransport } from './transport.js';
-import type { Netlink } from './index.js';
+
+/** What a watcher needs of the Netlink it comes from (index.ts imports this file, not the reverse). */
+export interface WatchSource {
+  readonly handle: NetlinkHandle;
+  readonly links: Pick<Links, 'list'>;
+  readonly addresses: Pick<Addresses, 'list'>;
+  readonly routes: Pick<Routes, 'list'>;
+}
 
 /** 'existing': from the dump; 'new': added or changed (RTM_NEW*); 'delete': removed. */
 export type EventAction = 'existing' | 'new' | 'delete';
@@ -52,7 +59,7 @@ const KINDS: Record<Kind, {
   groups: number[];
   types: [newType: number, delType: number];
   event(action: EventAction, message: NetlinkMessage): NetlinkEvent | null;
-  list(nl: Netlink): Promise<NetlinkEvent[]>;
+  list(nl: WatchSource): Promise<NetlinkEvent[]>;
 }> = {
   links: {
     groups: [1], // RTNLGRP_LINK
@@ -79,7 +86,7 @@ const KINDS: Record<Kind, {
 const HIGH_WATER_MARK = 1024;
 
 export class NetlinkWatcher extends Readable {
-  readonly #nl: Netlink;
+  readonly #nl: WatchSource;
   readonly #kinds: Kind[];
   readonly #existing: boolean;
   #watch: NativeNetlinkWatch | undefined;
@@ -87,7 +94,7 @@ export class NetlinkWatcher extends Readable {
   #held: NetlinkEvent[] | null = null;
   #resyncAgain = false;
 
-  private constructor(nl: Netlink, kinds: Kind[], existing: boolean) {
+  private constructor(nl: WatchSource, kinds: Kind[], existing: boolean) {
     super({ objectMode: true, highWaterMark: HIGH_WATER_MARK });
     this.#nl = nl;
     this.#kinds = kinds;
@@ -95,7 +102,7 @@ export class NetlinkWatcher extends Readable {
   }
 
   /** See Netlink.watch. */
-  static async open(nl: Netlink, options: WatchOptions = {}): Promise<NetlinkWatcher> {
+  static async open(nl: WatchSource, options: WatchOptions = {}): Promise<NetlinkWatcher> {
     const kinds = (Object.keys(KINDS) as Kind[]).filter((kind) => options[kind] === true);
     const watcher = new NetlinkWatcher(nl, kinds, options.existing === true);
     const fd = await openBeside(nl);
@@ -190,7 +197,7 @@ export class NetlinkWatcher extends Readable {
 }
 
 /** A new NETLINK_ROUTE socket in the namespace of `nl`'s socket, which may outlive its NetNS handle. */
-async function openBeside(nl: Netlink): Promise<number> {
+async function openBeside(nl: WatchSource): Promise<number> {
   // A closed handle's descriptor number may belong to something else by now.
   if (nl.handle.closed) throw netnsError(ErrorCodes.CLOSED, 'netlink: watch: the netlink handle has been closed');
   const nsFd = callNative(() => native.socketNetns(nl.handle.fd));
