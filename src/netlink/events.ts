@@ -17,6 +17,7 @@ import * as C from './constants.js';
 import type { NetlinkHandle } from './handle.js';
 import { parseLink, type Link, type Links } from './links.js';
 import { splitMessages, type NetlinkMessage } from './message.js';
+import { parseNeighbour, type Neighbour, type Neighbours } from './neighbours.js';
 import { parseRoute, type Route, type Routes } from './routes.js';
 import { nativeTransport } from './transport.js';
 
@@ -26,6 +27,7 @@ export interface WatchSource {
   readonly links: Pick<Links, 'list'>;
   readonly addresses: Pick<Addresses, 'list'>;
   readonly routes: Pick<Routes, 'list'>;
+  readonly neighbours: Pick<Neighbours, 'list'>;
 }
 
 /** 'existing': from the dump; 'new': added or changed (RTM_NEW*); 'delete': removed. */
@@ -35,6 +37,7 @@ export type NetlinkEvent =
   | { type: 'link'; action: EventAction; link: Link }
   | { type: 'address'; action: EventAction; address: Address }
   | { type: 'route'; action: EventAction; route: Route }
+  | { type: 'neighbour'; action: EventAction; neighbour: Neighbour }
   /** The end of a dump's `existing` objects: what follows are changes. */
   | { type: 'synced' }
   /** The kernel dropped events (error.code 'ENOBUFS'); with `existing`, a new dump follows. */
@@ -44,17 +47,14 @@ export interface WatchOptions {
   links?: boolean;
   addresses?: boolean;
   routes?: boolean;
-  /** First the objects there now (action 'existing'), then { type: 'synced' }. Routes of every table. */
+  neighbours?: boolean;
+  /** First the objects there now (action 'existing'), then { type: 'synced' }. Routes of every table; neighbours with the proxy entries. */
   existing?: boolean;
 }
 
-type Kind = 'links' | 'addresses' | 'routes';
+type Kind = 'links' | 'addresses' | 'routes' | 'neighbours';
 
-/**
- * What each option subscribes to, how its messages become events, and how its
- * objects are listed. Neighbours go here once src/netlink/neighbours.ts has
- * a parser and a list (RTNLGRP_NEIGH 3, RTM_NEWNEIGH / RTM_DELNEIGH).
- */
+/** What each option subscribes to, how its messages become events, and how its objects are listed. */
 const KINDS: Record<Kind, {
   groups: number[];
   types: [newType: number, delType: number];
@@ -79,6 +79,17 @@ const KINDS: Record<Kind, {
     // Cached clones are left out, as routes.list() leaves them out.
     event: (action, m) => ((m.payload.readUInt32LE(8) & C.RTM_F_CLONED) !== 0 ? null : { type: 'route', action, route: parseRoute(m) }),
     list: async (nl) => (await nl.routes.list({ table: 'all' })).map((route) => ({ type: 'route', action: 'existing', route })),
+  },
+  neighbours: {
+    groups: [3], // RTNLGRP_NEIGH: the cache and the proxy entries
+    types: [C.RTM_NEWNEIGH, C.RTM_DELNEIGH],
+    event: (action, m) => ({ type: 'neighbour', action, neighbour: parseNeighbour(m) }),
+    list: async (nl) =>
+      [...(await nl.neighbours.list()), ...(await nl.neighbours.list({ proxy: true }))].map((neighbour) => ({
+        type: 'neighbour',
+        action: 'existing',
+        neighbour,
+      })),
   },
 };
 

@@ -39,7 +39,10 @@ async function until(events: AsyncIterator<NetlinkEvent>, match: (e: NetlinkEven
 }
 
 const linkNamed = (name: string, action: string) => (e: NetlinkEvent) => e.type === 'link' && e.action === action && e.link.name === name;
-const names = (events: NetlinkEvent[]) => events.map((e) => (e.type === 'link' ? e.link.name : e.type === 'address' ? e.address.address : e.type === 'route' ? e.route.destination : e.type));
+const names = (events: NetlinkEvent[]) =>
+  events.map((e) =>
+    e.type === 'link' ? e.link.name : e.type === 'address' ? e.address.address : e.type === 'route' ? e.route.destination : e.type === 'neighbour' ? e.neighbour.address : e.type,
+  );
 
 describe.skipIf(!privileged)('netlink events', () => {
   afterEach(async () => {
@@ -73,6 +76,21 @@ describe.skipIf(!privileged)('netlink events', () => {
     await until(events, (e) => e.type === 'address' && e.action === 'delete' && e.address.address === '10.61.0.1');
     ip(name, 'link', 'del', 'br0');
     await until(events, linkNamed('br0', 'delete'));
+  });
+
+  it('sees neighbour entries ip adds and deletes, and lists them with existing: true', async () => {
+    const { name, nl } = await namespace();
+    ip(name, 'link', 'add', 'br4', 'type', 'bridge');
+    ip(name, 'neigh', 'add', '10.66.0.7', 'lladdr', '02:00:00:00:00:07', 'dev', 'br4', 'nud', 'permanent');
+    const watcher = await nl.watch({ neighbours: true, existing: true });
+    handles.push(watcher);
+    const events = watcher[Symbol.asyncIterator]();
+    expect(names(await until(events, (e) => e.type === 'synced'))).toEqual(['10.66.0.7', 'synced']);
+    ip(name, 'neigh', 'add', '10.66.0.8', 'lladdr', '02:00:00:00:00:08', 'dev', 'br4', 'nud', 'permanent');
+    const added = await until(events, (e) => e.type === 'neighbour' && e.action === 'new');
+    expect(added).toEqual([expect.objectContaining({ neighbour: expect.objectContaining({ address: '10.66.0.8', lladdr: '02:00:00:00:00:08', state: 'permanent' }) })]);
+    ip(name, 'neigh', 'del', '10.66.0.8', 'dev', 'br4');
+    await until(events, (e) => e.type === 'neighbour' && e.action === 'delete' && e.neighbour.address === '10.66.0.8');
   });
 
   it('sees nothing of another namespace', async () => {
