@@ -11,6 +11,7 @@
         "native/js_error.cc",
         "native/lifecycle_jobs.cc",
         "native/netlink.cc",
+        "native/netlink_watch.cc",
         "native/nsfd.cc",
         "native/run_dir_entry.cc",
         "native/thread_home.cc",

@@ -15,6 +15,7 @@
 #include "js_error.h"
 #include "lifecycle_jobs.h"
 #include "netlink.h"
+#include "netlink_watch.h"
 #include "nsfd.h"
 #include "thread_home.h"
 #include "thread_switch.h"
@@ -58,7 +59,8 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
  public:
   // Which thread loads the addon is fixed for the environment's life: learnt
   // once, so the main thread's calls pay no extra system call.
-  NetnsAddon(Napi::Env, Napi::Object exports) : on_main_thread_(gettid() == getpid()) {
+  NetnsAddon(Napi::Env env, Napi::Object exports)
+      : on_main_thread_(gettid() == getpid()), watch_class_(Napi::Persistent(NetlinkWatch::Define(env))) {
     DefineAddon(exports, {
         InstanceMethod("openNetns", &NetnsAddon::OpenNetnsJs),
         InstanceMethod("openNetnsIdentity", &NetnsAddon::OpenNetnsIdentityJs),
@@ -77,6 +79,9 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("ioStats", &NetnsAddon::IoStatsJs),
         InstanceMethod("netlinkOpen", &NetnsAddon::NetlinkOpenJs),
         InstanceMethod("netlinkTransact", &NetnsAddon::NetlinkTransactJs),
+        InstanceMethod("netlinkSubscribe", &NetnsAddon::NetlinkSubscribeJs),
+        InstanceMethod("netlinkWatch", &NetnsAddon::NetlinkWatchJs),
+        InstanceMethod("socketNetns", &NetnsAddon::SocketNetnsJs),
         InstanceMethod("createNamespace", &NetnsAddon::CreateNamespaceJs),
         InstanceMethod("deleteNamespace", &NetnsAddon::DeleteNamespaceJs),
     });
@@ -235,6 +240,32 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     return Napi::Buffer<uint8_t>::Copy(env, replies.data(), replies.size());
   }
 
+  // netlinkSubscribe(fd, groups): joins multicast groups (RTNLGRP_*).
+  Napi::Value NetlinkSubscribeJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    int fd = FdArgument(info, 0);
+    if (!info[1].IsArray()) throw Napi::TypeError::New(env, "groups must be an array");
+    Napi::Array list = info[1].As<Napi::Array>();
+    std::vector<int> groups;
+    for (uint32_t i = 0; i < list.Length(); i++) {
+      Napi::Value group = list.Get(i);
+      if (!group.IsNumber()) throw Napi::TypeError::New(env, "groups must be numbers");
+      groups.push_back(group.As<Napi::Number>().Int32Value());
+    }
+    if (auto failure = NetlinkSubscribe(fd, groups)) throw ToJsError(env, *failure);
+    return env.Undefined();
+  }
+
+  // netlinkWatch(fd, onData) -> a NetlinkWatch owning fd (see netlink_watch.h)
+  Napi::Value NetlinkWatchJs(const Napi::CallbackInfo& info) { return watch_class_.New({info[0], info[1]}); }
+
+  // socketNetns(fd) -> the fd of the namespace the socket belongs to
+  Napi::Value SocketNetnsJs(const Napi::CallbackInfo& info) {
+    auto ns = SocketNetns(FdArgument(info, 0));
+    if (auto* failure = std::get_if<Failure>(&ns)) throw ToJsError(info.Env(), *failure);
+    return Napi::Number::New(info.Env(), std::get<UniqueFd>(ns).release());  // JavaScript owns it now
+  }
+
   // ioBind(nsFd, type, host, port, unix, backlog) -> Promise<fd>
   Napi::Value IoBindJs(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
@@ -295,6 +326,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
   ThreadSwitch switch_;
   bool switch_thread_ = false;
   std::unique_ptr<IoPool> io_;
+  Napi::FunctionReference watch_class_;
 };
 
 }  // namespace netns

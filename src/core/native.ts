@@ -35,6 +35,26 @@ export interface NativeBinding {
    * and in order. Synchronous: the kernel has answered when sendmsg returns (ETIMEDOUT after 5 s if not).
    */
   netlinkTransact(fd: number, request: Buffer, firstSeq: number, count: number): Buffer;
+  /** Joins the netlink socket to multicast groups (NETLINK_ADD_MEMBERSHIP, any group number). */
+  netlinkSubscribe(fd: number, groups: readonly number[]): void;
+  /**
+   * Takes ownership of `fd` (even when it throws) and polls it on this thread's loop: every queued
+   * datagram, padded to 4 bytes, reaches onData as one Buffer; a failed read (ENOBUFS) as an error,
+   * after the data read before it. Holds the loop open until unref() or close().
+   */
+  netlinkWatch(fd: number, onData: (error: Error | null, data: Buffer | null) => void): NativeNetlinkWatch;
+  /** A new descriptor of the network namespace the socket `fd` belongs to (SIOCGSKNS; needs CAP_NET_ADMIN there). */
+  socketNetns(fd: number): number;
+}
+
+export interface NativeNetlinkWatch {
+  ref(): void;
+  unref(): void;
+  /** Stops reading: events wait in the socket (and overflow as ENOBUFS). */
+  pause(): void;
+  resume(): void;
+  /** Idempotent: stops polling and closes the descriptor. Also done on GC (only possible while unref'd) and at exit. */
+  close(): void;
 }
 
 /**

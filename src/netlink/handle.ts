@@ -58,6 +58,11 @@ export class NetlinkHandle implements Disposable {
     return this.#port;
   }
 
+  /** The socket's descriptor, owned by this handle (a watcher finds the namespace through it). */
+  get fd(): number {
+    return this.#fd;
+  }
+
   get closed(): boolean {
     return this.#closed;
   }

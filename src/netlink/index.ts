@@ -4,6 +4,7 @@
 // namespace, with typed operations grouped by object.
 import type { NsHandle } from '../core/handle.js';
 import { Addresses } from './addresses.js';
+import { NetlinkWatcher, type WatchOptions } from './events.js';
 import { NetlinkHandle, type NetlinkHandleOptions } from './handle.js';
 import { Links } from './links.js';
 import { Neighbours } from './neighbours.js';
@@ -23,6 +24,15 @@ export class Netlink implements Disposable {
     this.addresses = new Addresses(handle, this.links);
     this.routes = new Routes(handle, this.links);
     this.neighbours = new Neighbours(handle, this.links);
+  }
+
+  /**
+   * Link, address and route changes in this handle's namespace, as a Readable
+   * of NetlinkEvent (see events.ts), on a socket of its own. Its dumps
+   * (`existing`, and resyncs after an overflow) go through this handle.
+   */
+  watch(options?: WatchOptions): Promise<NetlinkWatcher> {
+    return NetlinkWatcher.open(this, options);
   }
 
   /** Idempotent; the namespace handle it was opened with stays open. */
@@ -54,4 +64,6 @@ export type { Link, LinkChanges, LinkRef, LinkSpec, Links } from './links.js';
 export type { Address, AddressFilter, AddressFlag, AddressSpec, Addresses, Family, ScopeName } from './addresses.js';
 export type { Neighbour, NeighbourFilter, NeighbourFlag, NeighbourSpec, NeighbourState, Neighbours } from './neighbours.js';
 export type { NextHop, Route, RouteFilter, RouteProtocol, RouteSpec, RouteType, Routes } from './routes.js';
+export { NetlinkWatcher } from './events.js';
+export type { EventAction, NetlinkEvent, WatchOptions } from './events.js';
 export { ErrorCodes, NetnsError } from '../core/errors.js';

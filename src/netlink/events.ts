@@ -1,0 +1,220 @@
+// rtnetlink events of one namespace, as an object-mode Readable: `for await`
+// (leaving the loop closes the socket), `.on('data')`, backpressure, and
+// ref()/unref() as a net.Socket has them.
+//
+// Each watcher has its own socket, made inside the namespace of the Netlink it
+// came from and joined to the multicast groups asked for. With `existing`, it
+// subscribes first and dumps after (as vishvananda/netlink's ListExisting and
+// pyroute2 do), so nothing is lost in between: an event may repeat what the
+// dump already showed, and applying events in order converges. When the kernel
+// drops events for want of buffer room (ENOBUFS) the stream says so with an
+// `overflow` event, and, with `existing`, dumps again.
+import { Readable } from 'node:stream';
+import { callNative, ErrorCodes, fromNative, netnsError, NetnsError } from '../core/errors.js';
+import { native, type NativeNetlinkWatch } from '../core/native.js';
+import { parseAddressMessage, type Address, type Addresses } from './addresses.js';
+import * as C from './constants.js';
+import type { NetlinkHandle } from './handle.js';
+import { parseLink, type Link, type Links } from './links.js';
+import { splitMessages, type NetlinkMessage } from './message.js';
+import { parseNeighbour, type Neighbour, type Neighbours } from './neighbours.js';
+import { parseRoute, type Route, type Routes } from './routes.js';
+import { nativeTransport } from './transport.js';
+
+/** What a watcher needs of the Netlink it comes from (index.ts imports this file, not the reverse). */
+export interface WatchSource {
+  readonly handle: NetlinkHandle;
+  readonly links: Pick<Links, 'list'>;
+  readonly addresses: Pick<Addresses, 'list'>;
+  readonly routes: Pick<Routes, 'list'>;
+  readonly neighbours: Pick<Neighbours, 'list'>;
+}
+
+/** 'existing': from the dump; 'new': added or changed (RTM_NEW*); 'delete': removed. */
+export type EventAction = 'existing' | 'new' | 'delete';
+
+export type NetlinkEvent =
+  | { type: 'link'; action: EventAction; link: Link }
+  | { type: 'address'; action: EventAction; address: Address }
+  | { type: 'route'; action: EventAction; route: Route }
+  | { type: 'neighbour'; action: EventAction; neighbour: Neighbour }
+  /** The end of a dump's `existing` objects: what follows are changes. */
+  | { type: 'synced' }
+  /** The kernel dropped events (error.code 'ENOBUFS'); with `existing`, a new dump follows. */
+  | { type: 'overflow'; error: NetnsError };
+
+export interface WatchOptions {
+  links?: boolean;
+  addresses?: boolean;
+  routes?: boolean;
+  neighbours?: boolean;
+  /** First the objects there now (action 'existing'), then { type: 'synced' }. Routes of every table; neighbours with the proxy entries. */
+  existing?: boolean;
+}
+
+type Kind = 'links' | 'addresses' | 'routes' | 'neighbours';
+
+/** What each option subscribes to, how its messages become events, and how its objects are listed. */
+const KINDS: Record<Kind, {
+  groups: number[];
+  types: [newType: number, delType: number];
+  event(action: EventAction, message: NetlinkMessage): NetlinkEvent | null;
+  list(nl: WatchSource): Promise<NetlinkEvent[]>;
+}> = {
+  links: {
+    groups: [1], // RTNLGRP_LINK
+    types: [C.RTM_NEWLINK, C.RTM_DELLINK],
+    event: (action, m) => ({ type: 'link', action, link: parseLink(m) }),
+    list: async (nl) => (await nl.links.list()).map((link) => ({ type: 'link', action: 'existing', link })),
+  },
+  addresses: {
+    groups: [5, 9], // RTNLGRP_IPV4_IFADDR, RTNLGRP_IPV6_IFADDR
+    types: [C.RTM_NEWADDR, C.RTM_DELADDR],
+    event: (action, m) => ({ type: 'address', action, address: parseAddressMessage(m) }),
+    list: async (nl) => (await nl.addresses.list()).map((address) => ({ type: 'address', action: 'existing', address })),
+  },
+  routes: {
+    groups: [7, 11], // RTNLGRP_IPV4_ROUTE, RTNLGRP_IPV6_ROUTE
+    types: [C.RTM_NEWROUTE, C.RTM_DELROUTE],
+    // Cached clones are left out, as routes.list() leaves them out.
+    event: (action, m) => ((m.payload.readUInt32LE(8) & C.RTM_F_CLONED) !== 0 ? null : { type: 'route', action, route: parseRoute(m) }),
+    list: async (nl) => (await nl.routes.list({ table: 'all' })).map((route) => ({ type: 'route', action: 'existing', route })),
+  },
+  neighbours: {
+    groups: [3], // RTNLGRP_NEIGH: the cache and the proxy entries
+    types: [C.RTM_NEWNEIGH, C.RTM_DELNEIGH],
+    event: (action, m) => ({ type: 'neighbour', action, neighbour: parseNeighbour(m) }),
+    list: async (nl) =>
+      [...(await nl.neighbours.list()), ...(await nl.neighbours.list({ proxy: true }))].map((neighbour) => ({
+        type: 'neighbour',
+        action: 'existing',
+        neighbour,
+      })),
+  },
+};
+
+/** Enough to absorb a burst (a dump of a busy namespace) before reading pauses. */
+const HIGH_WATER_MARK = 1024;
+
+export class NetlinkWatcher extends Readable {
+  readonly #nl: WatchSource;
+  readonly #kinds: Kind[];
+  readonly #existing: boolean;
+  #watch: NativeNetlinkWatch | undefined;
+  /** Events that arrive while a dump is being pushed wait here, to follow it. */
+  #held: NetlinkEvent[] | null = null;
+  #resyncAgain = false;
+
+  private constructor(nl: WatchSource, kinds: Kind[], existing: boolean) {
+    super({ objectMode: true, highWaterMark: HIGH_WATER_MARK });
+    this.#nl = nl;
+    this.#kinds = kinds;
+    this.#existing = existing;
+  }
+
+  /** See Netlink.watch. */
+  static async open(nl: WatchSource, options: WatchOptions = {}): Promise<NetlinkWatcher> {
+    const kinds = (Object.keys(KINDS) as Kind[]).filter((kind) => options[kind] === true);
+    const watcher = new NetlinkWatcher(nl, kinds, options.existing === true);
+    const fd = await openBeside(nl);
+    try {
+      callNative(() => native.netlinkSubscribe(fd, kinds.flatMap((kind) => KINDS[kind].groups)));
+    } catch (error) {
+      nativeTransport.close(fd);
+      throw error;
+    }
+    watcher.#watch = callNative(() => native.netlinkWatch(fd, (error, data) => watcher.#received(error, data)));
+    if (watcher.#existing) {
+      try {
+        await watcher.#sync();
+      } catch (error) {
+        watcher.destroy();
+        throw error;
+      }
+    }
+    return watcher;
+  }
+
+  /** The watcher keeps the process alive (the default), as a net.Socket does. */
+  ref(): this {
+    this.#watch?.ref();
+    return this;
+  }
+
+  /** The process may exit while this is open; an unreachable unref'd watcher is closed when collected. */
+  unref(): this {
+    this.#watch?.unref();
+    return this;
+  }
+
+  /** Idempotent; the same as destroy(). The Netlink it came from stays open. */
+  close(): void {
+    this.destroy();
+  }
+
+  override _read(): void {
+    this.#watch?.resume();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.#watch?.close();
+    callback(error);
+  }
+
+  #received(error: Error | null, data: Buffer | null): void {
+    if (error) return this.#failed(fromNative(error) as NetnsError);
+    try {
+      for (const message of splitMessages(data!)) this.#emitEvent(this.#toEvent(message));
+    } catch (parseError) {
+      this.destroy(parseError as Error);
+    }
+  }
+
+  #toEvent(message: NetlinkMessage): NetlinkEvent | null {
+    for (const kind of this.#kinds) {
+      const [newType, delType] = KINDS[kind].types;
+      if (message.type === newType) return KINDS[kind].event('new', message);
+      if (message.type === delType) return KINDS[kind].event('delete', message);
+    }
+    return null; // NLMSG_NOOP and the like
+  }
+
+  #emitEvent(event: NetlinkEvent | null): void {
+    if (!event || this.destroyed) return;
+    if (this.#held) this.#held.push(event);
+    else if (!this.push(event)) this.#watch?.pause();
+  }
+
+  #failed(error: NetnsError): void {
+    if (error.code !== 'ENOBUFS') return void this.destroy(error);
+    this.#emitEvent({ type: 'overflow', error });
+    if (!this.#existing) return;
+    if (this.#held) this.#resyncAgain = true;
+    else this.#sync().catch((syncError: Error) => this.destroy(syncError));
+  }
+
+  /** Pushes a dump of every kind watched, then { type: 'synced' }, then what arrived meanwhile. */
+  async #sync(): Promise<void> {
+    do {
+      this.#resyncAgain = false;
+      this.#held = [];
+      const lists = [];
+      for (const kind of this.#kinds) lists.push(...(await KINDS[kind].list(this.#nl)));
+      const held = this.#held;
+      this.#held = null;
+      for (const event of [...lists, { type: 'synced' } as const, ...held]) this.#emitEvent(event);
+    } while (this.#resyncAgain && !this.destroyed);
+  }
+}
+
+/** A new NETLINK_ROUTE socket in the namespace of `nl`'s socket, which may outlive its NetNS handle. */
+async function openBeside(nl: WatchSource): Promise<number> {
+  // A closed handle's descriptor number may belong to something else by now.
+  if (nl.handle.closed) throw netnsError(ErrorCodes.CLOSED, 'netlink: watch: the netlink handle has been closed');
+  const nsFd = callNative(() => native.socketNetns(nl.handle.fd));
+  try {
+    return (await nativeTransport.open(nsFd, C.NETLINK_ROUTE)).fd;
+  } finally {
+    nativeTransport.close(nsFd);
+  }
+}
