@@ -1,35 +1,20 @@
 // rtnetlink through this package against `ip` in real namespaces: what this API
 // makes, `ip -j` reports; what `ip` makes, this API reads; a veth made across two
 // namespaces carries TCP; bad input sends nothing.
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { ErrorCodes, openNetlink } from '../../dist/netlink/index.js';
 import { privileged } from '../helpers/privileges.js';
+import { ip, ipJson, scratchNamespaces } from '../helpers/scratch-namespaces.js';
 
-const prefix = `nsnl${randomBytes(2).toString('hex')}-${process.pid}-`;
-let made: NetNS[] = [];
-let counter = 0;
+const scratch = scratchNamespaces('nsnl');
+const namespace = (): Promise<NetNS> => scratch.create();
 
-async function namespace(): Promise<NetNS> {
-  const ns = await NetNS.create(`${prefix}${counter++}`);
-  made.push(ns);
-  return ns;
-}
 
-const ipJson = (ns: NetNS, ...args: string[]): unknown =>
-  JSON.parse(execFileSync('ip', ['-n', ns.path.slice('/run/netns/'.length), '-j', ...args], { encoding: 'utf8' }) || '[]');
-const ip = (ns: NetNS, ...args: string[]): void => void execFileSync('ip', ['-n', ns.path.slice('/run/netns/'.length), ...args]);
 
 describe.skipIf(!privileged)('netlink in a namespace', () => {
   afterEach(async () => {
-    for (const ns of made) {
-      const name = ns.path.slice('/run/netns/'.length);
-      ns.close();
-      await NetNS.delete(name);
-    }
-    made = [];
+    await scratch.removeAll();
   });
 
   it('a veth with its peer placed in another namespace, addresses and routes, as ip -j reports them', async () => {

@@ -3,23 +3,16 @@
 // master, mtu, mac, name, up / down; moved to another namespace. dummy, vlan and
 // ipvlan are tried the same way and skip only if this kernel refuses the kind
 // itself (EOPNOTSUPP "Unknown device type": the driver is not there).
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { openNetlink, type Link, type LinkSpec, type Netlink } from '../../dist/netlink/index.js';
 import { privileged } from '../helpers/privileges.js';
+import { ipJson, scratchNamespaces } from '../helpers/scratch-namespaces.js';
 
-const prefix = `nslk${randomBytes(2).toString('hex')}-${process.pid}-`;
-let made: NetNS[] = [];
+const scratch = scratchNamespaces('nslk');
+const namespace = (): Promise<NetNS> => scratch.create();
 let handles: Netlink[] = [];
-let counter = 0;
 
-async function namespace(): Promise<NetNS> {
-  const ns = await NetNS.create(`${prefix}${counter++}`);
-  made.push(ns);
-  return ns;
-}
 
 async function netlink(ns: NetNS): Promise<Netlink> {
   const nl = await openNetlink(ns);
@@ -27,9 +20,6 @@ async function netlink(ns: NetNS): Promise<Netlink> {
   return nl;
 }
 
-const nsName = (ns: NetNS): string => ns.path.slice('/run/netns/'.length);
-const ipJson = (ns: NetNS, ...args: string[]): Record<string, any>[] =>
-  JSON.parse(execFileSync('ip', ['-n', nsName(ns), '-j', ...args], { encoding: 'utf8' }) || '[]');
 const shown = (ns: NetNS, name: string): Record<string, any> => ipJson(ns, '-d', 'link', 'show', 'dev', name)[0]!;
 
 /** The fields this API reads, as ip -j -d prints them (M-DOWN is derived by ip from the lower link). */
@@ -58,11 +48,7 @@ describe.skipIf(!privileged)('netlink links on the real kernel', () => {
   afterEach(async () => {
     for (const nl of handles) nl.close();
     handles = [];
-    for (const ns of made) {
-      ns.close();
-      await NetNS.delete(nsName(ns));
-    }
-    made = [];
+    await scratch.removeAll();
   });
 
   it('a bridge: created with mtu, mac and up, as ip -j -d reports it', async () => {

@@ -1,26 +1,15 @@
 // Neighbours through this package against `ip neigh` in a real namespace: what
 // this API makes, `ip -j neigh` reports; what `ip` makes, this API reads.
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { ErrorCodes, openNetlink, type Neighbour } from '../../dist/netlink/index.js';
 import { privileged } from '../helpers/privileges.js';
+import { ip, ipJson, scratchNamespaces } from '../helpers/scratch-namespaces.js';
 
-const prefix = `nsnb${randomBytes(2).toString('hex')}-${process.pid}-`;
-let made: NetNS[] = [];
-let counter = 0;
+const scratch = scratchNamespaces('nsnb');
+const namespace = (): Promise<NetNS> => scratch.create();
 
-async function namespace(): Promise<NetNS> {
-  const ns = await NetNS.create(`${prefix}${counter++}`);
-  made.push(ns);
-  return ns;
-}
 
-const nsName = (ns: NetNS): string => ns.path.slice('/run/netns/'.length);
-const ipJson = (ns: NetNS, ...args: string[]): Record<string, unknown>[] =>
-  JSON.parse(execFileSync('ip', ['-n', nsName(ns), '-j', ...args], { encoding: 'utf8' }) || '[]');
-const ip = (ns: NetNS, ...args: string[]): void => void execFileSync('ip', ['-n', nsName(ns), ...args]);
 
 /** What `ip -j neigh` prints for an entry, from what this API read. */
 function asIpPrints(n: Neighbour, dev: string): Record<string, unknown> {
@@ -33,11 +22,7 @@ function asIpPrints(n: Neighbour, dev: string): Record<string, unknown> {
 
 describe.skipIf(!privileged)('netlink neighbours in a namespace', () => {
   afterEach(async () => {
-    for (const ns of made) {
-      ns.close();
-      await NetNS.delete(nsName(ns));
-    }
-    made = [];
+    await scratch.removeAll();
   });
 
   it('what this API adds, ip -j neigh reports; replace and delete too', async () => {

@@ -3,28 +3,20 @@
 // lists is refused with a coded error and no change sent (a transport wrapping
 // the addon's records every message); a failed create leaves nothing half-made;
 // a closed handle refuses further use.
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { ErrorCodes, openNetlink, type Netlink, type NetlinkTransport } from '../../dist/netlink/index.js';
 import { nativeTransport } from '../../dist/netlink/transport.js';
 import { openFdCount, threadCount } from '../helpers/process-state.js';
 import { privileged } from '../helpers/privileges.js';
+import { ipJson, scratchNamespaces } from '../helpers/scratch-namespaces.js';
 
-const prefix = `nsrb${randomBytes(2).toString('hex')}-${process.pid}-`;
-let made: NetNS[] = [];
-let counter = 0;
+const scratch = scratchNamespaces('nsrb');
+// The calls below that need a second namespace take the test's own, made last.
+let current: NetNS;
+const namespace = async (): Promise<NetNS> => (current = await scratch.create());
 
-async function namespace(): Promise<NetNS> {
-  const ns = await NetNS.create(`${prefix}${counter++}`);
-  made.push(ns);
-  return ns;
-}
 
-const nsName = (ns: NetNS): string => ns.path.slice('/run/netns/'.length);
-const ipJson = (ns: NetNS, ...args: string[]): Record<string, any>[] =>
-  JSON.parse(execFileSync('ip', ['-n', nsName(ns), '-j', ...args], { encoding: 'utf8' }) || '[]');
 
 /** The addon's transport, recording the type of every message sent. */
 function recording(): { types: number[]; transport: NetlinkTransport } {
@@ -44,11 +36,7 @@ const RTM_GETLINK = 18;
 
 describe.skipIf(!privileged)('netlink robustness', () => {
   afterEach(async () => {
-    for (const ns of made) {
-      ns.close();
-      await NetNS.delete(nsName(ns));
-    }
-    made = [];
+    await scratch.removeAll();
   });
 
   it('10,000 operations leave the fd and thread counts where they began', async () => {
@@ -89,7 +77,7 @@ describe.skipIf(!privileged)('netlink robustness', () => {
       ['link name over 15 bytes', (nl) => nl.links.add({ kind: 'bridge', name: 'a-name-of-16-bytes' })],
       ['veth peer name over 15 bytes', (nl) => nl.links.add({ kind: 'veth', name: 'v0', peer: { name: 'x'.repeat(16) } })],
       ['rename to over 15 bytes', (nl) => nl.links.set('lo', { name: 'x'.repeat(16) })],
-      ['move renaming to over 15 bytes', (nl) => nl.links.move('lo', made[0]!, { name: 'x'.repeat(16) })],
+      ['move renaming to over 15 bytes', (nl) => nl.links.move('lo', current, { name: 'x'.repeat(16) })],
       ['address on a link named over 15 bytes', (nl) => nl.addresses.add({ link: 'x'.repeat(16), address: '10.0.0.1/24' })],
       ['neighbour on a link named over 15 bytes', (nl) => nl.neighbours.add({ link: 'x'.repeat(16), address: '10.0.0.2' })],
       // bad MAC
@@ -134,7 +122,7 @@ describe.skipIf(!privileged)('netlink robustness', () => {
       ['an address on an unknown link', (nl) => nl.addresses.add({ link: 'nosuch0', address: '10.0.0.1/24' })],
       ['a route via an unknown device', (nl) => nl.routes.add({ destination: '10.0.0.0/8', device: 'nosuch0' })],
       ['a neighbour on an unknown link', (nl) => nl.neighbours.add({ link: 'nosuch0', address: '10.0.0.2', lladdr: '02:00:00:00:00:02' })],
-      ['a move of an unknown link', (nl) => nl.links.move('nosuch0', made[0]!)],
+      ['a move of an unknown link', (nl) => nl.links.move('nosuch0', current)],
     ];
     for (const [what, call] of unknownLink) {
       it(`${what}: ENODEV from the lookup, nothing else sent, nothing made`, async () => {

@@ -4,68 +4,9 @@
 // through a fake transport, and bad input refused before anything is sent.
 import { describe, expect, it } from 'vitest';
 import { NsHandle } from '../../dist/core/handle.js';
-import { attr, AttributeMap, ErrorCodes, openNetlink, type NetlinkTransport } from '../../dist/netlink/index.js';
+import { attr, AttributeMap, ErrorCodes, openNetlink } from '../../dist/netlink/index.js';
 import { encodeAttributes } from '../../dist/netlink/attributes.js';
-
-const hex = (s: string): Buffer => Buffer.from(s.replace(/[^0-9a-f]/gi, ''), 'hex');
-
-interface Sent {
-  type: number;
-  flags: number;
-  seq: number;
-  bytes: Buffer;
-  payload: Buffer;
-}
-
-function split(buffer: Buffer): Sent[] {
-  const out: Sent[] = [];
-  for (let o = 0; o < buffer.length; ) {
-    const len = buffer.readUInt32LE(o);
-    const bytes = buffer.subarray(o, o + len);
-    out.push({ type: bytes.readUInt16LE(4), flags: bytes.readUInt16LE(6), seq: bytes.readUInt32LE(8), bytes, payload: bytes.subarray(16) });
-    o += (len + 3) & ~3;
-  }
-  return out;
-}
-
-function nlmsg(type: number, flags: number, seq: number, payload: Buffer): Buffer {
-  const head = Buffer.alloc(16);
-  head.writeUInt32LE(16 + payload.length, 0);
-  head.writeUInt16LE(type, 4);
-  head.writeUInt16LE(flags, 6);
-  head.writeUInt32LE(seq, 8);
-  head.writeUInt32LE(4242, 12);
-  return Buffer.concat([head, payload]);
-}
-
-/** An NLMSG_ERROR as the kernel sends it with CAP_ACK: error, the request's header, then TLVs. */
-function errorReply(request: Sent, errno: number, text?: string): Buffer {
-  const err = Buffer.alloc(4);
-  err.writeInt32LE(-errno);
-  const tlvs = text === undefined ? Buffer.alloc(0) : encodeAttributes([attr.string(1, text)]);
-  const flags = errno === 0 ? 0x100 : 0x100 | (text === undefined ? 0 : 0x200);
-  return nlmsg(2, flags, request.seq, Buffer.concat([err, request.bytes.subarray(0, 16), tlvs]));
-}
-
-const done = (seq: number, flags = 2): Buffer => nlmsg(3, flags, seq, Buffer.alloc(4));
-
-function fake(answer: (request: Sent, call: number) => Buffer[]) {
-  const sent: Sent[][] = [];
-  const closed: number[] = [];
-  const transport: NetlinkTransport = {
-    open: async () => ({ fd: 77, portId: 4242 }),
-    transact(_fd, request, firstSeq, count) {
-      const messages = split(request);
-      expect(messages.map((m) => m.seq)).toEqual(Array.from({ length: count }, (_, i) => firstSeq + i));
-      sent.push(messages);
-      return Buffer.concat(messages.flatMap((m) => answer(m, sent.length)));
-    },
-    close: (fd) => void closed.push(fd),
-  };
-  return { sent, closed, transport };
-}
-
-const ack = (m: Sent): Buffer[] => [errorReply(m, 0)];
+import { hex, nlmsg, errorReply, done, ack, fake } from '../helpers/netlink-wire.js';
 
 /** A namespace handle standing for fd 4, as `ip` had /run/netns/NS open (never closed: the fd is not ours). */
 class FakeNs extends NsHandle {

@@ -4,62 +4,9 @@
 // in a throwaway namespace (v0 = index 3); replies decoded; bad input refused
 // before anything is sent.
 import { describe, expect, it } from 'vitest';
-import { attr, ErrorCodes, openNetlink, type NetlinkTransport } from '../../dist/netlink/index.js';
+import { attr, ErrorCodes, openNetlink } from '../../dist/netlink/index.js';
 import { encodeAttributes } from '../../dist/netlink/attributes.js';
-
-const hex = (s: string): Buffer => Buffer.from(s.replace(/[^0-9a-f]/gi, ''), 'hex');
-
-interface Sent {
-  type: number;
-  flags: number;
-  seq: number;
-  bytes: Buffer;
-  payload: Buffer;
-}
-
-function split(buffer: Buffer): Sent[] {
-  const out: Sent[] = [];
-  for (let o = 0; o < buffer.length; ) {
-    const len = buffer.readUInt32LE(o);
-    const bytes = buffer.subarray(o, o + len);
-    out.push({ type: bytes.readUInt16LE(4), flags: bytes.readUInt16LE(6), seq: bytes.readUInt32LE(8), bytes, payload: bytes.subarray(16) });
-    o += (len + 3) & ~3;
-  }
-  return out;
-}
-
-function nlmsg(type: number, flags: number, seq: number, payload: Buffer): Buffer {
-  const head = Buffer.alloc(16);
-  head.writeUInt32LE(16 + payload.length, 0);
-  head.writeUInt16LE(type, 4);
-  head.writeUInt16LE(flags, 6);
-  head.writeUInt32LE(seq, 8);
-  head.writeUInt32LE(4242, 12);
-  return Buffer.concat([head, payload]);
-}
-
-function errorReply(request: Sent, errno: number): Buffer {
-  const err = Buffer.alloc(4);
-  err.writeInt32LE(-errno);
-  return nlmsg(2, 0x100, request.seq, Buffer.concat([err, request.bytes.subarray(0, 16)]));
-}
-
-const done = (seq: number): Buffer => nlmsg(3, 2, seq, Buffer.alloc(4));
-const ack = (m: Sent): Buffer[] => [errorReply(m, 0)];
-
-function fake(answer: (request: Sent) => Buffer[]) {
-  const sent: Sent[][] = [];
-  const transport: NetlinkTransport = {
-    open: async () => ({ fd: 77, portId: 4242 }),
-    transact(_fd, request) {
-      const messages = split(request);
-      sent.push(messages);
-      return Buffer.concat(messages.flatMap((m) => answer(m)));
-    },
-    close: () => undefined,
-  };
-  return { sent, transport };
-}
+import { hex, nlmsg, errorReply, done, ack, fake, type Sent } from '../helpers/netlink-wire.js';
 
 /** The whole message as ip sent it, with our seq spliced in (ip's pid field is 0 as ours). */
 function wire(m: Sent, text: string): Buffer {
