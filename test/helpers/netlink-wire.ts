@@ -1,7 +1,7 @@
 // Netlink messages without a kernel: what a test's fake transport saw sent,
 // and the replies it answers with, shaped as the kernel shapes them.
 import { expect } from 'vitest';
-import { attr, type NetlinkTransport } from '../../dist/netlink/index.js';
+import { attr, ErrorCodes, openNetlink, type Netlink, type NetlinkTransport } from '../../dist/netlink/index.js';
 import { encodeAttributes } from '../../dist/netlink/attributes.js';
 
 export const hex = (s: string): Buffer => Buffer.from(s.replace(/[^0-9a-f]/gi, ''), 'hex');
@@ -63,4 +63,13 @@ export function fake(answer: (request: Sent, call: number) => Buffer[]) {
     close: (fd) => void closed.push(fd),
   };
   return { sent, closed, transport };
+}
+
+/** `call` is refused as bad input (ERR_NETNS_NETLINK_INVALID) before any message is sent. */
+export async function expectRefusedUnsent(call: (nl: Netlink) => Promise<unknown>): Promise<void> {
+  const { sent, transport } = fake(ack);
+  const nl = await openNetlink(undefined, { transport });
+  await expect(call(nl)).rejects.toMatchObject({ code: ErrorCodes.NETLINK_INVALID });
+  expect(sent).toEqual([]);
+  nl.close();
 }
