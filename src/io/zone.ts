@@ -6,10 +6,12 @@
 // interface. So zones are resolved here, from the namespace's own
 // /proc/net/if_inet6 read on an I/O thread inside it, and the addresses Node
 // would report are computed from what the namespace says.
-import { fstatSync, readSync, writeSync } from 'node:fs';
+import { fstatSync } from 'node:fs';
 import { SocketAddress } from 'node:net';
-import { ErrorCodes, netnsError } from '../core/errors.js';
+import { callNative, ErrorCodes, netnsError } from '../core/errors.js';
 import type { NsHandle } from '../core/handle.js';
+import { native } from '../core/native.js';
+import { encodeMessage, splitMessages } from '../netlink/message.js';
 import { readFileIn } from './files.js';
 
 const SCOPE_LINK = 0x20;
@@ -109,40 +111,32 @@ export function reportSocketAddresses(socket: object, local: AddressInfo, remote
 
 const SOCK_DIAG_BY_FAMILY = 20;
 const NLM_F_REQUEST_DUMP = 0x1 | 0x300;
-const NLMSG_ERROR = 2;
-const NLMSG_DONE = 3;
 const AF_INET6 = 10;
 const IPPROTO_TCP = 6;
+const INET_DIAG_REQ_SIZE = 56;
+const DIAG_SEQ = 1;
+
+/** inet_diag_req_v2 for every TCP/IPv6 socket, whatever its state. */
+function tcp6DumpRequest(): Buffer {
+  const header = Buffer.alloc(INET_DIAG_REQ_SIZE);
+  header.writeUInt8(AF_INET6, 0);
+  header.writeUInt8(IPPROTO_TCP, 1);
+  header.writeUInt32LE(0xffffffff, 4);
+  return encodeMessage({ type: SOCK_DIAG_BY_FAMILY, flags: NLM_F_REQUEST_DUMP, header, what: 'dump TCP sockets' }, DIAG_SEQ, 0);
+}
 
 /**
  * The peer of an accepted TCP socket, by inode, from a sock_diag dump on a
- * NETLINK_SOCK_DIAG socket made in the namespace. Synchronous (a blocking
- * netlink round trip), so that a getter can answer at once.
+ * NETLINK_SOCK_DIAG socket made in the namespace. Synchronous (the kernel
+ * answers a dump as it is read), so that a getter can answer at once.
  */
 export function tcp6PeerOf(diagFd: number, inode: number): { address: string; port: number } | undefined {
-  const request = Buffer.alloc(16 + 56);
-  request.writeUInt32LE(request.length, 0);
-  request.writeUInt16LE(SOCK_DIAG_BY_FAMILY, 4);
-  request.writeUInt16LE(NLM_F_REQUEST_DUMP, 6);
-  request.writeUInt8(AF_INET6, 16);
-  request.writeUInt8(IPPROTO_TCP, 17);
-  request.writeUInt32LE(0xffffffff, 20); // every state
-  writeSync(diagFd, request);
-  const buffer = Buffer.alloc(1 << 16);
-  let found: { address: string; port: number } | undefined;
-  for (;;) {
-    const length = readSync(diagFd, buffer);
-    for (let offset = 0; offset + 16 <= length; ) {
-      const messageLength = buffer.readUInt32LE(offset);
-      const type = buffer.readUInt16LE(offset + 4);
-      if (type === NLMSG_DONE || type === NLMSG_ERROR || messageLength < 16) return found;
-      const message = offset + 16;
-      if (found === undefined && buffer.readUInt32LE(message + 68) === inode) {
-        found = { address: hexToIpv6(buffer.toString('hex', message + 24, message + 40)), port: buffer.readUInt16BE(message + 6) };
-      }
-      offset += (messageLength + 3) & ~3;
-    }
+  const replies = callNative(() => native.netlinkTransact(diagFd, tcp6DumpRequest(), DIAG_SEQ, 1));
+  for (const { type, payload } of splitMessages(replies)) {
+    if (type !== SOCK_DIAG_BY_FAMILY || payload.readUInt32LE(68) !== inode) continue;
+    return { address: hexToIpv6(payload.toString('hex', 24, 40)), port: payload.readUInt16BE(6) };
   }
+  return undefined;
 }
 
 /**

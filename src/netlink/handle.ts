@@ -12,8 +12,8 @@ import { callNative, ErrorCodes, NetnsError, netnsError } from '../core/errors.j
 import type { NsHandle } from '../core/handle.js';
 import { native } from '../core/native.js';
 import type { Attribute } from './attributes.js';
-import { NETLINK_ROUTE, NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_REQUEST, NLMSG_DONE, NLMSG_ERROR } from './constants.js';
-import { encodeMessage, messageError, splitMessages, type NetlinkMessage, type NetlinkRequest } from './message.js';
+import { NETLINK_ROUTE, NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_REQUEST } from './constants.js';
+import { encodeMessage, isTerminal, messageError, splitMessages, type NetlinkMessage, type NetlinkRequest } from './message.js';
 import { nativeTransport, type NetlinkTransport } from './transport.js';
 
 /** As CNI's pkg/netlinksafe: a dump interrupted this many times in a row is given up. */
@@ -152,12 +152,11 @@ function settle(replies: NetlinkMessage[], what: string): Settled {
     const error = messageError(message, what);
     if (error) return { ok: false, error };
   }
-  const terminal = replies.some((m) => m.type === NLMSG_ERROR || m.type === NLMSG_DONE);
-  if (!terminal) {
+  if (!replies.some(isTerminal)) {
     const error = netnsError(ErrorCodes.NETLINK_MALFORMED, `netlink: ${what}: the kernel's answer did not end`);
     return { ok: false, error: error as NetnsError };
   }
-  return { ok: true, messages: replies.filter((m) => m.type !== NLMSG_ERROR && m.type !== NLMSG_DONE) };
+  return { ok: true, messages: replies.filter((m) => !isTerminal(m)) };
 }
 
 async function openIn(transport: NetlinkTransport, target: NsHandle): Promise<{ fd: number; portId: number }> {
