@@ -23,6 +23,22 @@ export function functionSource(fn: unknown): string {
   return source;
 }
 
+// Code from `node -e`/`-p` and the REPL ([eval], /[eval1], REPL2) has no file:
+// fn then resolves from the cwd, as node does there. Remembered per name, since
+// callerFile runs on every call whose fn uses require or import.
+const MAX_CALLER_NAMES = 1000;
+const sourceFiles = new Map<string, boolean>();
+
+function isSourceFile(path: string): boolean {
+  let known = sourceFiles.get(path);
+  if (known === undefined) {
+    known = isAbsolute(path) && existsSync(path);
+    if (sourceFiles.size >= MAX_CALLER_NAMES) sourceFiles.clear(); // a REPL names each line anew
+    sourceFiles.set(path, known);
+  }
+  return known;
+}
+
 /**
  * The file that called `entry` (withNetNS), so that `require` inside fn
  * resolves like the caller's own module. Found by function, not by path: in a
@@ -46,8 +62,7 @@ export function callerFile(source: string, entry: (...args: never[]) => unknown)
       const file = site.getFileName();
       if (!file || file.startsWith('node:')) continue;
       const path = file.startsWith('file:') ? fileURLToPath(file) : file;
-      // Code from `node -e`/`-p` ([eval], /[eval1]) has no file: resolve from the cwd, as node does there.
-      return isAbsolute(path) && existsSync(path) ? path : null;
+      return isSourceFile(path) ? path : null;
     }
     return null;
   } finally {
