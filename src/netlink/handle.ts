@@ -9,7 +9,8 @@
 // elsewhere (the `netlink` package opens its own, in the caller's namespace,
 // and is early-stage), and the rtnetlink subset needed here is small.
 import { callNative, ErrorCodes, NetnsError, netnsError } from '../core/errors.js';
-import type { NsHandle } from '../core/handle.js';
+import { isNsHandle, type NsHandle } from '../core/handle.js';
+import { resolveNamespacePath } from '../core/names.js';
 import { native } from '../core/native.js';
 import type { Attribute } from './attributes.js';
 import { NETLINK_ROUTE, NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_REQUEST } from './constants.js';
@@ -44,12 +45,13 @@ export class NetlinkHandle implements Disposable {
   }
 
   /**
-   * A NETLINK_ROUTE socket inside `target`'s namespace, or, without one, the
-   * namespace of the calling thread (on the main thread: the process's).
+   * A NETLINK_ROUTE socket inside `target`'s namespace (a NetNS, or a name or
+   * path as withNetNS takes), or, without one, the namespace of the calling
+   * thread (on the main thread: the process's).
    */
-  static async open(target?: NsHandle, options: NetlinkHandleOptions = {}): Promise<NetlinkHandle> {
+  static async open(target?: NsHandle | string, options: NetlinkHandleOptions = {}): Promise<NetlinkHandle> {
     const transport = options.transport ?? nativeTransport;
-    const socket = target ? await openIn(transport, target) : await openHere(transport);
+    const socket = isNsHandle(target) ? await openIn(transport, target) : await openAt(transport, namespacePath(target));
     return new NetlinkHandle(transport, socket.fd, socket.portId);
   }
 
@@ -168,10 +170,16 @@ async function openIn(transport: NetlinkTransport, target: NsHandle): Promise<{ 
   }
 }
 
-async function openHere(transport: NetlinkTransport): Promise<{ fd: number; portId: number }> {
-  // thread-self, not self: inside a withNetNS worker the calling thread's
-  // namespace is the switched one, and that is the one meant.
-  const opened = callNative(() => native.openNetns('/proc/thread-self/ns/net'));
+// thread-self, not self: inside a withNetNS worker the calling thread's
+// namespace is the switched one, and that is the one meant.
+function namespacePath(target: unknown): string {
+  if (target === undefined) return '/proc/thread-self/ns/net';
+  if (typeof target === 'string') return resolveNamespacePath(target);
+  throw netnsError(ErrorCodes.INVALID_ARG, `netlink: the target must be a NetNS, a namespace name or path, got ${target === null ? 'null' : typeof target}`);
+}
+
+async function openAt(transport: NetlinkTransport, path: string): Promise<{ fd: number; portId: number }> {
+  const opened = callNative(() => native.openNetns(path));
   try {
     return await transport.open(opened.fd, NETLINK_ROUTE);
   } finally {

@@ -46,11 +46,11 @@ export class Netlink implements Disposable {
 }
 
 /**
- * A netlink handle inside `target`'s namespace (a NetNS), or without one the
- * calling thread's namespace. The NetNS may be closed afterwards: the socket
- * keeps its namespace for life.
+ * A netlink handle inside `target`'s namespace (a NetNS, or a name or path as
+ * withNetNS takes), or without one the calling thread's namespace. The NetNS
+ * may be closed afterwards: the socket keeps its namespace for life.
  */
-export async function openNetlink(target?: NsHandle, options?: NetlinkHandleOptions): Promise<Netlink> {
+export async function openNetlink(target?: NsHandle | string, options?: NetlinkHandleOptions): Promise<Netlink> {
   return new Netlink(await NetlinkHandle.open(target, options));
 }
 

@@ -4,7 +4,7 @@
 // (IFLA_NET_NS_FD inside VETH_INFO_PEER), so the kernel makes the whole thing
 // or nothing: no half-made pair to clean up.
 import { ErrorCodes, netnsError } from '../core/errors.js';
-import type { NsHandle } from '../core/handle.js';
+import { isNsHandle, type NsHandle } from '../core/handle.js';
 import { attr, AttributeMap, encodeAttributes, type Attribute } from './attributes.js';
 import * as C from './constants.js';
 import type { NetlinkHandle } from './handle.js';
@@ -167,7 +167,7 @@ export class Links {
   /** Creates a link (one message) and reads it back in the same round trip. */
   async add(spec: LinkSpec): Promise<Link> {
     // The peer's namespace fd is only valid while its handle is acquired.
-    const netns = spec?.kind === 'veth' ? spec.peer?.netns : undefined;
+    const netns = spec?.kind === 'veth' ? checkNamespace(spec.peer?.netns, 'peer.netns') : undefined;
     const nsFd = netns?.acquire();
     try {
       const create = await this.#createRequest(spec, nsFd);
@@ -216,6 +216,7 @@ export class Links {
     checkLinkRef(ref);
     if (typeof options !== 'object' || options === null) throw invalid('move options must be an object ({ name })');
     const newName = options.name === undefined ? undefined : checkLinkName(options.name, 'new interface name');
+    checkNamespace(to, 'the namespace to move to');
     const index = await this.index(ref);
     const nsFd = to.acquire();
     try {
@@ -294,6 +295,12 @@ function vethPeer(peer: { name: string; mtu?: number; mac?: string } | undefined
   if (nsFd !== undefined) attributes.push(attr.u32(C.IFLA_NET_NS_FD, nsFd));
   attributes.push(attr.string(C.IFLA_IFNAME, checkLinkName(peer.name, 'peer name')), ...commonAttributes(peer));
   return attr.bytes(C.VETH_INFO_PEER, Buffer.concat([ifinfomsg(), encodeAttributes(attributes)]));
+}
+
+/** A NetNS (of any copy of the package); undefined passes (no namespace given). */
+function checkNamespace(value: unknown, what: string): NsHandle | undefined {
+  if (value === undefined || isNsHandle(value)) return value;
+  throw invalid(`${what} must be a NetNS (NetNS.open(name) for a name or path), got ${value === null ? 'null' : typeof value}`);
 }
 
 function choose<T extends Record<string, number>>(table: T, key: unknown, what: string): number {

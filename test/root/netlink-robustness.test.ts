@@ -209,3 +209,32 @@ describe.skipIf(!privileged)('netlink robustness', () => {
     expect(nl.handle.closed).toBe(true);
   });
 });
+
+describe.skipIf(!privileged)('netlink targets given as JavaScript passes them', () => {
+  afterEach(() => scratch.removeAll());
+
+  it('opens by NetNS, name or path alike; anything else is a coded error', async () => {
+    const a = await namespace();
+    const name = a.path.slice('/run/netns/'.length);
+    for (const target of [a, name, a.path]) {
+      const nl = await openNetlink(target);
+      expect((await nl.links.list()).map((l) => l.name)).toEqual(['lo']);
+      nl.close();
+    }
+    await expect(openNetlink(7 as never)).rejects.toMatchObject({ code: ErrorCodes.INVALID_ARG });
+    await expect(openNetlink(`${name}-absent`)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('a veth peer namespace or a move target that is not a NetNS is refused before anything is sent', async () => {
+    const a = await namespace();
+    const { types, transport } = recording();
+    const nl = await openNetlink(a, { transport });
+    await expect(nl.links.add({ kind: 'veth', name: 'v0', peer: { name: 'v1', netns: a.path as never } })).rejects.toMatchObject({
+      code: ErrorCodes.NETLINK_INVALID,
+      message: expect.stringMatching(/peer\.netns must be a NetNS/),
+    });
+    await expect(nl.links.move('lo', { fd: 3 } as never)).rejects.toMatchObject({ code: ErrorCodes.NETLINK_INVALID });
+    expect(types).toEqual([]);
+    nl.close();
+  });
+});
