@@ -15,6 +15,7 @@ namespace {
 // that defers its work): fail rather than hang the JS thread.
 constexpr int kReplyTimeoutMs = 5000;
 constexpr int kReceiveBuffer = 1 << 20;  // as iproute2: dumps arrive in 32 KiB datagrams
+constexpr size_t kDiscardBuffer = 1 << 16;
 
 bool SetOption(int fd, int level, int name, int value) {
   return setsockopt(fd, level, name, &value, sizeof value) == 0;
@@ -28,6 +29,23 @@ bool OwnSeq(const nlmsghdr& header, const NetlinkTransaction& tx) {
   return header.nlmsg_seq - tx.first_seq < tx.count;  // unsigned: wraps below first_seq
 }
 
+// After the kernel dropped replies for want of room (ENOBUFS), what is still
+// queued belongs to a transaction that has failed: read it all away, so the
+// socket is uncongested and the next transaction's replies are not dropped too.
+void DiscardQueued(int fd) {
+  std::vector<uint8_t> sink(kDiscardBuffer);
+  for (;;) {
+    ssize_t got = recv(fd, sink.data(), sink.size(), MSG_DONTWAIT | MSG_TRUNC);
+    if (got >= 0 || errno == EINTR || errno == ENOBUFS) continue;
+    return;  // EAGAIN: empty
+  }
+}
+
+Failure LostReplies(int fd, int err, const char* syscall) {
+  if (err == ENOBUFS) DiscardQueued(fd);
+  return Failure::Sys(err, syscall);
+}
+
 // Waits for the next datagram and returns its size without taking it (MSG_TRUNC
 // reports the full length), so the buffer can be sized for it; -1 on failure.
 ssize_t PeekSize(int fd, Failure& failure) {
@@ -36,7 +54,7 @@ ssize_t PeekSize(int fd, Failure& failure) {
     if (size >= 0) return size;
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) {
-      failure = Failure::Sys(errno, "recvmsg");
+      failure = LostReplies(fd, errno, "recvmsg");
       return -1;
     }
     pollfd readable{fd, POLLIN, 0};
@@ -135,7 +153,7 @@ std::optional<Failure> NetlinkTransact(int fd, const NetlinkTransaction& tx, std
     do {
       got = recv(fd, datagram.data(), datagram.size(), MSG_DONTWAIT);
     } while (got < 0 && errno == EINTR);
-    if (got < 0) return Failure::Sys(errno, "recvmsg");
+    if (got < 0) return LostReplies(fd, errno, "recvmsg");
     KeepOwn(datagram.data(), static_cast<size_t>(got), tx, replies, finished);
   }
   return std::nullopt;

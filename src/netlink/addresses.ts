@@ -7,7 +7,7 @@ import * as C from './constants.js';
 import type { NetlinkHandle } from './handle.js';
 import type { NetlinkMessage, NetlinkRequest } from './message.js';
 import { checkLinkRef, describeLink, type LinkRef, type Links } from './links.js';
-import { checkSameFamily, checkUint, formatAddress, invalid, parseAddress, parsePrefix } from './validate.js';
+import { checkSameFamily, checkUint, formatAddress, invalid, own, parseAddress, parsePrefix } from './validate.js';
 
 /** Family as a number: 4 or 6. */
 export type Family = 4 | 6;
@@ -129,7 +129,9 @@ export function addAddressRequest(spec: AddressSpec, index: number, flags = C.NL
   }
   if (spec.validLifetime !== undefined || spec.preferredLifetime !== undefined) attributes.push(cacheInfo(spec));
   const scope = scopeNumber(spec.scope);
-  const header = ifaddrmsg(local.family, local.prefixLength, headerFlags > 0xff ? 0 : headerFlags, scope, index);
+  // As ip: a peer given with a length ("10.0.0.2/24") sets the prefix length.
+  const prefixLength = peer && String(spec.peer).includes('/') ? peer.prefixLength : local.prefixLength;
+  const header = ifaddrmsg(local.family, prefixLength, headerFlags > 0xff ? 0 : headerFlags, scope, index);
   return { type: C.RTM_NEWADDR, flags, header, attributes, what: `add address ${spec.address} on ${describeLink(spec.link)}` };
 }
 
@@ -175,6 +177,7 @@ export class Addresses {
 
   /** Addresses, optionally of one link (filtered by the kernel) and one family. */
   async list(filter: AddressFilter = {}): Promise<Address[]> {
+    filter = own(filter);
     if (typeof filter !== 'object' || filter === null) throw invalid('an address filter must be an object ({ link, family })');
     const family = checkFamily(filter.family);
     const index = filter.link === undefined ? 0 : await this.#links.index(checkLinkRef(filter.link));
@@ -187,6 +190,7 @@ export class Addresses {
   }
 
   async add(spec: AddressSpec): Promise<void> {
+    spec = own(spec);
     const request = addAddressRequest(spec, 0); // validates before the link is looked up
     request.header.writeUInt32LE(await this.#links.index(checkLinkRef(spec.link)), 4);
     await this.#nl.request([request]);
@@ -194,6 +198,7 @@ export class Addresses {
 
   /** Adds or updates (NLM_F_REPLACE): lifetimes and flags of an existing address change. */
   async replace(spec: AddressSpec): Promise<void> {
+    spec = own(spec);
     const request = addAddressRequest(spec, 0, C.NLM_F_CREATE | C.NLM_F_REPLACE);
     request.header.writeUInt32LE(await this.#links.index(checkLinkRef(spec.link)), 4);
     await this.#nl.request([request]);
@@ -201,6 +206,7 @@ export class Addresses {
 
   /** Deletes an address ("10.0.0.1/24") from a link. */
   async delete(spec: { link: LinkRef; address: string; peer?: string }): Promise<void> {
+    spec = own(spec);
     const request = deleteRequest(spec, 0);
     request.header.writeUInt32LE(await this.#links.index(checkLinkRef(spec.link)), 4);
     await this.#nl.request([request]);

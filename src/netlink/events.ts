@@ -20,6 +20,7 @@ import { splitMessages, type NetlinkMessage } from './message.js';
 import { parseNeighbour, type Neighbour, type Neighbours } from './neighbours.js';
 import { parseRoute, type Route, type Routes } from './routes.js';
 import { nativeTransport } from './transport.js';
+import { own } from './validate.js';
 
 /** What a watcher needs of the Netlink it comes from (index.ts imports this file, not the reverse). */
 export interface WatchSource {
@@ -114,6 +115,7 @@ export class NetlinkWatcher extends Readable {
 
   /** See Netlink.watch. */
   static async open(nl: WatchSource, options: WatchOptions = {}): Promise<NetlinkWatcher> {
+    options = own(options);
     const kinds = (Object.keys(KINDS) as Kind[]).filter((kind) => options[kind] === true);
     const watcher = new NetlinkWatcher(nl, kinds, options.existing === true);
     const fd = await openBeside(nl);

@@ -20,6 +20,10 @@ import { nativeTransport, type NetlinkTransport } from './transport.js';
 /** As CNI's pkg/netlinksafe: a dump interrupted this many times in a row is given up. */
 export const DUMP_ATTEMPTS = 5;
 
+// An ACK takes about a kilobyte of receive buffer; with the default rmem_max
+// the socket holds a few hundred.
+const MAX_BATCH = 128;
+
 export interface NetlinkHandleOptions {
   /** Replaces the addon (unit tests). */
   transport?: NetlinkTransport;
@@ -120,9 +124,21 @@ export class NetlinkHandle implements Disposable {
     );
   }
 
-  /** One round trip; the replies grouped by request, in order. */
+  /**
+   * The replies grouped by request, in order. A large batch goes in chunks:
+   * the kernel answers a whole sendmsg at once, and replies beyond the
+   * socket's receive buffer would be dropped (ENOBUFS) after the changes
+   * were made.
+   */
   #transact(requests: readonly NetlinkRequest[]): NetlinkMessage[][] {
     this.#assertOpen(requests[0]?.what ?? 'request');
+    const groups: NetlinkMessage[][] = [];
+    for (let start = 0; start < requests.length; start += MAX_BATCH) groups.push(...this.#roundTrip(requests.slice(start, start + MAX_BATCH)));
+    return groups;
+  }
+
+  /** One sendmsg and its replies. */
+  #roundTrip(requests: readonly NetlinkRequest[]): NetlinkMessage[][] {
     const firstSeq = this.#nextSeqs(requests.length);
     // nlmsg_pid 0 in requests, as iproute2 sends them: the kernel knows the sender.
     const wire = Buffer.concat(requests.map((r, i) => encodeMessage(r, (firstSeq + i) >>> 0, 0)));

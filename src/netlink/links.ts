@@ -9,7 +9,7 @@ import { attr, AttributeMap, encodeAttributes, type Attribute } from './attribut
 import * as C from './constants.js';
 import type { NetlinkHandle } from './handle.js';
 import type { NetlinkMessage, NetlinkRequest } from './message.js';
-import { checkIndex, checkLinkName, checkUint, formatMac, invalid, parseMac } from './validate.js';
+import { checkIndex, checkLinkName, checkUint, formatMac, invalid, own, parseMac } from './validate.js';
 
 /** A link by name or by index. */
 export type LinkRef = string | number;
@@ -166,6 +166,7 @@ export class Links {
 
   /** Creates a link (one message) and reads it back in the same round trip. */
   async add(spec: LinkSpec): Promise<Link> {
+    spec = own(spec);
     // The peer's namespace fd is only valid while its handle is acquired.
     const netns = spec?.kind === 'veth' ? checkNamespace(spec.peer?.netns, 'peer.netns') : undefined;
     const nsFd = netns?.acquire();
@@ -181,6 +182,7 @@ export class Links {
 
   /** Changes a link; all given changes in one message. Every change is checked before anything is sent. */
   async set(ref: LinkRef, changes: LinkChanges): Promise<void> {
+    changes = own(changes);
     checkLinkRef(ref);
     if (typeof changes !== 'object' || changes === null) throw invalid('link changes must be an object ({ up, mtu, mac, name, master })');
     if (changes.up !== undefined && typeof changes.up !== 'boolean') throw invalid(`up must be a boolean, got ${String(changes.up)}`);
@@ -213,6 +215,7 @@ export class Links {
 
   /** Moves a link into another namespace, optionally renaming it there (one message). */
   async move(ref: LinkRef, to: NsHandle, options: { name?: string } = {}): Promise<void> {
+    options = own(options);
     checkLinkRef(ref);
     if (typeof options !== 'object' || options === null) throw invalid('move options must be an object ({ name })');
     const newName = options.name === undefined ? undefined : checkLinkName(options.name, 'new interface name');
@@ -237,6 +240,7 @@ export class Links {
 
   async #createRequest(spec: LinkSpec, peerNsFd: number | undefined): Promise<NetlinkRequest> {
     const name = checkLinkName(spec?.name);
+    if (spec.up !== undefined && typeof spec.up !== 'boolean') throw invalid(`up must be a boolean, got ${String(spec.up)}`);
     const attributes: Attribute[] = [attr.string(C.IFLA_IFNAME, name), ...commonAttributes(spec)];
     const info = linkInfo(spec, peerNsFd); // every check made before a lookup is sent
     const parent = 'parent' in spec ? checkLinkRef(spec.parent) : undefined;
@@ -291,6 +295,7 @@ function infoData(spec: LinkSpec, peerNsFd: number | undefined): Attribute[] | u
  */
 function vethPeer(peer: { name: string; mtu?: number; mac?: string } | undefined, nsFd: number | undefined): Attribute {
   if (typeof peer !== 'object' || peer === null) throw invalid('a veth needs peer: { name }');
+  peer = own(peer);
   const attributes: Attribute[] = [];
   if (nsFd !== undefined) attributes.push(attr.u32(C.IFLA_NET_NS_FD, nsFd));
   attributes.push(attr.string(C.IFLA_IFNAME, checkLinkName(peer.name, 'peer name')), ...commonAttributes(peer));

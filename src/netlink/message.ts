@@ -5,6 +5,7 @@
 import { getSystemErrorMap } from 'node:util';
 import { ErrorCodes, NetnsError, netnsError, systemError } from '../core/errors.js';
 import { AttributeMap, writeAttributes, attributesSize, type Attribute } from './attributes.js';
+import { checkUint } from './validate.js';
 import {
   NLM_F_ACK_TLVS,
   NLM_F_CAPPED,
@@ -39,6 +40,8 @@ export interface NetlinkMessage {
 
 /** One nlmsghdr-framed message; `nlmsg_len` includes the last attribute's padding. */
 export function encodeMessage(request: NetlinkRequest, seq: number, port: number): Buffer {
+  checkUint(request.type, 'message type', 0xffff);
+  checkUint(request.flags, 'message flags', 0xffff);
   const attributes = request.attributes ?? [];
   const headerEnd = NLMSG_HDRLEN + align4(request.header.length);
   const out = Buffer.alloc(headerEnd + attributesSize(attributes));

@@ -13,7 +13,7 @@ import type { NetlinkHandle } from './handle.js';
 import type { NetlinkMessage, NetlinkRequest } from './message.js';
 import type { Family } from './addresses.js';
 import { checkLinkRef, describeLink, type LinkRef, type Links } from './links.js';
-import { familyName, formatAddress, formatMac, invalid, parseAddress, parseMac } from './validate.js';
+import { familyName, formatAddress, formatMac, invalid, own, parseAddress, parseMac } from './validate.js';
 
 /** NUD_* (linux/neighbour.h); names as `ip neigh` takes them after `nud`. */
 export const NEIGHBOUR_STATES = {
@@ -197,6 +197,7 @@ export class Neighbours {
    * in every state are listed, NOARP and NONE included (`ip neigh show nud all`).
    */
   async list(filter: NeighbourFilter = {}): Promise<Neighbour[]> {
+    filter = own(filter);
     const family = checkFamily(filter.family);
     if (filter.proxy !== undefined && typeof filter.proxy !== 'boolean') throw invalid('proxy must be a boolean');
     const index = filter.link === undefined ? 0 : await this.#links.index(checkLinkRef(filter.link));
@@ -212,16 +213,19 @@ export class Neighbours {
 
   /** Adds an entry; EEXIST if there is one for that address on that link. */
   async add(spec: NeighbourSpec): Promise<void> {
+    spec = own(spec);
     await this.#send(addNeighbourRequest(spec, 0), spec.link);
   }
 
   /** Adds or overwrites (NLM_F_CREATE | NLM_F_REPLACE), as `ip neigh replace`. */
   async replace(spec: NeighbourSpec): Promise<void> {
+    spec = own(spec);
     await this.#send(addNeighbourRequest(spec, 0, C.NLM_F_CREATE | C.NLM_F_REPLACE), spec.link);
   }
 
   /** Deletes the entry for `address` on `link` (the proxy entry with proxy: true). */
   async delete(spec: { link: LinkRef; address: string; proxy?: boolean }): Promise<void> {
+    spec = own(spec);
     await this.#send(deleteNeighbourRequest(spec, 0), spec.link);
   }
 

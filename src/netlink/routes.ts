@@ -15,6 +15,7 @@ import {
   formatAddress,
   invalid,
   networkOf,
+  own,
   parseAddress,
   parsePrefix,
   type ParsedAddress,
@@ -105,6 +106,7 @@ function nameOf<T extends Record<string, number>>(table: T, value: number): keyo
 }
 
 function destinationOf(spec: RouteSpec): ParsedPrefix {
+  if (spec.family !== undefined && spec.family !== 4 && spec.family !== 6) throw invalid(`family must be 4 or 6, got ${String(spec.family)}`);
   if (spec.destination === 'default') {
     const family = spec.gateway !== undefined ? parseAddress(spec.gateway, 'gateway').family : spec.family === 6 ? C.AF_INET6 : C.AF_INET;
     const bytes = Buffer.alloc(family === C.AF_INET ? 4 : 16);
@@ -176,7 +178,8 @@ function familyChecked(dst: ParsedPrefix, text: string, what: string): ParsedAdd
 /** RTA_MULTIPATH: repeated rtnexthop{u16 len, u8 flags, u8 hops = weight-1, s32 ifindex} + RTA_GATEWAY. */
 function multipath(dst: ParsedPrefix, hops: NextHop[], devices: (number | undefined)[]): Attribute {
   if (!Array.isArray(hops) || hops.length === 0) throw invalid('multipath must be a non-empty array of next hops');
-  const parts = hops.map((hop, i) => {
+  const parts = hops.map((given, i) => {
+    const hop = own(given);
     if (typeof hop !== 'object' || hop === null) throw invalid('a next hop must be an object ({ gateway, device, weight, onlink })');
     const gateway = hop.gateway === undefined ? undefined : familyChecked(dst, hop.gateway, 'next-hop gateway');
     const tail = gateway ? encodeGateway(gateway) : Buffer.alloc(0);
@@ -257,6 +260,7 @@ export class Routes {
 
   /** Routes of one table (main by default; 'all' for every one), of one family or both; cached clones left out. */
   async list(filter: RouteFilter = {}): Promise<Route[]> {
+    filter = own(filter);
     const family = filter.family === undefined ? C.AF_UNSPEC : filter.family === 4 ? C.AF_INET : filter.family === 6 ? C.AF_INET6 : -1;
     if (family < 0) throw invalid(`family must be 4 or 6, got ${String(filter.family)}`);
     const table = filter.table === 'all' ? 0 : tableNumber(filter.table);
@@ -284,6 +288,7 @@ export class Routes {
   }
 
   async #send(type: number, flags: number, spec: RouteSpec): Promise<void> {
+    spec = own(spec);
     if (typeof spec !== 'object' || spec === null) throw invalid('a route needs { destination }');
     routeRequest(type, flags, spec, {}); // validate everything before any lookup is sent
     // Every link named (the route's and each next hop's) is checked before the first lookup.

@@ -16,8 +16,9 @@ export function invalid(message: string): NetnsError {
 export function checkLinkName(name: unknown, what = 'interface name'): string {
   if (typeof name !== 'string' || name === '') throw invalid(`${what} must be a non-empty string, got ${JSON.stringify(name)}`);
   if (Buffer.byteLength(name) >= IFNAMSIZ) throw invalid(`${what} ${JSON.stringify(name)} is over 15 bytes`);
-  if (name === '.' || name === '..' || /[/:\s\0]/u.test(name)) {
-    throw invalid(`${what} ${JSON.stringify(name)} is not allowed (no '/', ':', whitespace, '.' or '..')`);
+  // '%' makes the kernel take the name as a template ("br%d" becomes br0): the link could not be found by it.
+  if (name === '.' || name === '..' || /[/:%\s\0]/u.test(name) || !name.isWellFormed()) {
+    throw invalid(`${what} ${JSON.stringify(name)} is not allowed (no '/', ':', '%', whitespace, lone surrogates, '.' or '..')`);
   }
   return name;
 }
@@ -79,7 +80,8 @@ export function parsePrefix(text: unknown, what = 'address', hostIfBare = true):
     return { ...address, prefixLength: max };
   }
   const length = text.slice(slash + 1);
-  if (!/^\d{1,3}$/.test(length) || Number(length) > max) {
+  // No leading zeros: ip reads "/024" as octal (20).
+  if (!/^(0|[1-9]\d{0,2})$/.test(length) || Number(length) > max) {
     throw invalid(`bad prefix length in ${what} ${JSON.stringify(text)} (0-${max})`);
   }
   return { ...address, prefixLength: Number(length) };
@@ -105,4 +107,13 @@ export function networkOf(prefix: ParsedPrefix): Buffer {
   const out = Buffer.from(prefix.bytes);
   for (let bit = prefix.prefixLength; bit < out.length * 8; bit++) out[bit >> 3]! &= ~(0x80 >> (bit & 7));
   return out;
+}
+
+/**
+ * A spec's own properties only. A value inherited from a polluted
+ * Object.prototype (up, mtu, validLifetime...) must never become an option:
+ * it would change what the kernel is told to do.
+ */
+export function own<T>(value: T): T {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (Object.assign(Object.create(null), value) as T) : value;
 }

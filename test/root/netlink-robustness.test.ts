@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { ErrorCodes, openNetlink, type Netlink, type NetlinkTransport } from '../../dist/netlink/index.js';
 import { nativeTransport } from '../../dist/netlink/transport.js';
+import { addAddressRequest } from '../../dist/netlink/addresses.js';
 import { openFdCount, threadCount } from '../helpers/process-state.js';
 import { privileged } from '../helpers/privileges.js';
 import { ipJson, scratchNamespaces } from '../helpers/scratch-namespaces.js';
@@ -238,3 +239,52 @@ describe.skipIf(!privileged)('netlink targets given as JavaScript passes them', 
     nl.close();
   });
 });
+
+describe.skipIf(!privileged)('netlink batches, peers and inherited options', () => {
+  afterEach(() => scratch.removeAll());
+
+  it('a batch far larger than the receive buffer settles every request, and the handle stays usable', async () => {
+    const nl = await openNetlink(await namespace());
+    const lo = await nl.links.index('lo');
+    const addresses = Array.from({ length: 3000 }, (_, i) => `10.98.${i >> 8}.${i & 255}/32`);
+    const requests = addresses.map((address) => addAddressRequest({ link: lo, address }, lo));
+    const settled = await nl.handle.requestSettled(requests);
+    expect(settled.filter((s) => s.ok)).toHaveLength(3000);
+    expect(await nl.addresses.flush(lo, 4)).toBe(3000); // lo is down: no 127.0.0.1 yet
+    expect(await nl.handle.request([])).toEqual([]);
+    expect((await nl.links.get('lo')).name).toBe('lo');
+    nl.close();
+  });
+
+  it('a peer given with a length sets the prefix length, as ip does', async () => {
+    const a = await namespace();
+    const nl = await openNetlink(a);
+    await nl.links.add({ kind: 'bridge', name: 'p0' });
+    await nl.addresses.add({ link: 'p0', address: '10.7.0.1', peer: '10.7.0.2/24' });
+    const [shown] = ipJson(a, 'addr', 'show', 'p0');
+    expect(shown!.addr_info).toEqual([expect.objectContaining({ local: '10.7.0.1', address: '10.7.0.2', prefixlen: 24 })]);
+    nl.close();
+  });
+
+  it('never takes an option from a polluted Object.prototype', async () => {
+    const a = await namespace();
+    const nl = await openNetlink(a);
+    const polluted = { up: true, mtu: 1280, validLifetime: 5, preferredLifetime: 5, proxy: true, onlink: true };
+    Object.assign(Object.prototype, polluted);
+    try {
+      await nl.links.add({ kind: 'bridge', name: 'q0' });
+      await nl.addresses.add({ link: 'q0', address: '10.8.0.1/24' });
+      await nl.neighbours.add({ link: 'q0', address: '10.8.0.9', lladdr: '02:00:00:00:00:09' });
+    } finally {
+      for (const key of Object.keys(polluted)) delete (Object.prototype as Record<string, unknown>)[key];
+    }
+    const link = await nl.links.get('q0');
+    expect(link).toMatchObject({ up: false });
+    expect(link.mtu).not.toBe(1280);
+    const [address] = await nl.addresses.list({ link: 'q0', family: 4 });
+    expect(address!.validLifetime).toBeUndefined(); // forever
+    expect(await nl.neighbours.list({ link: 'q0' })).toEqual([expect.objectContaining({ address: '10.8.0.9', proxy: false })]);
+    nl.close();
+  });
+});
+

@@ -209,6 +209,12 @@ describe('bad input is refused before anything is sent', () => {
     ['a bad vlan id', (nl) => nl.links.add({ kind: 'vlan', name: 'v', parent: 'eth0', id: 5000 })],
     ['an unknown macvlan mode', (nl) => nl.links.add({ kind: 'macvlan', name: 'm', parent: 'eth0', mode: 'x' as 'bridge' })],
     ['an unknown kind', (nl) => nl.links.add({ kind: 'tun', name: 't' } as never)],
+    ['a name the kernel takes as a template (br%d)', (nl) => nl.links.add({ kind: 'bridge', name: 'br%d' })],
+    ['a name with a lone surrogate', (nl) => nl.links.add({ kind: 'bridge', name: '\ud800x' })],
+    ['up that is not a boolean', (nl) => nl.links.add({ kind: 'bridge', name: 'b0', up: 'false' as never })],
+    ['a route family that is not 4 or 6', (nl) => nl.routes.add({ destination: 'default', family: 5 as never, device: 1 })],
+    ['a prefix length with a leading zero (ip reads it as octal)', (nl) => nl.addresses.add({ link: 1, address: '10.0.0.1/024' })],
+    ['a raw message type over 16 bits', (nl) => nl.handle.request([{ type: 70000, flags: 0, header: Buffer.alloc(16), what: 'raw' }])],
   ];
   for (const [what, call] of cases) {
     it(what, () => expectRefusedUnsent(call));
