@@ -2,7 +2,7 @@
 // JavaScript (addon, exec helper, self-contained worker entry), for a program
 // that bundles netns and so no longer has them beside it. The program then
 // runs with NETNS_RUNTIME_DIR=<dir> (see src/core/runtime-files.ts).
-import { chmodSync, copyFileSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, constants, copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ErrorCodes, netnsError } from '../core/errors.js';
@@ -11,32 +11,27 @@ import { EXIT_USAGE, printResult } from './output.js';
 
 type Staged = { temporary: string; target: string };
 
-// Every file is staged beside its target before any is replaced, so a fill
-// that fails (no space, no permission) leaves the folder as it was.
-function stage(dir: string): Staged[] {
-  const sources = RUNTIME_FILES.map((file) => [installedFile(file), join(dir, file.name)] as const);
-  const staged: Staged[] = [];
-  try {
-    for (const [source, target] of sources) {
-      const temporary = `${target}.${process.pid}.tmp`;
-      staged.push({ temporary, target });
-      copyTo(source, temporary);
-      chmodSync(temporary, statSync(source).mode & 0o7777); // the helper must stay executable, whatever the umask
-    }
-    const stamp = join(dir, RUNTIME_STAMP);
-    staged.push({ temporary: `${stamp}.${process.pid}.tmp`, target: stamp });
-    writeFileSync(staged.at(-1)!.temporary, runtimeStamp());
-    return staged;
-  } catch (error) {
-    for (const { temporary } of staged) rmSync(temporary, { force: true });
-    throw error;
-  }
+// Every file is staged before any is replaced, so a fill that fails (no space,
+// no permission) leaves the folder as it was. The staging folder is made by
+// mkdtemp (a fresh name, owner-only), so nothing planted in a shared folder
+// (a symlink at a guessable temporary name) can be written through.
+function stage(dir: string, staging: string): Staged[] {
+  const staged = RUNTIME_FILES.map((file) => {
+    const source = installedFile(file);
+    const temporary = join(staging, file.name);
+    copyTo(source, temporary);
+    chmodSync(temporary, statSync(source).mode & 0o7777); // the helper must stay executable, whatever the umask
+    return { temporary, target: join(dir, file.name) };
+  });
+  const stamp = { temporary: join(staging, RUNTIME_STAMP), target: join(dir, RUNTIME_STAMP) };
+  writeFileSync(stamp.temporary, runtimeStamp(), { flag: 'wx' });
+  return [...staged, stamp];
 }
 
 // Node names the source of a failed copy; what the user can act on is the target.
 function copyTo(source: string, target: string): void {
   try {
-    copyFileSync(source, target);
+    copyFileSync(source, target, constants.COPYFILE_EXCL);
   } catch (error) {
     throw Object.assign(error as Error, { path: target });
   }
@@ -44,12 +39,20 @@ function copyTo(source: string, target: string): void {
 
 function fillRuntimeDir(dir: string): string[] {
   mkdirSync(dir, { recursive: true });
-  // Replaced by rename, never rewritten in place: a running program may have the old addon mapped.
-  // The stamp goes last: a folder is only ever stamped with the version of the files it holds.
-  return stage(dir).map(({ temporary, target }) => {
-    renameSync(temporary, target);
-    return target;
-  });
+  const staging = mkdtempSync(join(dir, '.netns-runtime-'));
+  try {
+    const staged = stage(dir, staging);
+    // Unstamped while files are replaced: a fill killed half-way leaves a folder
+    // programs refuse, never an old stamp over new files. The stamp goes last.
+    rmSync(join(dir, RUNTIME_STAMP), { force: true });
+    // Replaced by rename, never rewritten in place: a running program may have the old addon mapped.
+    return staged.map(({ temporary, target }) => {
+      renameSync(temporary, target);
+      return target;
+    });
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
 }
 
 export function addRuntimeCommand(program: Command): void {

@@ -5,7 +5,7 @@
 // that `netns runtime <dir>` filled; when it is set, every file comes from
 // there. NETNS_ADDON_PATH and NETNS_EXEC_HELPER name one file each and win
 // over both.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ErrorCodes, netnsError, type NetnsError } from './errors.js';
@@ -69,17 +69,25 @@ export function runtimeStamp(): string {
 }
 
 const checkedFolders = new Set<string>();
+// What `netns runtime` writes is a few dozen bytes; anything else is not its stamp.
+const MAX_STAMP_BYTES = 4096;
+
+/** The version a stamp names, or undefined if it is missing, not a small regular file (a FIFO would block) or not ours. */
+function stampedVersion(path: string): unknown {
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile() || stat.size > MAX_STAMP_BYTES) return undefined;
+    return (JSON.parse(readFileSync(path, 'utf8')) as { version?: unknown }).version;
+  } catch {
+    return undefined;
+  }
+}
 
 // Files of another version speak another protocol (the worker's messages, the
 // addon's functions): refuse them by name rather than fail strangely later.
 function checkStamp(folder: string): void {
   if (checkedFolders.has(folder)) return;
-  let version: unknown;
-  try {
-    version = (JSON.parse(readFileSync(resolve(folder, RUNTIME_STAMP), 'utf8')) as { version?: unknown }).version;
-  } catch {
-    version = undefined;
-  }
+  const version = stampedVersion(resolve(folder, RUNTIME_STAMP));
   if (version !== VERSION) {
     const found = typeof version === 'string' ? `netns ${version}'s files` : `no ${RUNTIME_STAMP} saying which netns filled it`;
     throw netnsError(

@@ -37,9 +37,10 @@ export function importModule(href: string): Promise<Namespace> {
 // `module.exports = { run: () => ... }` gives Node no named export to find:
 // its functions are properties of the default export.
 function exported(namespace: Namespace, name: string): unknown {
-  if (name in namespace) return namespace[name];
+  if (Object.hasOwn(namespace, name)) return namespace[name];
   const commonJs = namespace.default;
-  return typeof commonJs === 'object' && commonJs !== null ? (commonJs as Namespace)[name] : undefined;
+  // Own properties only: Object.prototype's methods are no module's exports.
+  return typeof commonJs === 'object' && commonJs !== null && Object.hasOwn(commonJs, name) ? (commonJs as Namespace)[name] : undefined;
 }
 
 function functionNames(namespace: Namespace): string[] {

@@ -124,7 +124,8 @@ export function withNetNS<A extends unknown[], R>(
 ): Promise<Awaited<R>>;
 export function withNetNS(target: NetnsTarget, ...rest: unknown[]): Promise<unknown> {
   try {
-    const withOptions = typeof rest[0] !== 'function' && !isModuleExport(rest[0]);
+    // Options are an object that is neither fn nor a module export; anything else is taken as fn.
+    const withOptions = typeof rest[0] === 'object' && rest[0] !== null && !isModuleExport(rest[0]);
     const options = withOptions ? checkedOptions(rest[0]) : undefined;
     const fn = fnSpec(withOptions ? rest[1] : rest[0]);
     const args = rest.slice(withOptions ? 2 : 1);

@@ -59,6 +59,10 @@ function moduleHref(module: unknown): string {
   if (typeof module !== 'string' || module === '') {
     throw netnsError(ErrorCodes.INVALID_ARG, 'module must be a URL, a file: URL string or an absolute path');
   }
+  // Node drops some control characters from paths and URLs: another file would load.
+  if (/[\u0000-\u001f\u007f]/.test(module)) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `module must not contain control characters, got ${JSON.stringify(module)}`);
+  }
   if (module.startsWith('file:')) return checkedFileUrl(module);
   if (!isAbsolute(module)) {
     throw netnsError(
@@ -83,7 +87,10 @@ function checkedFileUrl(href: string): string {
 
 /** The export as the worker gets it; a look-alike object is checked as workerModule() would. */
 export function checkedModuleExport(fn: ModuleExport): FnSpec {
-  const { module, exportName } = fn;
+  const { module, exportName } = fn; // read once: a getter may answer differently each time
+  if (typeof module !== 'string' || typeof exportName !== 'string') {
+    throw netnsError(ErrorCodes.INVALID_ARG, 'a module export needs a string module and exportName');
+  }
   return { module: checkedFileUrl(module), exportName };
 }
 

@@ -3,7 +3,8 @@
 // NETNS_RUNTIME_DIR), `node -e/-p/--eval`, `node --import tsx`, tsc output,
 // and node options a Worker refuses. Each runs in a project that installed
 // the packed tarball (test/helpers/consumer-project.ts).
-import { rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePool } from '../../dist/index.js';
@@ -96,7 +97,13 @@ describe.skipIf(!privileged)('withNetNS from real toolchains', () => {
 
     it('after `netns runtime <dir>`, with NETNS_RUNTIME_DIR: runs fn in the namespace and spawns there', async () => {
       const runtime = `${project.dir}/deploy/netns-runtime`;
+      // A link planted where the stamp goes is replaced, not written through.
+      mkdirSync(runtime, { recursive: true });
+      const victim = project.write('victim.txt', 'VICTIM');
+      symlinkSync(victim, `${runtime}/netns-runtime.json`);
       const filled = await project.run(`${project.dir}/node_modules/.bin/netns`, ['runtime', runtime, '--json']);
+      expect(readFileSync(victim, 'utf8')).toBe('VICTIM');
+      expect(readdirSync(runtime).sort()).toEqual(['netns-exec', 'netns-runtime.json', 'netns-worker.mjs', 'netns.node']); // no staging left
       expect(filled, filled.stderr).toMatchObject({ code: 0 });
       expect(JSON.parse(filled.stdout)).toEqual({
         dir: runtime,
@@ -119,6 +126,9 @@ describe.skipIf(!privileged)('withNetNS from real toolchains', () => {
       rmSync(stamp);
       const unstamped = await project.node([bundle, name], { env: { NETNS_RUNTIME_DIR: runtime } });
       expect(unstamped.stderr).toContain('no netns-runtime.json saying which netns filled it');
+      execFileSync('mkfifo', [stamp]); // read whole, it would block the program at import
+      const fifo = await project.node([bundle, name], { env: { NETNS_RUNTIME_DIR: runtime } });
+      expect(fifo.stderr).toContain('ERR_NETNS_RUNTIME_MISMATCH');
     });
   });
 

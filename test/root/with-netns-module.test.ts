@@ -141,6 +141,27 @@ describe.skipIf(!privileged)('withNetNS with a worker module', () => {
     expect(poolStats().threadsDiscarded).toBe(discardedBefore + 1);
   });
 
+  it("takes only a module's own exports: Object.prototype's methods are none", async () => {
+    const defaults = workerModule(moduleFile('defaults.mjs', 'export default { run: () => "ran" };\n'));
+    await expect(withNetNS(ns, defaults.run!)).resolves.toBe('ran');
+    for (const inherited of ['constructor', 'toString', 'hasOwnProperty']) {
+      await expect(withNetNS(ns, defaults[inherited]!)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: expect.stringMatching(/no function export named/) });
+    }
+  });
+
+  it('reads a look-alike export once, and refuses a module path with control characters', async () => {
+    let reads = 0;
+    const shifty = {
+      module: workUrl.href,
+      get exportName(): unknown {
+        return reads++ < 2 ? 'later' : Symbol('changed');
+      },
+    };
+    await expect(withNetNS(ns, shifty as never)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    expect(() => workerModule(`${fileURLToPath(workUrl)}\u0007`)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+    await expect(withNetNS(ns, undefined as never)).rejects.toThrow(/fn must be a function, got undefined/);
+  });
+
   it('refuses a relative path or a URL that is not a file', () => {
     expect(() => workerModule('./work.js')).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG', message: expect.stringMatching(/import\.meta\.url/) }));
     expect(() => workerModule(new URL('https://example.com/work.js'))).toThrow(/file: URL/);
