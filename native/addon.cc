@@ -224,7 +224,8 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     });
   }
 
-  // netlinkTransact(fd, request, firstSeq, count) -> Buffer: runs on this
+  // netlinkTransact(fd, request, firstSeq, count) -> Buffer, or null when
+  // every request was simply acknowledged: runs on this
   // thread, which never waits for the kernel (see netlink.h).
   Napi::Value NetlinkTransactJs(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
@@ -235,9 +236,10 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     if (count < 1) throw Napi::RangeError::New(env, "count must be at least 1");
     NetlinkTransaction tx{request.Data(), request.Length(), static_cast<uint32_t>(IntArgument(info, 2, "firstSeq")),
                           static_cast<uint32_t>(count)};
-    std::vector<uint8_t> replies;
+    NetlinkReplies replies;
     if (auto failure = NetlinkTransact(fd, tx, replies)) throw ToJsError(env, *failure);
-    return Napi::Buffer<uint8_t>::Copy(env, replies.data(), replies.size());
+    if (replies.only_acks) return env.Null();
+    return Napi::Buffer<uint8_t>::Copy(env, replies.bytes.data(), replies.bytes.size());
   }
 
   // netlinkSubscribe(fd, groups): joins multicast groups (RTNLGRP_*).

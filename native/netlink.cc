@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 
 namespace netns {
 
@@ -15,7 +16,6 @@ namespace {
 // that defers its work): fail rather than hang the JS thread.
 constexpr int kReplyTimeoutMs = 5000;
 constexpr int kReceiveBuffer = 1 << 20;  // as iproute2: dumps arrive in 32 KiB datagrams
-constexpr size_t kDiscardBuffer = 1 << 16;
 
 bool SetOption(int fd, int level, int name, int value) {
   return setsockopt(fd, level, name, &value, sizeof value) == 0;
@@ -29,13 +29,24 @@ bool OwnSeq(const nlmsghdr& header, const NetlinkTransaction& tx) {
   return header.nlmsg_seq - tx.first_seq < tx.count;  // unsigned: wraps below first_seq
 }
 
+// One datagram is read whole into this buffer in a single recv (no peek for
+// its size first). Its size also tells the kernel to fill dump datagrams up
+// to its 32 KiB cap. rtnetlink never sends one this large; one that is
+// would be reported (EMSGSIZE), never silently cut. Pages are touched only as
+// far as datagrams reach.
+constexpr size_t kDatagramBuffer = 1 << 20;
+
+uint8_t* DatagramBuffer() {
+  thread_local std::unique_ptr<uint8_t[]> buffer(new uint8_t[kDatagramBuffer]);
+  return buffer.get();
+}
+
 // After the kernel dropped replies for want of room (ENOBUFS), what is still
 // queued belongs to a transaction that has failed: read it all away, so the
 // socket is uncongested and the next transaction's replies are not dropped too.
 void DiscardQueued(int fd) {
-  std::vector<uint8_t> sink(kDiscardBuffer);
   for (;;) {
-    ssize_t got = recv(fd, sink.data(), sink.size(), MSG_DONTWAIT | MSG_TRUNC);
+    ssize_t got = recv(fd, DatagramBuffer(), kDatagramBuffer, MSG_DONTWAIT | MSG_TRUNC);
     if (got >= 0 || errno == EINTR || errno == ENOBUFS) continue;
     return;  // EAGAIN: empty
   }
@@ -46,43 +57,60 @@ Failure LostReplies(int fd, int err, const char* syscall) {
   return Failure::Sys(err, syscall);
 }
 
-// Waits for the next datagram and returns its size without taking it (MSG_TRUNC
-// reports the full length), so the buffer can be sized for it; -1 on failure.
-ssize_t PeekSize(int fd, Failure& failure) {
+// Waits until a datagram is queued; false (with `failure`) after the timeout.
+bool AwaitReadable(int fd, Failure& failure) {
+  pollfd readable{fd, POLLIN, 0};
+  int ready = poll(&readable, 1, kReplyTimeoutMs);
+  if (ready > 0 || (ready < 0 && errno == EINTR)) return true;
+  failure = Failure::Sys(ready == 0 ? ETIMEDOUT : errno, "poll");
+  return false;
+}
+
+// The next datagram from the kernel, read into DatagramBuffer(); its size, or
+// -1 on failure. Datagrams from other sockets (any process in the namespace
+// may send to this port) are dropped: they could forge an answer.
+ssize_t ReceiveDatagram(int fd, Failure& failure) {
   for (;;) {
-    ssize_t size = recv(fd, nullptr, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
-    if (size >= 0) return size;
+    sockaddr_nl from{};
+    socklen_t from_len = sizeof from;
+    ssize_t got = recvfrom(fd, DatagramBuffer(), kDatagramBuffer, MSG_DONTWAIT | MSG_TRUNC,
+                           reinterpret_cast<sockaddr*>(&from), &from_len);
+    if (got > static_cast<ssize_t>(kDatagramBuffer)) {
+      failure = Failure::Sys(EMSGSIZE, "recvmsg");
+      return -1;
+    }
+    if (got >= 0 && from.nl_pid != 0) continue;
+    if (got >= 0) return got;
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) {
       failure = LostReplies(fd, errno, "recvmsg");
       return -1;
     }
-    pollfd readable{fd, POLLIN, 0};
-    int ready = poll(&readable, 1, kReplyTimeoutMs);
-    if (ready == 0) {
-      failure = Failure::Sys(ETIMEDOUT, "poll");
-      return -1;
-    }
-    if (ready < 0 && errno != EINTR) {
-      failure = Failure::Sys(errno, "poll");
-      return -1;
-    }
+    if (!AwaitReadable(fd, failure)) return -1;
   }
+}
+
+bool IsAck(const uint8_t* message, const nlmsghdr& header) {
+  if (header.nlmsg_type != NLMSG_ERROR || header.nlmsg_len < NLMSG_HDRLEN + sizeof(int32_t)) return false;
+  int32_t error;
+  memcpy(&error, message + NLMSG_HDRLEN, sizeof error);
+  return error == 0;
 }
 
 // Keeps the messages of this transaction from one datagram, each padded to
 // the netlink alignment so they read as one stream; counts the terminal ones.
-void KeepOwn(const uint8_t* data, size_t size, const NetlinkTransaction& tx, std::vector<uint8_t>& replies,
-             uint32_t& finished) {
+void KeepOwn(const uint8_t* data, size_t size, const NetlinkTransaction& tx, NetlinkReplies& replies) {
   size_t offset = 0;
   while (offset + NLMSG_HDRLEN <= size) {
     nlmsghdr header;
     memcpy(&header, data + offset, sizeof header);
     if (header.nlmsg_len < NLMSG_HDRLEN || header.nlmsg_len > size - offset) break;
     if (OwnSeq(header, tx)) {
-      replies.insert(replies.end(), data + offset, data + offset + header.nlmsg_len);
-      replies.resize(NLMSG_ALIGN(replies.size()), 0);
-      if (Terminal(header)) finished++;
+      const uint8_t* message = data + offset;
+      replies.only_acks = replies.only_acks && IsAck(message, header);
+      replies.bytes.insert(replies.bytes.end(), message, message + header.nlmsg_len);
+      replies.bytes.resize(NLMSG_ALIGN(replies.bytes.size()), 0);
+      if (Terminal(header)) replies.finished++;
     }
     offset += NLMSG_ALIGN(header.nlmsg_len);
   }
@@ -132,29 +160,19 @@ Napi::Value NetlinkSocketJob::Result(Napi::Env env) {
   return result;
 }
 
-std::optional<Failure> NetlinkTransact(int fd, const NetlinkTransaction& tx, std::vector<uint8_t>& replies) {
+std::optional<Failure> NetlinkTransact(int fd, const NetlinkTransaction& tx, NetlinkReplies& replies) {
   Failure failure;
-  sockaddr_nl kernel{};
-  kernel.nl_family = AF_NETLINK;
   ssize_t sent;
   do {
-    sent = sendto(fd, tx.request, tx.request_len, 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel);
+    sent = send(fd, tx.request, tx.request_len, 0);  // unconnected: to the kernel
   } while (sent < 0 && errno == EINTR);
   if (sent < 0) {
     return Failure::Sys(errno, "sendmsg");
   }
-  std::vector<uint8_t> datagram;
-  uint32_t finished = 0;
-  while (finished < tx.count) {
-    ssize_t size = PeekSize(fd, failure);
+  while (replies.finished < tx.count) {
+    ssize_t size = ReceiveDatagram(fd, failure);
     if (size < 0) return failure;
-    datagram.resize(size > 0 ? static_cast<size_t>(size) : 1);
-    ssize_t got;
-    do {
-      got = recv(fd, datagram.data(), datagram.size(), MSG_DONTWAIT);
-    } while (got < 0 && errno == EINTR);
-    if (got < 0) return LostReplies(fd, errno, "recvmsg");
-    KeepOwn(datagram.data(), static_cast<size_t>(got), tx, replies, finished);
+    KeepOwn(DatagramBuffer(), static_cast<size_t>(size), tx, replies);
   }
   return std::nullopt;
 }

@@ -37,6 +37,11 @@ struct NetlinkTransaction {
   uint32_t first_seq;
   uint32_t count;
 };
-std::optional<Failure> NetlinkTransact(int fd, const NetlinkTransaction& tx, std::vector<uint8_t>& replies);
+struct NetlinkReplies {
+  std::vector<uint8_t> bytes;
+  uint32_t finished = 0;  // terminal messages seen
+  bool only_acks = true;  // nothing but NLMSG_ERROR with error 0: no need to hand the bytes over
+};
+std::optional<Failure> NetlinkTransact(int fd, const NetlinkTransaction& tx, NetlinkReplies& replies);
 
 }  // namespace netns

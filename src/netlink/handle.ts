@@ -13,8 +13,8 @@ import { isNsHandle, type NsHandle } from '../core/handle.js';
 import { resolveNamespacePath } from '../core/names.js';
 import { native } from '../core/native.js';
 import type { Attribute } from './attributes.js';
-import { NETLINK_ROUTE, NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_REQUEST } from './constants.js';
-import { encodeMessage, isTerminal, messageError, splitMessages, type NetlinkMessage, type NetlinkRequest } from './message.js';
+import { NETLINK_ROUTE, NLMSG_ERROR, NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_REQUEST } from './constants.js';
+import { encodeMessages, isTerminal, messageError, splitMessages, type NetlinkMessage, type NetlinkRequest } from './message.js';
 import { nativeTransport, type NetlinkTransport } from './transport.js';
 
 /** As CNI's pkg/netlinksafe: a dump interrupted this many times in a row is given up. */
@@ -90,18 +90,20 @@ export class NetlinkHandle implements Disposable {
    * failed request does not undo the others of its batch.
    */
   async requestSettled(requests: readonly NetlinkRequest[]): Promise<Settled[]> {
-    const flagged = requests.map((r) => ({ ...r, flags: r.flags | NLM_F_REQUEST | NLM_F_ACK }));
-    const replies = this.#transact(flagged);
-    return flagged.map((request, i) => settle(replies[i]!, request.what));
+    return this.#settled(requests);
   }
 
   /** As requestSettled, but rejects with the first failure. Returns each request's non-terminal replies. */
   async request(requests: readonly NetlinkRequest[]): Promise<NetlinkMessage[][]> {
-    const settled = await this.requestSettled(requests);
-    return settled.map((s) => {
+    return this.#settled(requests).map((s) => {
       if (!s.ok) throw s.error;
       return s.messages;
     });
+  }
+
+  #settled(requests: readonly NetlinkRequest[]): Settled[] {
+    const replies = this.#transact(requests, NLM_F_REQUEST | NLM_F_ACK);
+    return requests.map((request, i) => settle(replies[i]!, request.what));
   }
 
   /**
@@ -113,7 +115,7 @@ export class NetlinkHandle implements Disposable {
   async dump(type: number, header: Buffer, attributes: readonly Attribute[], what: string): Promise<NetlinkMessage[]> {
     const request: NetlinkRequest = { type, flags: NLM_F_REQUEST | NLM_F_DUMP, header, attributes, what };
     for (let attempt = 1; attempt <= DUMP_ATTEMPTS; attempt++) {
-      const [replies] = this.#transact([request]);
+      const [replies] = this.#transact([request], 0);
       const settled = settle(replies!, what);
       if (!settled.ok) throw settled.error;
       if (!replies!.some((m) => (m.flags & NLM_F_DUMP_INTR) !== 0)) return settled.messages;
@@ -128,21 +130,24 @@ export class NetlinkHandle implements Disposable {
    * The replies grouped by request, in order. A large batch goes in chunks:
    * the kernel answers a whole sendmsg at once, and replies beyond the
    * socket's receive buffer would be dropped (ENOBUFS) after the changes
-   * were made.
+   * were made. `flags` are added to every request's own.
    */
-  #transact(requests: readonly NetlinkRequest[]): NetlinkMessage[][] {
+  #transact(requests: readonly NetlinkRequest[], flags: number): NetlinkMessage[][] {
     this.#assertOpen(requests[0]?.what ?? 'request');
+    if (requests.length === 0) return [];
+    if (requests.length <= MAX_BATCH) return this.#roundTrip(requests, flags);
     const groups: NetlinkMessage[][] = [];
-    for (let start = 0; start < requests.length; start += MAX_BATCH) groups.push(...this.#roundTrip(requests.slice(start, start + MAX_BATCH)));
+    for (let start = 0; start < requests.length; start += MAX_BATCH) groups.push(...this.#roundTrip(requests.slice(start, start + MAX_BATCH), flags));
     return groups;
   }
 
   /** One sendmsg and its replies. */
-  #roundTrip(requests: readonly NetlinkRequest[]): NetlinkMessage[][] {
+  #roundTrip(requests: readonly NetlinkRequest[], flags: number): NetlinkMessage[][] {
     const firstSeq = this.#nextSeqs(requests.length);
     // nlmsg_pid 0 in requests, as iproute2 sends them: the kernel knows the sender.
-    const wire = Buffer.concat(requests.map((r, i) => encodeMessage(r, (firstSeq + i) >>> 0, 0)));
+    const wire = encodeMessages(requests, firstSeq, flags);
     const reply = this.#transport.transact(this.#fd, wire, firstSeq, requests.length);
+    if (reply === null) return requests.map(() => [ACKNOWLEDGED]);
     const groups: NetlinkMessage[][] = requests.map(() => []);
     for (const message of splitMessages(reply)) {
       const index = (message.seq - firstSeq) >>> 0;
@@ -163,6 +168,9 @@ export class NetlinkHandle implements Disposable {
     if (this.#closed) throw netnsError(ErrorCodes.CLOSED, `netlink: ${what}: the netlink handle has been closed`);
   }
 }
+
+/** What a bare ACK reads as, when the transport says that was all. */
+const ACKNOWLEDGED: NetlinkMessage = Object.freeze({ type: NLMSG_ERROR, flags: 0, seq: 0, port: 0, payload: Buffer.alloc(4) });
 
 /** A request's answer: an error, or its non-terminal messages. */
 function settle(replies: NetlinkMessage[], what: string): Settled {

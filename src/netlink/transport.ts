@@ -6,8 +6,11 @@ import { native } from '../core/native.js';
 export interface NetlinkTransport {
   /** A netlink socket made inside the namespace `nsFd` refers to; the socket keeps that namespace for life. */
   open(nsFd: number, protocol: number): Promise<{ fd: number; portId: number }>;
-  /** Sends the messages in one sendmsg and returns every reply to their seqs (see NativeBinding.netlinkTransact). */
-  transact(fd: number, request: Buffer, firstSeq: number, count: number): Buffer;
+  /**
+   * Sends the messages in one sendmsg and returns every reply to their seqs,
+   * or null when every request was simply acknowledged (see NativeBinding.netlinkTransact).
+   */
+  transact(fd: number, request: Buffer, firstSeq: number, count: number): Buffer | null;
   close(fd: number): void;
 }
 

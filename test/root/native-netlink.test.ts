@@ -26,7 +26,8 @@ function message(type: number, flags: number, seq: number, body: Buffer): Buffer
 const linkDump = (seq: number) => message(RTM_GETLINK, REQUEST_DUMP, seq, Buffer.alloc(16));
 
 /** [type, seq] of each message in a reply stream. */
-function parse(stream: Buffer): [number, number][] {
+function parse(stream: Buffer | null): [number, number][] {
+  if (stream === null) throw new Error('expected replies, got null (bare ACKs only)');
   const messages: [number, number][] = [];
   for (let offset = 0; offset + 16 <= stream.length; offset += (stream.readUInt32LE(offset) + 3) & ~3) {
     messages.push([stream.readUInt16LE(offset + 4), stream.readUInt32LE(offset + 8)]);
@@ -68,7 +69,22 @@ describe.skipIf(!privileged)('netlink transport', () => {
       [16, 12],
       [NLMSG_DONE, 12],
     ]);
-    expect(replies.readInt32LE(16)).toBeLessThan(0); // the first reply's error: -errno
+    expect(replies!.readInt32LE(16)).toBeLessThan(0); // the first reply's error: -errno
+  });
+
+  it('returns null when every request was simply acknowledged, the replies when one was not', () => {
+    // RTM_NEWADDR / DELADDR of 10.1.1.1/32 on lo (index 1): ifaddrmsg, then IFA_LOCAL.
+    const address = (type: number, flags: number, seq: number) =>
+      message(type, flags, seq, Buffer.from([2, 32, 0, 0, 1, 0, 0, 0, 8, 0, 2, 0, 10, 1, 1, 1]));
+    const RTM_DELADDR = 21;
+    expect(native.netlinkTransact(socket.fd, address(RTM_NEWADDR, REQUEST_ACK | 0x600, 30), 30, 1)).toBeNull();
+    // deleted twice: the second is refused, so the whole batch's replies come back
+    const replies = native.netlinkTransact(socket.fd, Buffer.concat([address(RTM_DELADDR, REQUEST_ACK, 31), address(RTM_DELADDR, REQUEST_ACK, 32)]), 31, 2);
+    expect(parse(replies)).toEqual([
+      [NLMSG_ERROR, 31],
+      [NLMSG_ERROR, 32],
+    ]);
+    expect([replies!.readInt32LE(16), replies!.readInt32LE(16 + 36)]).toEqual([0, -99]); // ACK, then EADDRNOTAVAIL
   });
 
   it('drops replies of other seqs', () => {

@@ -3,6 +3,7 @@
 // lists is refused with a coded error and no change sent (a transport wrapping
 // the addon's records every message); a failed create leaves nothing half-made;
 // a closed handle refuses further use.
+import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { ErrorCodes, openNetlink, type Netlink, type NetlinkTransport } from '../../dist/netlink/index.js';
@@ -10,7 +11,7 @@ import { nativeTransport } from '../../dist/netlink/transport.js';
 import { addAddressRequest } from '../../dist/netlink/addresses.js';
 import { openFdCount, threadCount } from '../helpers/process-state.js';
 import { privileged } from '../helpers/privileges.js';
-import { ipJson, scratchNamespaces } from '../helpers/scratch-namespaces.js';
+import { ipJson, nsName, scratchNamespaces } from '../helpers/scratch-namespaces.js';
 
 const scratch = scratchNamespaces('nsrb');
 // The calls below that need a second namespace take the test's own, made last.
@@ -288,3 +289,44 @@ describe.skipIf(!privileged)('netlink batches, peers and inherited options', () 
   });
 });
 
+
+describe.skipIf(!privileged)('netlink answers', () => {
+  afterEach(() => scratch.removeAll());
+
+  // Any process in the namespace may send a datagram to the handle's port. One
+  // queued before a request, carrying an EPERM for every seq the request could
+  // have, must not be taken for the kernel's answer.
+  it("takes only the kernel's answers: another socket's forged replies are dropped", async () => {
+    const a = await namespace();
+    const firstSeq = Math.floor(Date.now() / 1000); // the handle's seqs start at its opening second
+    const nl = await openNetlink(a);
+    const forge = `
+import socket, struct, sys
+port, first = int(sys.argv[1]), int(sys.argv[2])
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
+s.bind((0, 0))
+# NLMSG_ERROR (2), error -EPERM, then the echoed header (ignored)
+replies = b''.join(struct.pack('=IHHII', 36, 2, 0x100, seq & 0xffffffff, 0) + struct.pack('=i', -1) + bytes(16)
+                   for seq in range(first - 5, first + 200))
+s.sendto(replies, (port, 0))
+`;
+    execFileSync('ip', ['netns', 'exec', nsName(a), 'python3', '-c', forge, String(nl.handle.portId), String(firstSeq)]);
+    expect((await nl.links.get('lo')).name).toBe('lo');
+    await nl.addresses.add({ link: 'lo', address: '10.9.0.1/32' });
+    expect(ipJson(a, 'addr', 'show', 'lo')[0]!.addr_info).toEqual([expect.objectContaining({ local: '10.9.0.1' })]);
+    nl.close();
+  });
+
+  it('a batch of plain ACKs and one with an error settle each by its own answer', async () => {
+    const nl = await openNetlink(await namespace());
+    const lo = await nl.links.index('lo');
+    const add = (address: string) => addAddressRequest({ link: lo, address }, lo);
+    const settled = await nl.handle.requestSettled([add('10.9.1.1/32'), add('10.9.1.1/32'), add('10.9.1.2/32')]);
+    expect(settled.map((s) => (s.ok ? 'ok' : s.error.code))).toEqual(['ok', 'EEXIST', 'ok']);
+    expect(await nl.handle.requestSettled([add('10.9.1.3/32'), add('10.9.1.4/32')])).toEqual([
+      { ok: true, messages: [] },
+      { ok: true, messages: [] },
+    ]);
+    nl.close();
+  });
+});
