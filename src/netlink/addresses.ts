@@ -6,6 +6,7 @@ import { attr, AttributeMap, type Attribute } from './attributes.js';
 import * as C from './constants.js';
 import type { NetlinkHandle } from './handle.js';
 import type { NetlinkMessage, NetlinkRequest } from './message.js';
+import { namesOf } from './enum-names.js';
 import { checkLinkRef, describeLink, type LinkRef, type Links } from './links.js';
 import { checkSameFamily, checkUint, formatAddress, invalid, own, parseAddress, parsePrefix } from './validate.js';
 
@@ -32,6 +33,7 @@ const SETTABLE: readonly AddressFlag[] = ['nodad', 'optimistic', 'homeaddress', 
 
 export const SCOPES = { global: C.RT_SCOPE_UNIVERSE, site: 200, link: C.RT_SCOPE_LINK, host: C.RT_SCOPE_HOST } as const;
 export type ScopeName = keyof typeof SCOPES;
+export const scopeName = namesOf(SCOPES);
 
 export interface AddressSpec {
   link: LinkRef;
@@ -91,7 +93,7 @@ export function parseAddressMessage(message: NetlinkMessage): Address {
     index: p.readUInt32LE(4),
     address: formatAddress((local ?? address)!),
     prefixLength: p.readUInt8(1),
-    scope: (Object.keys(SCOPES) as ScopeName[]).find((k) => SCOPES[k] === scope) ?? scope,
+    scope: scopeName(scope),
     flags: (Object.keys(ADDRESS_FLAGS) as AddressFlag[]).filter((k) => (flags & ADDRESS_FLAGS[k]) !== 0),
   };
   if (local && address && !local.equals(address)) out.peer = formatAddress(address);

@@ -14,7 +14,8 @@ const align4 = (n: number): number => (n + 3) & ~3;
 const MAX_NLA_LEN = 0xffff;
 
 export const attr = {
-  bytes: (type: number, value: Buffer | Uint8Array): Attribute => ({ type, value: Buffer.from(value) }),
+  /** A Buffer is taken as it is (not copied): it is read when the request is sent. */
+  bytes: (type: number, value: Buffer | Uint8Array): Attribute => ({ type, value: Buffer.isBuffer(value) ? value : Buffer.from(value) }),
   u8: (type: number, n: number): Attribute => ({ type, value: Buffer.from([n]) }),
   u16: (type: number, n: number): Attribute => {
     const value = Buffer.alloc(2);
@@ -80,74 +81,90 @@ export function encodeAttributes(list: readonly Attribute[]): Buffer {
  * Attributes received: type (NLA_F_NESTED and NLA_F_NET_BYTEORDER masked off,
  * as nft sets them and the kernel's own dumps do not) -> payloads in order.
  * Unknown types are kept and simply never asked for (new kernels add some).
+ * Only offsets are kept; a payload becomes a Buffer when asked for (a dump of
+ * 10,000 routes would otherwise make 70,000 views nobody reads).
  */
 export class AttributeMap {
-  readonly #map = new Map<number, Buffer[]>();
+  readonly #buffer: Buffer;
+  /** By type: the first payload's start and end offsets. Holey: types are small and sparse. */
+  readonly #start: number[] = [];
+  readonly #end: number[] = [];
+  /** By type: [start, end] of payloads after the first (rare). */
+  #repeats?: Map<number, [number, number][]>;
+
+  private constructor(buffer: Buffer) {
+    this.#buffer = buffer;
+  }
 
   static parse(buffer: Buffer, offset = 0, end = buffer.length): AttributeMap {
-    const map = new AttributeMap();
+    const map = new AttributeMap(buffer);
     while (offset + NLA_HDRLEN <= end) {
       const length = buffer.readUInt16LE(offset);
       if (length < NLA_HDRLEN || offset + length > end) {
         throw netnsError(ErrorCodes.NETLINK_MALFORMED, `netlink: malformed attribute at byte ${offset}`);
       }
-      const type = buffer.readUInt16LE(offset + 2) & NLA_TYPE_MASK;
-      map.#add(type, buffer.subarray(offset + NLA_HDRLEN, offset + length));
+      map.#add(buffer.readUInt16LE(offset + 2) & NLA_TYPE_MASK, offset + NLA_HDRLEN, offset + length);
       offset += align4(length);
     }
     return map;
   }
 
-  #add(type: number, value: Buffer): void {
-    const list = this.#map.get(type);
-    if (list) list.push(value);
-    else this.#map.set(type, [value]);
+  #add(type: number, start: number, end: number): void {
+    if (this.#start[type] === undefined) {
+      this.#start[type] = start;
+      this.#end[type] = end;
+      return;
+    }
+    this.#repeats ??= new Map();
+    const list = this.#repeats.get(type);
+    if (list) list.push([start, end]);
+    else this.#repeats.set(type, [[start, end]]);
+  }
+
+  #length(type: number): number {
+    const start = this.#start[type];
+    return start === undefined ? -1 : this.#end[type]! - start;
   }
 
   has(type: number): boolean {
-    return this.#map.has(type);
+    return this.#start[type] !== undefined;
   }
 
   get(type: number): Buffer | undefined {
-    return this.#map.get(type)?.[0];
+    const start = this.#start[type];
+    return start === undefined ? undefined : this.#buffer.subarray(start, this.#end[type]);
   }
 
   all(type: number): Buffer[] {
-    return this.#map.get(type) ?? [];
-  }
-
-  types(): number[] {
-    return [...this.#map.keys()];
+    const first = this.get(type);
+    if (first === undefined) return [];
+    return [first, ...(this.#repeats?.get(type) ?? []).map(([start, end]) => this.#buffer.subarray(start, end))];
   }
 
   u8(type: number): number | undefined {
-    const value = this.get(type);
-    return value && value.length >= 1 ? value.readUInt8(0) : undefined;
+    return this.#length(type) >= 1 ? this.#buffer.readUInt8(this.#start[type]!) : undefined;
   }
 
   u16(type: number): number | undefined {
-    const value = this.get(type);
-    return value && value.length >= 2 ? value.readUInt16LE(0) : undefined;
+    return this.#length(type) >= 2 ? this.#buffer.readUInt16LE(this.#start[type]!) : undefined;
   }
 
   u32(type: number): number | undefined {
-    const value = this.get(type);
-    return value && value.length >= 4 ? value.readUInt32LE(0) : undefined;
+    return this.#length(type) >= 4 ? this.#buffer.readUInt32LE(this.#start[type]!) : undefined;
   }
 
   s32(type: number): number | undefined {
-    const value = this.get(type);
-    return value && value.length >= 4 ? value.readInt32LE(0) : undefined;
+    return this.#length(type) >= 4 ? this.#buffer.readInt32LE(this.#start[type]!) : undefined;
   }
 
   /** A string with its trailing NULs stripped (the kernel sends "veth\0"). */
   string(type: number): string | undefined {
-    const value = this.get(type);
-    return value === undefined ? undefined : value.toString('utf8').replace(/\0+$/, '');
+    const start = this.#start[type];
+    return start === undefined ? undefined : this.#buffer.toString('utf8', start, this.#end[type]).replace(/\0+$/, '');
   }
 
   nested(type: number): AttributeMap | undefined {
-    const value = this.get(type);
-    return value === undefined ? undefined : AttributeMap.parse(value);
+    const start = this.#start[type];
+    return start === undefined ? undefined : AttributeMap.parse(this.#buffer, start, this.#end[type]);
   }
 }

@@ -40,19 +40,43 @@ export interface NetlinkMessage {
 
 /** One nlmsghdr-framed message; `nlmsg_len` includes the last attribute's padding. */
 export function encodeMessage(request: NetlinkRequest, seq: number, port: number): Buffer {
-  checkUint(request.type, 'message type', 0xffff);
-  checkUint(request.flags, 'message flags', 0xffff);
-  const attributes = request.attributes ?? [];
-  const headerEnd = NLMSG_HDRLEN + align4(request.header.length);
-  const out = Buffer.alloc(headerEnd + attributesSize(attributes));
-  out.writeUInt32LE(out.length, 0);
-  out.writeUInt16LE(request.type, 4);
-  out.writeUInt16LE(request.flags, 6);
-  out.writeUInt32LE(seq >>> 0, 8);
-  out.writeUInt32LE(port >>> 0, 12);
-  request.header.copy(out, NLMSG_HDRLEN);
-  writeAttributes(out, headerEnd, attributes);
+  const out = Buffer.alloc(messageSize(request));
+  writeMessage(out, 0, request, out.length, 0, seq, port);
   return out;
+}
+
+/**
+ * Requests laid end to end in one buffer for one sendmsg, with seqs from
+ * `firstSeq` on, port 0 (the kernel knows the sender), `flags` added to each
+ * request's own.
+ */
+export function encodeMessages(requests: readonly NetlinkRequest[], firstSeq: number, flags: number): Buffer {
+  const sizes = requests.map(messageSize);
+  // Pooled (see quadBytes in validate.ts), zeroed for the padding.
+  const out = Buffer.allocUnsafe(sizes.reduce((sum, size) => sum + size, 0)).fill(0);
+  let offset = 0;
+  for (let i = 0; i < requests.length; i++) {
+    writeMessage(out, offset, requests[i]!, sizes[i]!, flags, (firstSeq + i) >>> 0, 0);
+    offset += sizes[i]!;
+  }
+  return out;
+}
+
+function messageSize(request: NetlinkRequest): number {
+  return NLMSG_HDRLEN + align4(request.header.length) + attributesSize(request.attributes ?? []);
+}
+
+/** `extraFlags` are added to the request's own. */
+function writeMessage(out: Buffer, offset: number, request: NetlinkRequest, size: number, extraFlags: number, seq: number, port: number): void {
+  checkUint(request.type, 'message type', 0xffff);
+  const flags = checkUint(request.flags, 'message flags', 0xffff) | extraFlags;
+  out.writeUInt32LE(size, offset);
+  out.writeUInt16LE(request.type, offset + 4);
+  out.writeUInt16LE(flags, offset + 6);
+  out.writeUInt32LE(seq >>> 0, offset + 8);
+  out.writeUInt32LE(port >>> 0, offset + 12);
+  request.header.copy(out, offset + NLMSG_HDRLEN);
+  writeAttributes(out, offset + NLMSG_HDRLEN + align4(request.header.length), request.attributes ?? []);
 }
 
 /** Splits a reply buffer into its messages. */

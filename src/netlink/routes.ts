@@ -8,7 +8,8 @@ import * as C from './constants.js';
 import type { NetlinkHandle } from './handle.js';
 import type { NetlinkMessage, NetlinkRequest } from './message.js';
 import { checkLinkRef, describeLink, type LinkRef, type Links } from './links.js';
-import { SCOPES, scopeNumber, type Family, type ScopeName } from './addresses.js';
+import { namesOf } from './enum-names.js';
+import { scopeName, scopeNumber, type Family, type ScopeName } from './addresses.js';
 import {
   checkSameFamily,
   checkUint,
@@ -26,6 +27,8 @@ export const ROUTE_TYPES = { unicast: 1, local: 2, broadcast: 3, anycast: 4, mul
 export type RouteType = keyof typeof ROUTE_TYPES;
 export const ROUTE_PROTOCOLS = { redirect: 1, kernel: 2, boot: 3, static: 4, ra: 9, dhcp: 16 } as const;
 export type RouteProtocol = keyof typeof ROUTE_PROTOCOLS;
+const protocolName = namesOf(ROUTE_PROTOCOLS);
+const typeName = namesOf(ROUTE_TYPES);
 const TABLES = { main: C.RT_TABLE_MAIN, local: 255, default: 253 } as const;
 
 export interface NextHop {
@@ -99,10 +102,6 @@ function named<T extends Record<string, number>>(table: T, value: unknown, what:
   if (typeof value === 'number') return checkUint(value, what, 255);
   if (typeof value !== 'string' || !Object.hasOwn(table, value)) throw invalid(`${what} must be one of ${Object.keys(table).join(', ')} or 0-255, got ${JSON.stringify(value)}`);
   return table[value]!;
-}
-
-function nameOf<T extends Record<string, number>>(table: T, value: number): keyof T | number {
-  return (Object.keys(table) as (keyof T)[]).find((k) => table[k] === value) ?? value;
 }
 
 function destinationOf(spec: RouteSpec): ParsedPrefix {
@@ -210,10 +209,10 @@ export function parseRoute(message: NetlinkMessage): Route {
   const route: Route = {
     family: family === C.AF_INET ? 4 : 6,
     destination: `${formatAddress(dst)}/${dstLen}`,
-    scope: nameOf(SCOPES, p.readUInt8(6)),
+    scope: scopeName(p.readUInt8(6)),
     table: a.u32(C.RTA_TABLE) ?? p.readUInt8(4),
-    protocol: nameOf(ROUTE_PROTOCOLS, p.readUInt8(5)),
-    type: nameOf(ROUTE_TYPES, p.readUInt8(7)),
+    protocol: protocolName(p.readUInt8(5)),
+    type: typeName(p.readUInt8(7)),
     onlink: (p.readUInt32LE(8) & C.RTNH_F_ONLINK) !== 0,
   };
   const gateway = a.get(C.RTA_GATEWAY);
