@@ -3,7 +3,7 @@
 // message, the veth peer's placement in another namespace included
 // (IFLA_NET_NS_FD inside VETH_INFO_PEER), so the kernel makes the whole thing
 // or nothing: no half-made pair to clean up.
-import { ErrorCodes, netnsError } from '../core/errors.js';
+import { ErrorCodes, NetnsError, netnsError } from '../core/errors.js';
 import { isNsHandle, type NsHandle } from '../core/handle.js';
 import { attr, AttributeMap, encodeAttributes, type Attribute } from './attributes.js';
 import * as C from './constants.js';
@@ -85,6 +85,11 @@ export function ifinfomsg(index = 0, flags = 0, change = 0): Buffer {
   return out;
 }
 
+function createdButUnread(what: string, error: NetnsError): NetnsError {
+  const message = `netlink: ${what}: created, but it could not be read back (changed meanwhile?): ${error.message}`;
+  return new NetnsError(error.code, message, { errno: error.errno, syscall: error.syscall, cause: error });
+}
+
 export function describeLink(ref: LinkRef): string {
   return typeof ref === 'number' ? `#${ref}` : ref;
 }
@@ -164,7 +169,11 @@ export class Links {
     return (await this.get(ref)).index;
   }
 
-  /** Creates a link (one message) and reads it back in the same round trip. */
+  /**
+   * Creates a link (one message) and reads it back in the same round trip.
+   * If the read-back fails (the link was renamed, moved or deleted by someone
+   * else in between), the error says the link was created.
+   */
   async add(spec: LinkSpec): Promise<Link> {
     spec = own(spec);
     // The peer's namespace fd is only valid while its handle is acquired.
@@ -173,8 +182,10 @@ export class Links {
     try {
       const create = await this.#createRequest(spec, nsFd);
       const read: NetlinkRequest = { type: C.RTM_GETLINK, flags: 0, ...target(spec.name), what: `get link ${spec.name}` };
-      const [, replies] = await this.#nl.request([create, read]);
-      return onlyLink(replies!, `get link ${spec.name}`);
+      const [created, readBack] = await this.#nl.requestSettled([create, read]);
+      if (!created!.ok) throw created!.error;
+      if (!readBack!.ok) throw createdButUnread(create.what, readBack!.error);
+      return onlyLink(readBack!.messages, `get link ${spec.name}`);
     } finally {
       if (netns) netns.release();
     }

@@ -12,8 +12,9 @@ import * as C from './constants.js';
 import type { NetlinkHandle } from './handle.js';
 import type { NetlinkMessage, NetlinkRequest } from './message.js';
 import type { Family } from './addresses.js';
+import { namesOf } from './enum-names.js';
 import { checkLinkRef, describeLink, type LinkRef, type Links } from './links.js';
-import { familyName, formatAddress, formatMac, invalid, own, parseAddress, parseMac } from './validate.js';
+import { familyName, formatAddress, formatMac, invalid, own, parseAddress, parseHardwareAddress } from './validate.js';
 
 /** NUD_* (linux/neighbour.h); names as `ip neigh` takes them after `nud`. */
 export const NEIGHBOUR_STATES = {
@@ -27,6 +28,7 @@ export const NEIGHBOUR_STATES = {
   noarp: 0x40,
   permanent: 0x80,
 } as const;
+const stateName = namesOf(NEIGHBOUR_STATES);
 export type NeighbourState = keyof typeof NEIGHBOUR_STATES;
 
 /** NTF_* a caller may set, as `ip neigh` names them (`proxy` is its own option). */
@@ -99,7 +101,7 @@ export function parseNeighbour(message: NetlinkMessage): Neighbour {
   const flags = p.readUInt8(10);
   const dst = a.get(C.NDA_DST);
   const lladdr = a.get(C.NDA_LLADDR);
-  const state = (Object.keys(NEIGHBOUR_STATES) as NeighbourState[]).find((k) => NEIGHBOUR_STATES[k] === stateBits) ?? stateBits;
+  const state = stateName(stateBits);
   const out: Neighbour = {
     family: family === C.AF_INET6 ? 6 : 4,
     index: p.readInt32LE(4),
@@ -166,7 +168,7 @@ export function addNeighbourRequest(spec: NeighbourSpec, index: number, flags = 
     state = NEIGHBOUR_STATES.permanent; // as ip sends it
   } else {
     state = stateNumber(spec.state);
-    if (spec.lladdr !== undefined) attributes.push(attr.bytes(C.NDA_LLADDR, parseMac(spec.lladdr)));
+    if (spec.lladdr !== undefined) attributes.push(attr.bytes(C.NDA_LLADDR, parseHardwareAddress(spec.lladdr, 'lladdr')));
   }
   const verb = flags & C.NLM_F_REPLACE ? 'replace' : 'add';
   return { type: C.RTM_NEWNEIGH, flags, header: ndmsg(address.family, index, state, ntf), attributes, what: `${verb} ${describeNeighbour(spec)}` };
@@ -214,13 +216,31 @@ export class Neighbours {
   /** Adds an entry; EEXIST if there is one for that address on that link. */
   async add(spec: NeighbourSpec): Promise<void> {
     spec = own(spec);
-    await this.#send(addNeighbourRequest(spec, 0), spec.link);
+    const request = addNeighbourRequest(spec, 0);
+    await this.#checkLinkLayer(spec);
+    await this.#send(request, spec.link);
   }
 
   /** Adds or overwrites (NLM_F_CREATE | NLM_F_REPLACE), as `ip neigh replace`. */
   async replace(spec: NeighbourSpec): Promise<void> {
     spec = own(spec);
-    await this.#send(addNeighbourRequest(spec, 0, C.NLM_F_CREATE | C.NLM_F_REPLACE), spec.link);
+    const request = addNeighbourRequest(spec, 0, C.NLM_F_CREATE | C.NLM_F_REPLACE);
+    await this.#checkLinkLayer(spec);
+    await this.#send(request, spec.link);
+  }
+
+  /**
+   * An lladdr longer than the link's own address would be cut short by the
+   * kernel without a word: one that is not an Ethernet MAC is checked against
+   * the link's address length first (a lookup, nothing changed).
+   */
+  async #checkLinkLayer(spec: NeighbourSpec): Promise<void> {
+    if (spec.lladdr === undefined || spec.proxy) return;
+    const given = parseHardwareAddress(spec.lladdr, 'lladdr').length;
+    if (given === 6) return;
+    const { mac } = await this.#links.get(spec.link);
+    const expected = mac === undefined ? 0 : mac.split(':').length;
+    if (given !== expected) throw invalid(`lladdr ${spec.lladdr} is ${given} bytes but ${describeLink(spec.link)}'s addresses are ${expected}`);
   }
 
   /** Deletes the entry for `address` on `link` (the proxy entry with proxy: true). */

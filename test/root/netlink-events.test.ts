@@ -1,7 +1,7 @@
 // Netlink events in a namespace: what `ip` changes there is seen, what it
 // changes elsewhere is not; `existing` comes first; an overflow is reported
 // and followed by a fresh dump; closing leaves no descriptor and no loop ref.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
@@ -192,6 +192,33 @@ describe.skipIf(!privileged)('netlink events', () => {
        console.log(sockets() - before);`,
     );
     expect(collected).toMatchObject({ code: 0, signal: null, stdout: '0\n' });
+  });
+
+  it('keeps the process alive while it is open and ref()d: the child is still there to see a change made after it printed', async () => {
+    const { name } = await namespace();
+    const child = spawn(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `
+      const { openNetlink } = await import(${JSON.stringify(distUrl('netlink/index.js'))});
+      const nl = await openNetlink(${JSON.stringify(name)});
+      const watcher = await nl.watch({ links: true });
+      watcher.on('data', (event) => {
+        if (event.type !== 'link' || event.link.name !== 'later0') return;
+        console.log('seen');
+        watcher.close();
+        nl.close();
+      });
+      console.log('open');
+      `,
+    ]);
+    let stdout = '';
+    const printed = new Promise<void>((resolve) => child.stdout.on('data', (chunk) => (stdout += chunk) === 'open\n' && resolve()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await Promise.race([printed, exited]);
+    ip(name, 'link', 'add', 'later0', 'type', 'bridge');
+    expect(await exited).toBe(0);
+    expect(stdout).toBe('open\nseen\n');
   });
 
   it('is closed when a Worker that holds it open ends (its loop is closed with no handle left)', async () => {

@@ -180,6 +180,23 @@ describe('answers', () => {
     nl.close();
   });
 
+  it('a link created but gone before its read-back: the error says it was created, with the lookup’s code', async () => {
+    const { sent, transport } = fake((m) => (m.type === 18 ? [errorReply(m, 19)] : ack(m)));
+    const nl = await openNetlink(undefined, { transport });
+    const error = await nl.links.add({ kind: 'bridge', name: 'br7' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'ENODEV', syscall: 'netlink', message: expect.stringMatching(/^netlink: add bridge link br7: created, but it could not be read back/) });
+    expect((error as Error).cause).toMatchObject({ code: 'ENODEV', message: 'netlink: get link br7: ENODEV: no such device' });
+    expect(sent.map((batch) => batch.map((m) => m.type))).toEqual([[16, 18]]); // one round trip, nothing else sent
+    nl.close();
+  });
+
+  it('a link the kernel refuses to create is that error, not the read-back’s', async () => {
+    const { transport } = fake((m) => (m.type === 16 ? [errorReply(m, 17, 'File exists')] : [errorReply(m, 19)]));
+    const nl = await openNetlink(undefined, { transport });
+    await expect(nl.links.add({ kind: 'bridge', name: 'br7' })).rejects.toMatchObject({ code: 'EEXIST', message: 'netlink: add bridge link br7: EEXIST: File exists' });
+    nl.close();
+  });
+
   it('close is idempotent, closes the socket once, and later use is ERR_NETNS_CLOSED', async () => {
     const { closed, transport } = fake(ack);
     const nl = await openNetlink(undefined, { transport });

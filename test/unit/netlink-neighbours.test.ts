@@ -169,8 +169,9 @@ describe('neighbours read', () => {
 describe('bad neighbour input is refused before anything is sent', () => {
   type Nl = Awaited<ReturnType<typeof openNetlink>>;
   const cases: [string, (nl: Nl) => Promise<unknown>][] = [
-    ['a bad MAC (five pairs)', (nl) => nl.neighbours.add({ link: 'eth0', address: '10.0.0.2', lladdr: '02:00:00:00:00' })],
-    ['a bad MAC (not hex)', (nl) => nl.neighbours.add({ link: 'eth0', address: '10.0.0.2', lladdr: '02:00:00:00:00:zz' })],
+    ['a bad lladdr (a lone hex digit)', (nl) => nl.neighbours.add({ link: 'eth0', address: '10.0.0.2', lladdr: '02:00:0' })],
+    ['a bad lladdr (not hex)', (nl) => nl.neighbours.add({ link: 'eth0', address: '10.0.0.2', lladdr: '02:00:00:00:00:zz' })],
+    ['an lladdr over 32 bytes', (nl) => nl.neighbours.add({ link: 'eth0', address: '10.0.0.2', lladdr: Array(33).fill('02').join(':') })],
     ['a bad address', (nl) => nl.neighbours.add({ link: 'eth0', address: '10.0.0' })],
     ['an address with a prefix length', (nl) => nl.neighbours.add({ link: 'eth0', address: '10.0.0.2/24' })],
     ['an IPv6 zone', (nl) => nl.neighbours.add({ link: 'eth0', address: 'fe80::1%eth0' })],
@@ -187,6 +188,33 @@ describe('bad neighbour input is refused before anything is sent', () => {
   for (const [what, call] of cases) {
     it(what, () => expectRefusedUnsent(call));
   }
+
+  // The kernel cuts an lladdr longer than the link's addresses short without a word.
+  it('an lladdr that is not 6 bytes is checked against the link first: refused when it does not fit, sent when it does', async () => {
+    const ib = Array.from({ length: 20 }, (_, i) => (i + 1).toString(16).padStart(2, '0')).join(':');
+    const linkWithAddress = (bytes: number) =>
+      fake((m) => {
+        if (m.type !== 18) return ack(m);
+        const head = Buffer.alloc(16);
+        head.writeInt32LE(3, 4);
+        return [nlmsg(16, 0, m.seq, Buffer.concat([head, encodeAttributes([attr.string(3, 'ib0'), attr.bytes(1, Buffer.alloc(bytes, 1))])])), ...ack(m)];
+      });
+    const ethernet = linkWithAddress(6);
+    const nl = await openNetlink(undefined, { transport: ethernet.transport });
+    await expect(nl.neighbours.add({ link: 3, address: '10.0.0.2', lladdr: ib })).rejects.toMatchObject({
+      code: 'ERR_NETNS_NETLINK_INVALID',
+      message: expect.stringContaining('is 20 bytes but #3'),
+    });
+    expect(ethernet.sent.flat().map((m) => m.type)).toEqual([18]);
+    nl.close();
+    const infiniband = linkWithAddress(20);
+    const nl20 = await openNetlink(undefined, { transport: infiniband.transport });
+    await nl20.neighbours.replace({ link: 3, address: '10.0.0.2', lladdr: ib });
+    const neigh = infiniband.sent[1]![0];
+    expect(neigh!.type).toBe(28);
+    expect(neigh!.payload.subarray(12 + 8 + 4, 12 + 8 + 4 + 20)).toEqual(Buffer.from(ib.replaceAll(':', ''), 'hex'));
+    nl20.close();
+  });
 
   it('an unknown link is ENODEV from the lookup; no NEWNEIGH is sent', async () => {
     const { sent, transport } = fake((m) => [errorReply(m, 19)]);
