@@ -28,7 +28,6 @@ const GO_PACKAGES = 'golang-go golang-github-vishvananda-netlink-dev golang-gith
 
 let goBinary; // path once built, null when the build failed
 let goReason;
-const goResults = new Map();
 
 /** Why goNetlinkBaseline last returned null (undefined if it did not). */
 export function goNetlinkReason() {
@@ -60,13 +59,12 @@ function buildGo() {
 /**
  * vishvananda/netlink measured in this run: { addrAddDelUs, ptpUs, ptpDeleteUs,
  * routeDumpUs, routesDumped, routeInstallOneByOneUs, runs }. Built once per run,
- * measured once per pair of paths. Null when Go or the library is missing or the
- * run fails; the reason is printed (as goNsDo does) and kept in goNetlinkReason().
- * Synchronous, about 7 s with the default runs (200 veth deletions dominate).
+ * measured anew on every call (a bench alternates it with its own rounds). Null
+ * when Go or the library is missing or the run fails; the reason is printed (as
+ * goNsDo does) and kept in goNetlinkReason(). Synchronous, about 7 s with the
+ * default runs (200 veth deletions dominate).
  */
 export function goNetlinkBaseline(nsPathA, nsPathB, runs = GO_RUNS) {
-  const key = `${nsPathA}\0${nsPathB}`;
-  if (goResults.has(key)) return goResults.get(key);
   let result = null;
   goReason = undefined;
   const binary = buildGo();
@@ -80,7 +78,6 @@ export function goNetlinkBaseline(nsPathA, nsPathB, runs = GO_RUNS) {
     }
   }
   if (!result) console.error(`bench: Go netlink baseline not available: ${goReason}`);
-  goResults.set(key, result);
   return result;
 }
 
