@@ -181,14 +181,20 @@ void NetlinkWatch::OnReadable(uv_poll_t* handle, int status, int) {
 // Reads what is queued, whole datagrams padded to the netlink alignment so
 // they read as one stream. A failed recv (ENOBUFS: the kernel dropped events
 // for want of room) is reported after the events read before it, and reading
-// goes on: the socket keeps delivering after an overflow.
+// goes on: the socket keeps delivering after an overflow. Datagrams from
+// other sockets (any process in the namespace may send to this port) are
+// dropped: they could forge events.
 void NetlinkWatch::Drain() {
   Napi::Env env = Env();
   std::vector<uint8_t> data;
   std::vector<uint8_t> datagram(kDatagram);
   while (poll_ && data.size() < kBatch) {
-    ssize_t got = recv(fd_.get(), datagram.data(), datagram.size(), MSG_DONTWAIT | MSG_TRUNC);
+    sockaddr_nl from{};
+    socklen_t from_len = sizeof from;
+    ssize_t got = recvfrom(fd_.get(), datagram.data(), datagram.size(), MSG_DONTWAIT | MSG_TRUNC,
+                           reinterpret_cast<sockaddr*>(&from), &from_len);
     if (got < 0 && errno == EINTR) continue;
+    if (got >= 0 && from.nl_pid != 0) continue;
     if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
     int err = got < 0 ? errno : static_cast<size_t>(got) > datagram.size() ? EMSGSIZE : 0;
     if (err != 0) {

@@ -2,6 +2,7 @@
 // them: IFA_LOCAL and IFA_ADDRESS both the address (IFA_ADDRESS the peer's with
 // `peer`), flags above 0xff in IFA_FLAGS with the header's field left 0,
 // lifetimes in IFA_CACHEINFO.
+import { ErrorCodes, netnsError } from '../core/errors.js';
 import { attr, AttributeMap, type Attribute } from './attributes.js';
 import * as C from './constants.js';
 import type { NetlinkHandle } from './handle.js';
@@ -86,6 +87,7 @@ export function parseAddressMessage(message: NetlinkMessage): Address {
   const a = AttributeMap.parse(p, C.IFADDRMSG_SIZE);
   const local = a.get(C.IFA_LOCAL);
   const address = a.get(C.IFA_ADDRESS);
+  if (!local && !address) throw netnsError(ErrorCodes.NETLINK_MALFORMED, 'netlink: an address message without an address');
   const flags = a.u32(C.IFA_FLAGS) ?? p.readUInt8(2);
   const scope = p.readUInt8(3);
   const out: Address = {

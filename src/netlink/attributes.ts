@@ -39,9 +39,14 @@ export const attr = {
   nest: (type: number, nested: Attribute[]): Attribute => ({ type, nested }),
 };
 
+// Own properties only: `'value' in a` would take a value from a polluted Object.prototype.
+function isLeaf(a: Attribute): a is { type: number; value: Buffer } {
+  return Object.hasOwn(a, 'value');
+}
+
 /** Bytes an attribute takes, padding after it included. */
 export function attributeSize(a: Attribute): number {
-  if ('value' in a) return align4(NLA_HDRLEN + a.value.length);
+  if (isLeaf(a)) return align4(NLA_HDRLEN + a.value.length);
   return NLA_HDRLEN + attributesSize(a.nested);
 }
 
@@ -58,13 +63,13 @@ export function writeAttributes(out: Buffer, offset: number, list: readonly Attr
 function writeAttribute(out: Buffer, offset: number, a: Attribute): number {
   // An over-long nla_len wraps silently and the kernel truncates the nest
   // (reference pitfall 3): refuse it here instead.
-  const length = 'value' in a ? NLA_HDRLEN + a.value.length : NLA_HDRLEN + attributesSize(a.nested);
+  const length = isLeaf(a) ? NLA_HDRLEN + a.value.length : NLA_HDRLEN + attributesSize(a.nested);
   if (length > MAX_NLA_LEN) {
     throw netnsError(ErrorCodes.NETLINK_INVALID, `netlink attribute ${a.type} is ${length} bytes, over 65535`);
   }
   out.writeUInt16LE(length, offset);
   out.writeUInt16LE(a.type, offset + 2);
-  if ('value' in a) {
+  if (isLeaf(a)) {
     a.value.copy(out, offset + NLA_HDRLEN);
     return offset + align4(length);
   }
@@ -82,89 +87,95 @@ export function encodeAttributes(list: readonly Attribute[]): Buffer {
  * as nft sets them and the kernel's own dumps do not) -> payloads in order.
  * Unknown types are kept and simply never asked for (new kernels add some).
  * Only offsets are kept; a payload becomes a Buffer when asked for (a dump of
- * 10,000 routes would otherwise make 70,000 views nobody reads).
+ * 10,000 routes would otherwise make 70,000 views nobody reads). A Map, not an
+ * array indexed by type: a polluted Object.prototype[3] must not read as an
+ * attribute, and types run to 0x3fff.
  */
 export class AttributeMap {
   readonly #buffer: Buffer;
-  /** By type: the first payload's start and end offsets. Holey: types are small and sparse. */
-  readonly #start: number[] = [];
-  readonly #end: number[] = [];
-  /** By type: [start, end] of payloads after the first (rare). */
-  #repeats?: Map<number, [number, number][]>;
+  /** By type: where the first payload starts; its end is in its own header. */
+  readonly #start = new Map<number, number>();
+  /** By type: where payloads after the first start (rare). */
+  #repeats?: Map<number, number[]>;
 
   private constructor(buffer: Buffer) {
     this.#buffer = buffer;
   }
 
   static parse(buffer: Buffer, offset = 0, end = buffer.length): AttributeMap {
+    // The attributes follow a fixed header (ifinfomsg, rtmsg...): a message too short for it is cut.
+    if (offset > end) throw netnsError(ErrorCodes.NETLINK_MALFORMED, `netlink: malformed message: ${end} bytes, its header alone takes ${offset}`);
     const map = new AttributeMap(buffer);
     while (offset + NLA_HDRLEN <= end) {
       const length = buffer.readUInt16LE(offset);
       if (length < NLA_HDRLEN || offset + length > end) {
         throw netnsError(ErrorCodes.NETLINK_MALFORMED, `netlink: malformed attribute at byte ${offset}`);
       }
-      map.#add(buffer.readUInt16LE(offset + 2) & NLA_TYPE_MASK, offset + NLA_HDRLEN, offset + length);
+      map.#add(buffer.readUInt16LE(offset + 2) & NLA_TYPE_MASK, offset + NLA_HDRLEN);
       offset += align4(length);
     }
     return map;
   }
 
-  #add(type: number, start: number, end: number): void {
-    if (this.#start[type] === undefined) {
-      this.#start[type] = start;
-      this.#end[type] = end;
+  #add(type: number, start: number): void {
+    if (!this.#start.has(type)) {
+      this.#start.set(type, start);
       return;
     }
     this.#repeats ??= new Map();
     const list = this.#repeats.get(type);
-    if (list) list.push([start, end]);
-    else this.#repeats.set(type, [[start, end]]);
+    if (list) list.push(start);
+    else this.#repeats.set(type, [start]);
+  }
+
+  #end(start: number): number {
+    return start - NLA_HDRLEN + this.#buffer.readUInt16LE(start - NLA_HDRLEN);
   }
 
   #length(type: number): number {
-    const start = this.#start[type];
-    return start === undefined ? -1 : this.#end[type]! - start;
+    const start = this.#start.get(type);
+    return start === undefined ? -1 : this.#end(start) - start;
   }
 
   has(type: number): boolean {
-    return this.#start[type] !== undefined;
+    return this.#start.has(type);
   }
 
   get(type: number): Buffer | undefined {
-    const start = this.#start[type];
-    return start === undefined ? undefined : this.#buffer.subarray(start, this.#end[type]);
+    const start = this.#start.get(type);
+    return start === undefined ? undefined : this.#buffer.subarray(start, this.#end(start));
   }
 
   all(type: number): Buffer[] {
     const first = this.get(type);
     if (first === undefined) return [];
-    return [first, ...(this.#repeats?.get(type) ?? []).map(([start, end]) => this.#buffer.subarray(start, end))];
+    return [first, ...(this.#repeats?.get(type) ?? []).map((start) => this.#buffer.subarray(start, this.#end(start)))];
   }
 
   u8(type: number): number | undefined {
-    return this.#length(type) >= 1 ? this.#buffer.readUInt8(this.#start[type]!) : undefined;
+    return this.#length(type) >= 1 ? this.#buffer.readUInt8(this.#start.get(type)!) : undefined;
   }
 
   u16(type: number): number | undefined {
-    return this.#length(type) >= 2 ? this.#buffer.readUInt16LE(this.#start[type]!) : undefined;
+    return this.#length(type) >= 2 ? this.#buffer.readUInt16LE(this.#start.get(type)!) : undefined;
   }
 
   u32(type: number): number | undefined {
-    return this.#length(type) >= 4 ? this.#buffer.readUInt32LE(this.#start[type]!) : undefined;
+    return this.#length(type) >= 4 ? this.#buffer.readUInt32LE(this.#start.get(type)!) : undefined;
   }
 
   s32(type: number): number | undefined {
-    return this.#length(type) >= 4 ? this.#buffer.readInt32LE(this.#start[type]!) : undefined;
+    return this.#length(type) >= 4 ? this.#buffer.readInt32LE(this.#start.get(type)!) : undefined;
   }
 
   /** A string with its trailing NULs stripped (the kernel sends "veth\0"). */
   string(type: number): string | undefined {
-    const start = this.#start[type];
-    return start === undefined ? undefined : this.#buffer.toString('utf8', start, this.#end[type]).replace(/\0+$/, '');
+    const start = this.#start.get(type);
+    return start === undefined ? undefined : this.#buffer.toString('utf8', start, this.#end(start)).replace(/\0+$/, '');
   }
 
   nested(type: number): AttributeMap | undefined {
-    const start = this.#start[type];
-    return start === undefined ? undefined : AttributeMap.parse(this.#buffer, start, this.#end[type]);
+    const start = this.#start.get(type);
+    return start === undefined ? undefined : AttributeMap.parse(this.#buffer, start, this.#end(start));
   }
 }

@@ -113,6 +113,8 @@ export class NetlinkHandle implements Disposable {
    * ERR_NETNS_NETLINK_DUMP_INTERRUPTED rather than return an inconsistent view.
    */
   async dump(type: number, header: Buffer, attributes: readonly Attribute[], what: string): Promise<NetlinkMessage[]> {
+    // Only a GET (RTM_GET*: 2 modulo 4) is answered as a dump; anything else would be applied, and then wait for a DONE that never comes.
+    if ((type & 3) !== 2) throw netnsError(ErrorCodes.NETLINK_INVALID, `netlink: ${what}: message type ${type} is not a GET request and cannot be dumped`);
     const request: NetlinkRequest = { type, flags: NLM_F_REQUEST | NLM_F_DUMP, header, attributes, what };
     for (let attempt = 1; attempt <= DUMP_ATTEMPTS; attempt++) {
       const [replies] = this.#transact([request], 0);
@@ -135,23 +137,28 @@ export class NetlinkHandle implements Disposable {
   #transact(requests: readonly NetlinkRequest[], flags: number): NetlinkMessage[][] {
     this.#assertOpen(requests[0]?.what ?? 'request');
     if (requests.length === 0) return [];
-    if (requests.length <= MAX_BATCH) return this.#roundTrip(requests, flags);
-    const groups: NetlinkMessage[][] = [];
-    for (let start = 0; start < requests.length; start += MAX_BATCH) groups.push(...this.#roundTrip(requests.slice(start, start + MAX_BATCH), flags));
-    return groups;
+    if (requests.length <= MAX_BATCH) return this.#roundTrip(this.#encode(requests, flags));
+    // Every chunk is encoded, and so checked, before the first is sent: bad
+    // input in a later chunk must not come after changes already made.
+    const chunks: EncodedBatch[] = [];
+    for (let start = 0; start < requests.length; start += MAX_BATCH) chunks.push(this.#encode(requests.slice(start, start + MAX_BATCH), flags));
+    return chunks.flatMap((chunk) => this.#roundTrip(chunk));
   }
 
-  /** One sendmsg and its replies. */
-  #roundTrip(requests: readonly NetlinkRequest[], flags: number): NetlinkMessage[][] {
+  #encode(requests: readonly NetlinkRequest[], flags: number): EncodedBatch {
     const firstSeq = this.#nextSeqs(requests.length);
     // nlmsg_pid 0 in requests, as iproute2 sends them: the kernel knows the sender.
-    const wire = encodeMessages(requests, firstSeq, flags);
-    const reply = this.#transport.transact(this.#fd, wire, firstSeq, requests.length);
-    if (reply === null) return requests.map(() => [ACKNOWLEDGED]);
-    const groups: NetlinkMessage[][] = requests.map(() => []);
+    return { wire: encodeMessages(requests, firstSeq, flags), firstSeq, count: requests.length };
+  }
+
+  /** One sendmsg and its replies, grouped by request. */
+  #roundTrip({ wire, firstSeq, count }: EncodedBatch): NetlinkMessage[][] {
+    const reply = this.#transport.transact(this.#fd, wire, firstSeq, count);
+    const groups: NetlinkMessage[][] = Array.from({ length: count }, () => (reply === null ? [ACKNOWLEDGED] : []));
+    if (reply === null) return groups;
     for (const message of splitMessages(reply)) {
       const index = (message.seq - firstSeq) >>> 0;
-      if (index < groups.length) groups[index]!.push(message);
+      if (index < count) groups[index]!.push(message);
     }
     return groups;
   }
@@ -167,6 +174,12 @@ export class NetlinkHandle implements Disposable {
   #assertOpen(what: string): void {
     if (this.#closed) throw netnsError(ErrorCodes.CLOSED, `netlink: ${what}: the netlink handle has been closed`);
   }
+}
+
+interface EncodedBatch {
+  wire: Buffer;
+  firstSeq: number;
+  count: number;
 }
 
 /** What a bare ACK reads as, when the transport says that was all. */

@@ -106,8 +106,8 @@ function target(ref: LinkRef): { header: Buffer; attributes: Attribute[] } {
 
 export function parseLink(message: NetlinkMessage): Link {
   const p = message.payload;
-  const flags = p.readUInt32LE(8);
   const a = AttributeMap.parse(p, C.IFINFOMSG_SIZE);
+  const flags = p.readUInt32LE(8);
   const info = a.nested(C.IFLA_LINKINFO);
   const mac = a.get(C.IFLA_ADDRESS);
   const link: Link = {
@@ -177,7 +177,7 @@ export class Links {
   async add(spec: LinkSpec): Promise<Link> {
     spec = own(spec);
     // The peer's namespace fd is only valid while its handle is acquired.
-    const netns = spec?.kind === 'veth' ? checkNamespace(spec.peer?.netns, 'peer.netns') : undefined;
+    const netns = spec?.kind === 'veth' ? checkNamespace(own(spec.peer)?.netns, 'peer.netns') : undefined;
     const nsFd = netns?.acquire();
     try {
       const create = await this.#createRequest(spec, nsFd);

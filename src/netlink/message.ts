@@ -62,8 +62,14 @@ export function encodeMessages(requests: readonly NetlinkRequest[], firstSeq: nu
   return out;
 }
 
+// Optional, so read as an own property: never from a polluted Object.prototype.
+function attributesOf(request: NetlinkRequest): readonly Attribute[] {
+  return Object.hasOwn(request, 'attributes') ? (request.attributes ?? []) : [];
+}
+
 function messageSize(request: NetlinkRequest): number {
-  return NLMSG_HDRLEN + align4(request.header.length) + attributesSize(request.attributes ?? []);
+  if (!Buffer.isBuffer(request.header)) throw netnsError(ErrorCodes.NETLINK_INVALID, `netlink: ${String(request.what)}: the request's header must be a Buffer`);
+  return NLMSG_HDRLEN + align4(request.header.length) + attributesSize(attributesOf(request));
 }
 
 /** `extraFlags` are added to the request's own. */
@@ -76,7 +82,7 @@ function writeMessage(out: Buffer, offset: number, request: NetlinkRequest, size
   out.writeUInt32LE(seq >>> 0, offset + 8);
   out.writeUInt32LE(port >>> 0, offset + 12);
   request.header.copy(out, offset + NLMSG_HDRLEN);
-  writeAttributes(out, offset + NLMSG_HDRLEN + align4(request.header.length), request.attributes ?? []);
+  writeAttributes(out, offset + NLMSG_HDRLEN + align4(request.header.length), attributesOf(request));
 }
 
 /** Splits a reply buffer into its messages. */
@@ -111,7 +117,10 @@ export function isTerminal(message: NetlinkMessage): boolean {
  */
 export function messageError(message: NetlinkMessage, what: string): NetnsError | null {
   if (message.type !== NLMSG_ERROR && message.type !== NLMSG_DONE) return null;
-  if (message.payload.length < 4) return null;
+  if (message.payload.length < 4) {
+    // A DONE may be bare; an NLMSG_ERROR without its error field says nothing, and is no ACK.
+    return message.type === NLMSG_DONE ? null : (netnsError(ErrorCodes.NETLINK_MALFORMED, `netlink: ${what}: an error reply without its error`) as NetnsError);
+  }
   const error = message.payload.readInt32LE(0);
   if (error === 0) return null;
   return kernelError(-error, what, extendedAckText(message));

@@ -216,31 +216,28 @@ export class Neighbours {
   /** Adds an entry; EEXIST if there is one for that address on that link. */
   async add(spec: NeighbourSpec): Promise<void> {
     spec = own(spec);
-    const request = addNeighbourRequest(spec, 0);
-    await this.#checkLinkLayer(spec);
-    await this.#send(request, spec.link);
+    await this.#sendChecked(addNeighbourRequest(spec, 0), spec);
   }
 
   /** Adds or overwrites (NLM_F_CREATE | NLM_F_REPLACE), as `ip neigh replace`. */
   async replace(spec: NeighbourSpec): Promise<void> {
     spec = own(spec);
-    const request = addNeighbourRequest(spec, 0, C.NLM_F_CREATE | C.NLM_F_REPLACE);
-    await this.#checkLinkLayer(spec);
-    await this.#send(request, spec.link);
+    await this.#sendChecked(addNeighbourRequest(spec, 0, C.NLM_F_CREATE | C.NLM_F_REPLACE), spec);
   }
 
   /**
    * An lladdr longer than the link's own address would be cut short by the
-   * kernel without a word: one that is not an Ethernet MAC is checked against
-   * the link's address length first (a lookup, nothing changed).
+   * kernel without a word (a tun link has none: a MAC given there is dropped):
+   * it is checked against the link's address length first (a lookup, nothing
+   * changed), which also gives the index to send.
    */
-  async #checkLinkLayer(spec: NeighbourSpec): Promise<void> {
-    if (spec.lladdr === undefined || spec.proxy) return;
+  async #sendChecked(request: NetlinkRequest, spec: NeighbourSpec): Promise<void> {
+    if (spec.lladdr === undefined || spec.proxy) return this.#send(request, spec.link);
     const given = parseHardwareAddress(spec.lladdr, 'lladdr').length;
-    if (given === 6) return;
-    const { mac } = await this.#links.get(spec.link);
-    const expected = mac === undefined ? 0 : mac.split(':').length;
+    const link = await this.#links.get(spec.link);
+    const expected = link.mac === undefined ? 0 : link.mac.split(':').length;
     if (given !== expected) throw invalid(`lladdr ${spec.lladdr} is ${given} bytes but ${describeLink(spec.link)}'s addresses are ${expected}`);
+    return this.#send(request, link.index);
   }
 
   /** Deletes the entry for `address` on `link` (the proxy entry with proxy: true). */

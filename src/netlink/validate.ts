@@ -79,9 +79,25 @@ export function parseAddress(text: unknown, what = 'address'): ParsedAddress {
   if (typeof text !== 'string') throw invalid(`${what} must be a string, got ${String(text)}`);
   const quad = DOTTED_QUAD.exec(text);
   if (quad) return { family: AF_INET, bytes: quadBytes(quad), text };
-  if (!text.includes(':') || text.includes('%') || !ipaddr.IPv6.isValid(text)) throw invalid(`bad ${what} ${JSON.stringify(text)}`);
-  const parsed = ipaddr.IPv6.parse(text);
-  return { family: AF_INET6, bytes: Buffer.from(parsed.toByteArray()), text: parsed.toString() };
+  const hex = text.includes(':') && !text.includes('%') ? withoutDottedTail(text) : undefined;
+  if (hex === undefined || !ipaddr.IPv6.isValid(hex)) throw invalid(`bad ${what} ${JSON.stringify(text)}`);
+  const bytes = Buffer.from(ipaddr.IPv6.parse(hex).toByteArray());
+  return { family: AF_INET6, bytes, text: formatAddress(bytes) };
+}
+
+/**
+ * An IPv6 text with its trailing dotted quad as two hex groups ("::ffff:10.0.0.1"
+ * -> "::ffff:a00:1"), undefined if that quad is not one. ipaddr.js would read
+ * "::10.0.0.1" as "::ffff:10.0.0.1" and take "::ffff:010.0.0.1", which
+ * inet_pton and ip refuse.
+ */
+function withoutDottedTail(text: string): string | undefined {
+  if (!text.includes('.')) return text;
+  const colon = text.lastIndexOf(':');
+  const quad = DOTTED_QUAD.exec(text.slice(colon + 1));
+  if (!quad) return undefined;
+  const group = (high: string, low: string): string => ((+high << 8) | +low).toString(16);
+  return `${text.slice(0, colon + 1)}${group(quad[1]!, quad[2]!)}:${group(quad[3]!, quad[4]!)}`;
 }
 
 /** "10.0.0.1/24"; without "/n", a host prefix (/32, /128) when `hostIfBare`. */
@@ -125,10 +141,24 @@ export function checkSameFamily(a: ParsedAddress, b: ParsedAddress, what: string
   }
 }
 
-/** Address bytes received -> text (RFC 5952 for IPv6). */
+/** Address bytes received -> text (RFC 5952 for IPv6, an IPv4 tail as inet_ntop prints it). */
 export function formatAddress(bytes: Buffer): string {
   if (bytes.length === 4) return `${bytes[0]}.${bytes[1]}.${bytes[2]}.${bytes[3]}`;
+  const embedded = embeddedIpv4Prefix(bytes);
+  if (embedded !== undefined) return `${embedded}${formatAddress(bytes.subarray(12))}`;
   return ipaddr.fromByteArray([...bytes]).toString();
+}
+
+/**
+ * "::ffff:" or "::" when an IPv6 address is printed with its IPv4 tail as a
+ * dotted quad, as inet_ntop (and so ip) prints it: IPv4-mapped, and
+ * IPv4-compatible unless the tail's first half is zero too ("::1" stays).
+ */
+function embeddedIpv4Prefix(bytes: Buffer): string | undefined {
+  if (bytes.length !== 16 || bytes.subarray(0, 10).some((b) => b !== 0)) return undefined;
+  const word5 = bytes.readUInt16BE(10);
+  if (word5 === 0xffff) return '::ffff:';
+  return word5 === 0 && bytes.readUInt16BE(12) !== 0 ? '::' : undefined;
 }
 
 /** Prefix bytes with the host part cleared, as the kernel stores route destinations. */

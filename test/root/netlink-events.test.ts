@@ -107,6 +107,30 @@ describe.skipIf(!privileged)('netlink events', () => {
     expect(names(seen)).toEqual(['marker0']);
   });
 
+  it("takes only the kernel's events: one forged by another socket in the namespace is dropped", async () => {
+    const { name, nl } = await namespace();
+    const watcher = await nl.watch({ links: true, addresses: true });
+    handles.push(watcher);
+    // To every other NETLINK_ROUTE socket of the namespace (the handle's and the
+    // watcher's): RTM_NEWADDR 6.6.6.6/32 on lo, as the kernel would announce it.
+    const forge = `
+import os, socket, struct
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
+s.bind((0, 0))
+me = s.getsockname()[0]
+body = struct.pack('=BBBBI', 2, 32, 0x80, 0, 1) + struct.pack('=HH4s', 8, 1, bytes([6, 6, 6, 6])) + struct.pack('=HH4s', 8, 2, bytes([6, 6, 6, 6]))
+event = struct.pack('=IHHII', 16 + len(body), 20, 0, 0, 0) + body
+for line in open('/proc/net/netlink').read().splitlines()[1:]:
+    fields = line.split()
+    if fields[1] == '0' and int(fields[2]) not in (0, me):
+        s.sendto(event, (int(fields[2]), 0))
+`;
+    execFileSync('ip', ['netns', 'exec', name, 'python3', '-c', forge]);
+    ip(name, 'link', 'add', 'real0', 'type', 'bridge');
+    const seen = await until(watcher[Symbol.asyncIterator](), linkNamed('real0', 'new'));
+    expect(names(seen)).toEqual(['real0']);
+  });
+
   it('with existing: true, yields what is there first, then synced, then changes', async () => {
     const { name, nl } = await namespace();
     ip(name, 'link', 'add', 'br1', 'type', 'bridge');

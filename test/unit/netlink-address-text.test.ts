@@ -47,6 +47,22 @@ describe('IPv6 text', () => {
     expect(parseAddress('FD00:0:0:0:0:0:0:1')).toMatchObject({ family: 10, text: 'fd00::1' });
     expect(formatAddress(Buffer.from('20010db8000000000001000000000001', 'hex'))).toBe('2001:db8::1:0:0:1');
     expect(accepts('fe80::1%eth0')).toBe(false);
-    expect(accepts('::ffff:1.2.3.4')).toBe(true);
+  });
+
+  it('an IPv4 tail means what inet_pton reads: "::10.0.0.1" is not "::ffff:10.0.0.1"; a tail that is not a dotted quad is refused', () => {
+    expect(parseAddress('::10.0.0.1').bytes.toString('hex')).toBe('0000000000000000000000000a000001');
+    expect(parseAddress('::ffff:10.0.0.1').bytes.toString('hex')).toBe('00000000000000000000ffff0a000001');
+    expect(parseAddress('64:ff9b::10.0.0.1').bytes.toString('hex')).toBe('0064ff9b00000000000000000a000001');
+    for (const bad of ['::ffff:010.0.0.1', '::ffff:0x0a.0.0.1', '64:ff9b::010.0.0.1', '::ffff:1.2.3', '::ffff:1.2.3.4.5']) expect(accepts(bad), bad).toBe(false);
+  });
+
+  it('prints an IPv4 tail as inet_ntop (and ip) does: mapped and compatible addresses only', () => {
+    const text = (hex: string) => formatAddress(Buffer.from(hex, 'hex'));
+    expect(text('00000000000000000000ffff0a000001')).toBe('::ffff:10.0.0.1');
+    expect(text('0000000000000000000000000a000001')).toBe('::10.0.0.1');
+    expect(text('00000000000000000000ffff00000000')).toBe('::ffff:0.0.0.0');
+    expect(text('00000000000000000000000000000001')).toBe('::1');
+    expect(text('00000000000000000000000000000100')).toBe('::100');
+    expect(text('0064ff9b00000000000000000a000001')).toBe('64:ff9b::a00:1');
   });
 });

@@ -15,6 +15,16 @@ function wire(m: Sent, text: string): Buffer {
   return bytes;
 }
 
+/** RTM_NEWLINK for index `index`, named `name`, with a 6-byte address: the answer to a GETLINK. */
+function ethernetLink(seq: number, index = 3, name = 'v0'): Buffer {
+  const head = Buffer.alloc(16);
+  head.writeInt32LE(index, 4);
+  return nlmsg(16, 0, seq, Buffer.concat([head, encodeAttributes([attr.string(3, name), attr.bytes(1, hex('020000000001'))])]));
+}
+
+/** Answers a GETLINK with an Ethernet link (an lladdr is checked against it) and anything else with `other`. */
+const linkThen = (other: (m: Sent) => Buffer[]) => (m: Sent) => (m.type === 18 ? [ethernetLink(m.seq), ...ack(m)] : other(m));
+
 describe('neighbour requests as ip neigh sends them', () => {
   const captures: [string, Parameters<Awaited<ReturnType<typeof openNetlink>>['neighbours']['add']>[0], string][] = [
     [
@@ -66,21 +76,22 @@ describe('neighbour requests as ip neigh sends them', () => {
   ];
   for (const [what, spec, bytes] of captures) {
     it(what, async () => {
-      const { sent, transport } = fake(ack);
+      const { sent, transport } = fake(linkThen(ack));
       const nl = await openNetlink(undefined, { transport });
       await nl.neighbours.add(spec);
-      expect(sent).toHaveLength(1);
-      const [m] = sent[0]!;
+      // an lladdr is checked against the link's own address length first (a GETLINK)
+      expect(sent.map((batch) => batch.map((m) => m.type))).toEqual(spec.lladdr === undefined ? [[28]] : [[18], [28]]);
+      const [m] = sent.at(-1)!;
       expect(m!.bytes).toEqual(wire(m!, bytes));
       nl.close();
     });
   }
 
   it('replace 10.1.0.5 lladdr 02:00:00:00:00:15 dev v0 nud permanent (CREATE|REPLACE)', async () => {
-    const { sent, transport } = fake(ack);
+    const { sent, transport } = fake(linkThen(ack));
     const nl = await openNetlink(undefined, { transport });
     await nl.neighbours.replace({ link: 3, address: '10.1.0.5', lladdr: '02:00:00:00:00:15', state: 'permanent' });
-    const [m] = sent[0]!;
+    const [m] = sent.at(-1)!;
     expect(m!.bytes).toEqual(wire(m!, '30000000 1c00 0505 00000000 00000000  02000000 03000000 8000 00 00  0800 0100 0a010005  0a00 0200 020000000015 0000'));
     nl.close();
   });
@@ -111,12 +122,7 @@ describe('neighbour requests as ip neigh sends them', () => {
   });
 
   it('a link by name is looked up first (GETLINK), then its index goes in the ndmsg', async () => {
-    const { sent, transport } = fake((m) => {
-      if (m.type !== 18) return ack(m);
-      const head = Buffer.alloc(16);
-      head.writeInt32LE(9, 4);
-      return [nlmsg(16, 0, m.seq, Buffer.concat([head, encodeAttributes([attr.string(3, 'eth0')])])), ...ack(m)];
-    });
+    const { sent, transport } = fake((m) => (m.type === 18 ? [ethernetLink(m.seq, 9, 'eth0'), ...ack(m)] : ack(m)));
     const nl = await openNetlink(undefined, { transport });
     await nl.neighbours.add({ link: 'eth0', address: '10.0.0.2', lladdr: '02:00:00:00:00:02' });
     expect(sent.map((s) => s[0]!.type)).toEqual([18, 28]);
@@ -155,7 +161,7 @@ describe('neighbours read', () => {
   });
 
   it('kernel errors are coded and name the neighbour', async () => {
-    const { transport } = fake((m) => [errorReply(m, 17)]);
+    const { transport } = fake(linkThen((m) => [errorReply(m, 17)]));
     const nl = await openNetlink(undefined, { transport });
     await expect(nl.neighbours.add({ link: 3, address: '10.1.0.5', lladdr: '02:00:00:00:00:05' })).rejects.toMatchObject({
       code: 'EEXIST',
@@ -190,14 +196,15 @@ describe('bad neighbour input is refused before anything is sent', () => {
   }
 
   // The kernel cuts an lladdr longer than the link's addresses short without a word.
-  it('an lladdr that is not 6 bytes is checked against the link first: refused when it does not fit, sent when it does', async () => {
+  it('an lladdr is checked against the link first: refused when it does not fit (20 bytes on Ethernet, a MAC on a link with none), sent when it does', async () => {
     const ib = Array.from({ length: 20 }, (_, i) => (i + 1).toString(16).padStart(2, '0')).join(':');
     const linkWithAddress = (bytes: number) =>
       fake((m) => {
         if (m.type !== 18) return ack(m);
         const head = Buffer.alloc(16);
         head.writeInt32LE(3, 4);
-        return [nlmsg(16, 0, m.seq, Buffer.concat([head, encodeAttributes([attr.string(3, 'ib0'), attr.bytes(1, Buffer.alloc(bytes, 1))])])), ...ack(m)];
+        const address = bytes === 0 ? [] : [attr.bytes(1, Buffer.alloc(bytes, 1))]; // a tun link has none
+        return [nlmsg(16, 0, m.seq, Buffer.concat([head, encodeAttributes([attr.string(3, 'ib0'), ...address])])), ...ack(m)];
       });
     const ethernet = linkWithAddress(6);
     const nl = await openNetlink(undefined, { transport: ethernet.transport });
@@ -207,6 +214,14 @@ describe('bad neighbour input is refused before anything is sent', () => {
     });
     expect(ethernet.sent.flat().map((m) => m.type)).toEqual([18]);
     nl.close();
+    const tun = linkWithAddress(0);
+    const nlTun = await openNetlink(undefined, { transport: tun.transport });
+    await expect(nlTun.neighbours.add({ link: 3, address: '10.0.0.2', lladdr: '02:00:00:00:00:09' })).rejects.toMatchObject({
+      code: 'ERR_NETNS_NETLINK_INVALID',
+      message: expect.stringContaining('is 6 bytes but #3'),
+    });
+    expect(tun.sent.flat().map((m) => m.type)).toEqual([18]);
+    nlTun.close();
     const infiniband = linkWithAddress(20);
     const nl20 = await openNetlink(undefined, { transport: infiniband.transport });
     await nl20.neighbours.replace({ link: 3, address: '10.0.0.2', lladdr: ib });

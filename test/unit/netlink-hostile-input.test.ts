@@ -1,0 +1,109 @@
+// Regressions from a hostile probe of the netlink layer, without a kernel: a
+// polluted Object.prototype reaches neither what is parsed nor what is sent;
+// a large batch is checked whole before its first part goes; raw requests
+// that cannot work are refused unsent; replies cut short are coded errors.
+import { afterEach, describe, expect, it } from 'vitest';
+import { attr, AttributeMap, ErrorCodes, openNetlink, type NetlinkTransport } from '../../dist/netlink/index.js';
+import { encodeAttributes } from '../../dist/netlink/attributes.js';
+import { addAddressRequest } from '../../dist/netlink/addresses.js';
+import { ack, fake, nlmsg, split, type Sent } from '../helpers/netlink-wire.js';
+
+const polluted = Object.prototype as Record<PropertyKey, unknown>;
+const pollutions: PropertyKey[] = [];
+function pollute(key: PropertyKey, value: unknown): void {
+  polluted[key] = value;
+  pollutions.push(key);
+}
+afterEach(() => {
+  for (const key of pollutions.splice(0)) delete polluted[key];
+});
+
+/** An RTM_NEWLINK for `index` named `name` with mtu 1500. */
+function linkMessage(seq: number, index: number, name: string): Buffer {
+  const head = Buffer.alloc(16);
+  head.writeInt32LE(index, 4);
+  return nlmsg(16, 2, seq, Buffer.concat([head, encodeAttributes([attr.string(3, name), attr.u32(4, 1500)])]));
+}
+
+const answerLinks = (m: Sent): Buffer[] => [linkMessage(m.seq, 7, 'veth0'), nlmsg(3, 2, m.seq, Buffer.alloc(4))];
+
+describe('a polluted Object.prototype', () => {
+  it('is not read as an attribute of a parsed message', async () => {
+    pollute(3, 0); // IFLA_IFNAME
+    pollute(4, 2); // IFLA_MTU
+    pollute(2, 0);
+    expect(AttributeMap.parse(encodeAttributes([attr.u32(1, 9)])).has(2)).toBe(false);
+    const { transport } = fake(answerLinks);
+    const nl = await openNetlink(undefined, { transport });
+    expect((await nl.links.list()).map((l) => [l.name, l.mtu])).toEqual([['veth0', 1500]]);
+    nl.close();
+  });
+
+  it('changes no byte sent: attribute values, raw attributes, a veth peer namespace', async () => {
+    // Not the helpers' fake: vitest's own expect() breaks under a polluted `value`.
+    const send = async () => {
+      const sent: string[] = [];
+      const transport: NetlinkTransport = {
+        open: async () => ({ fd: 77, portId: 4242 }),
+        transact(_fd, request) {
+          const messages = split(request);
+          for (const m of messages) sent.push(`${m.type} ${m.payload.toString('hex')}`);
+          return Buffer.concat(messages.flatMap((m) => (m.type === 18 ? [linkMessage(m.seq, 7, 'x'), ...ack(m)] : ack(m))));
+        },
+        close: () => undefined,
+      };
+      const nl = await openNetlink(undefined, { transport });
+      await nl.links.add({ kind: 'bridge', name: 'br0', mtu: 1400 });
+      await nl.handle.request([{ type: 16, flags: 0, header: Buffer.alloc(16), what: 'raw' }]);
+      await nl.links.add({ kind: 'veth', name: 'v0', peer: { name: 'v1' } });
+      nl.close();
+      return sent;
+    };
+    const clean = await send();
+    pollute('value', Buffer.from('cafebabe', 'hex'));
+    pollute('attributes', [attr.u32(10, 1)]);
+    pollute('netns', {});
+    const dirty = await send();
+    for (const key of pollutions.splice(0)) delete polluted[key];
+    expect(dirty).toEqual(clean);
+  });
+});
+
+describe('raw requests', () => {
+  it('a batch over 128 requests with a bad one late is refused whole: nothing is sent', async () => {
+    const { sent, transport } = fake(ack);
+    const nl = await openNetlink(undefined, { transport });
+    const requests = Array.from({ length: 300 }, (_, i) => addAddressRequest({ link: 1, address: `10.9.${i >> 8}.${i & 255}/32` }, 1));
+    requests[200]!.flags = 0x10000;
+    await expect(nl.handle.requestSettled(requests)).rejects.toMatchObject({ code: ErrorCodes.NETLINK_INVALID });
+    expect(sent).toEqual([]);
+    nl.close();
+  });
+
+  it('a dump of a type that is not a GET, and a header that is not a Buffer, are refused unsent', async () => {
+    const { sent, transport } = fake(ack);
+    const nl = await openNetlink(undefined, { transport });
+    await expect(nl.handle.dump(20, Buffer.alloc(8), [], 'dump addresses wrongly')).rejects.toMatchObject({ code: ErrorCodes.NETLINK_INVALID });
+    await expect(nl.handle.request([{ type: 16, flags: 0, header: new Uint8Array(16) as Buffer, what: 'raw' }])).rejects.toMatchObject({
+      code: ErrorCodes.NETLINK_INVALID,
+    });
+    expect(sent).toEqual([]);
+    nl.close();
+  });
+});
+
+describe('replies cut short', () => {
+  it('a link message shorter than its ifinfomsg, an address without an address, an error reply without its error: ERR_NETNS_NETLINK_MALFORMED', async () => {
+    const cases: [(m: Sent) => Buffer[], (nl: Awaited<ReturnType<typeof openNetlink>>) => Promise<unknown>][] = [
+      [(m) => [nlmsg(16, 2, m.seq, Buffer.alloc(8)), nlmsg(3, 2, m.seq, Buffer.alloc(4))], (nl) => nl.links.list()],
+      [(m) => [nlmsg(20, 2, m.seq, Buffer.from([2, 32, 0, 0, 1, 0, 0, 0])), nlmsg(3, 2, m.seq, Buffer.alloc(4))], (nl) => nl.addresses.list()],
+      [(m) => [nlmsg(2, 0, m.seq, Buffer.alloc(2))], (nl) => nl.links.list()],
+    ];
+    for (const [answer, call] of cases) {
+      const { transport } = fake(answer);
+      const nl = await openNetlink(undefined, { transport });
+      await expect(call(nl)).rejects.toMatchObject({ code: ErrorCodes.NETLINK_MALFORMED });
+      nl.close();
+    }
+  });
+});
