@@ -8,7 +8,7 @@ import * as C from './constants.js';
 import type { NetlinkHandle } from './handle.js';
 import type { NetlinkMessage, NetlinkRequest } from './message.js';
 import { namesOf } from './enum-names.js';
-import { checkLinkRef, describeLink, type LinkRef, type Links } from './links.js';
+import { checkLinkRef, describeLink, sendOnLink, type LinkRef, type Links } from './links.js';
 import { checkSameFamily, checkUint, formatAddress, invalid, own, parseAddress, parsePrefix } from './validate.js';
 
 /** Family as a number: 4 or 6. */
@@ -77,7 +77,11 @@ const toAf = (family: Family | undefined): number => (family === 4 ? C.AF_INET :
 
 /** struct ifaddrmsg: u8 family, u8 prefixlen, u8 flags, u8 scope, u32 index. */
 export function ifaddrmsg(family: number, prefixLength: number, flags: number, scope: number, index: number): Buffer {
-  const out = Buffer.from([family, prefixLength, flags, scope, 0, 0, 0, 0]);
+  const out = Buffer.allocUnsafe(C.IFADDRMSG_SIZE); // pooled: see quadBytes in validate.ts
+  out[0] = family;
+  out[1] = prefixLength;
+  out[2] = flags;
+  out[3] = scope;
   out.writeUInt32LE(index, 4);
   return out;
 }
@@ -195,25 +199,20 @@ export class Addresses {
 
   async add(spec: AddressSpec): Promise<void> {
     spec = own(spec);
-    const request = addAddressRequest(spec, 0); // validates before the link is looked up
-    request.header.writeUInt32LE(await this.#links.index(checkLinkRef(spec.link)), 4);
-    await this.#nl.request([request]);
+    // validated before the link is looked up
+    await sendOnLink(this.#nl, this.#links, addAddressRequest(spec, 0), spec.link);
   }
 
   /** Adds or updates (NLM_F_REPLACE): lifetimes and flags of an existing address change. */
   async replace(spec: AddressSpec): Promise<void> {
     spec = own(spec);
-    const request = addAddressRequest(spec, 0, C.NLM_F_CREATE | C.NLM_F_REPLACE);
-    request.header.writeUInt32LE(await this.#links.index(checkLinkRef(spec.link)), 4);
-    await this.#nl.request([request]);
+    await sendOnLink(this.#nl, this.#links, addAddressRequest(spec, 0, C.NLM_F_CREATE | C.NLM_F_REPLACE), spec.link);
   }
 
   /** Deletes an address ("10.0.0.1/24") from a link. */
   async delete(spec: { link: LinkRef; address: string; peer?: string }): Promise<void> {
     spec = own(spec);
-    const request = deleteRequest(spec, 0);
-    request.header.writeUInt32LE(await this.#links.index(checkLinkRef(spec.link)), 4);
-    await this.#nl.request([request]);
+    await sendOnLink(this.#nl, this.#links, deleteRequest(spec, 0), spec.link);
   }
 
   /** Deletes every address of a link (of one family if given), in one round trip; returns how many went. */

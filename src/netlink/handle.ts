@@ -154,7 +154,8 @@ export class NetlinkHandle implements Disposable {
   /** One sendmsg and its replies, grouped by request. */
   #roundTrip({ wire, firstSeq, count }: EncodedBatch): NetlinkMessage[][] {
     const reply = this.#transport.transact(this.#fd, wire, firstSeq, count);
-    const groups: NetlinkMessage[][] = Array.from({ length: count }, () => (reply === null ? [ACKNOWLEDGED] : []));
+    const groups: NetlinkMessage[][] = [];
+    for (let i = 0; i < count; i++) groups.push(reply === null ? [ACKNOWLEDGED] : []);
     if (reply === null) return groups;
     for (const message of splitMessages(reply)) {
       const index = (message.seq - firstSeq) >>> 0;

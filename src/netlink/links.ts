@@ -90,6 +90,16 @@ function createdButUnread(what: string, error: NetnsError): NetnsError {
   return new NetnsError(error.code, message, { errno: error.errno, syscall: error.syscall, cause: error });
 }
 
+/**
+ * Sends `request`, validated already, for the link `ref`: its index goes in
+ * bytes 4-7 of the header (ifaddrmsg, ndmsg), after a lookup for a name; an
+ * index is taken as it is, with no turn of the microtask queue.
+ */
+export async function sendOnLink(nl: NetlinkHandle, links: Links, request: NetlinkRequest, ref: LinkRef): Promise<void> {
+  request.header.writeUInt32LE(typeof ref === 'number' ? ref : await links.index(ref), 4);
+  await nl.request([request]);
+}
+
 export function describeLink(ref: LinkRef): string {
   return typeof ref === 'number' ? `#${ref}` : ref;
 }

@@ -13,7 +13,7 @@ import type { NetlinkHandle } from './handle.js';
 import type { NetlinkMessage, NetlinkRequest } from './message.js';
 import type { Family } from './addresses.js';
 import { namesOf } from './enum-names.js';
-import { checkLinkRef, describeLink, type LinkRef, type Links } from './links.js';
+import { checkLinkRef, describeLink, sendOnLink, type LinkRef, type Links } from './links.js';
 import { familyName, formatAddress, formatMac, invalid, own, parseAddress, parseHardwareAddress } from './validate.js';
 
 /** NUD_* (linux/neighbour.h); names as `ip neigh` takes them after `nud`. */
@@ -232,23 +232,19 @@ export class Neighbours {
    * changed), which also gives the index to send.
    */
   async #sendChecked(request: NetlinkRequest, spec: NeighbourSpec): Promise<void> {
-    if (spec.lladdr === undefined || spec.proxy) return this.#send(request, spec.link);
+    if (spec.lladdr === undefined || spec.proxy) return sendOnLink(this.#nl, this.#links, request, spec.link);
     const given = parseHardwareAddress(spec.lladdr, 'lladdr').length;
     const link = await this.#links.get(spec.link);
     const expected = link.mac === undefined ? 0 : link.mac.split(':').length;
     if (given !== expected) throw invalid(`lladdr ${spec.lladdr} is ${given} bytes but ${describeLink(spec.link)}'s addresses are ${expected}`);
-    return this.#send(request, link.index);
+    await sendOnLink(this.#nl, this.#links, request, link.index);
   }
 
   /** Deletes the entry for `address` on `link` (the proxy entry with proxy: true). */
   async delete(spec: { link: LinkRef; address: string; proxy?: boolean }): Promise<void> {
     spec = own(spec);
-    await this.#send(deleteNeighbourRequest(spec, 0), spec.link);
+    await sendOnLink(this.#nl, this.#links, deleteNeighbourRequest(spec, 0), spec.link);
   }
 
-  /** Validated before the link is looked up; the index is filled in last. */
-  async #send(request: NetlinkRequest, link: LinkRef): Promise<void> {
-    request.header.writeInt32LE(await this.#links.index(link), 4);
-    await this.#nl.request([request]);
-  }
+
 }
