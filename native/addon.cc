@@ -224,8 +224,8 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     });
   }
 
-  // netlinkTransact(fd, request, firstSeq, count) -> Buffer, or null when
-  // every request was simply acknowledged: runs on this
+  // netlinkTransact(fd, request, firstSeq, count, quiet?) -> Buffer, or null
+  // when every request was simply acknowledged (quiet: nothing came back): runs on this
   // thread, which never waits for the kernel (see netlink.h).
   Napi::Value NetlinkTransactJs(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
@@ -234,8 +234,9 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     Napi::Buffer<uint8_t> request = info[1].As<Napi::Buffer<uint8_t>>();
     int count = IntArgument(info, 3, "count");
     if (count < 1) throw Napi::RangeError::New(env, "count must be at least 1");
+    bool quiet = info[4].IsBoolean() && info[4].As<Napi::Boolean>().Value();
     NetlinkTransaction tx{request.Data(), request.Length(), static_cast<uint32_t>(IntArgument(info, 2, "firstSeq")),
-                          static_cast<uint32_t>(count)};
+                          static_cast<uint32_t>(count), quiet};
     NetlinkReplies replies;
     if (auto failure = NetlinkTransact(fd, tx, replies)) throw ToJsError(env, *failure);
     if (replies.only_acks) return env.Null();

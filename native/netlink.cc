@@ -67,9 +67,10 @@ bool AwaitReadable(int fd, Failure& failure) {
 }
 
 // The next datagram from the kernel, read into DatagramBuffer(); its size, or
-// -1 on failure. Datagrams from other sockets (any process in the namespace
-// may send to this port) are dropped: they could forge an answer.
-ssize_t ReceiveDatagram(int fd, Failure& failure) {
+// -1 on failure; 0 when none is queued and `wait` is false (the kernel sends
+// no empty datagram). Datagrams from other sockets (any process in the
+// namespace may send to this port) are dropped: they could forge an answer.
+ssize_t ReceiveDatagram(int fd, Failure& failure, bool wait) {
   for (;;) {
     sockaddr_nl from{};
     socklen_t from_len = sizeof from;
@@ -86,6 +87,7 @@ ssize_t ReceiveDatagram(int fd, Failure& failure) {
       failure = LostReplies(fd, errno, "recvmsg");
       return -1;
     }
+    if (!wait) return 0;
     if (!AwaitReadable(fd, failure)) return -1;
   }
 }
@@ -169,9 +171,10 @@ std::optional<Failure> NetlinkTransact(int fd, const NetlinkTransaction& tx, Net
   if (sent < 0) {
     return Failure::Sys(errno, "sendmsg");
   }
-  while (replies.finished < tx.count) {
-    ssize_t size = ReceiveDatagram(fd, failure);
+  while (tx.quiet || replies.finished < tx.count) {
+    ssize_t size = ReceiveDatagram(fd, failure, !tx.quiet);
     if (size < 0) return failure;
+    if (size == 0) break;  // quiet: all the kernel had to say is read
     KeepOwn(DatagramBuffer(), static_cast<size_t>(size), tx, replies);
   }
   return std::nullopt;

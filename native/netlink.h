@@ -31,11 +31,18 @@ class NetlinkSocketJob : public SocketJob {
 // ACK or a dump) and collects every reply of those seqs up to and including
 // each one's ERROR/ACK or DONE. Replies of other seqs (left by an earlier
 // transaction that failed midway) are dropped.
+//
+// Quiet: the messages ask for no ACK and none is a dump. The kernel answers
+// only a failure then (and a GET or an echo), and has done so when send
+// returns, so what is queued is read and nothing is waited for: a success
+// costs no ACK to build, queue and read. A reply lost for want of room shows
+// as ENOBUFS on the next read, as in the other mode.
 struct NetlinkTransaction {
   const uint8_t* request;
   size_t request_len;
   uint32_t first_seq;
   uint32_t count;
+  bool quiet;
 };
 struct NetlinkReplies {
   std::vector<uint8_t> bytes;

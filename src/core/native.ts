@@ -32,10 +32,12 @@ export interface NativeBinding {
   /**
    * Sends `request` (count messages, seq firstSeq onwards, each asking for an ACK or a dump; at most one
    * dump) in one sendmsg and returns every reply of those seqs up to each one's ERROR/ACK or DONE, whole
-   * and in order; null instead when every reply was a bare ACK (nothing to read). Only the kernel's
+   * and in order; null instead when every reply was a bare ACK (nothing to read). Quiet: the messages ask
+   * for no ACK and none is a dump; what the kernel queued by the time sendmsg returned is read (only a
+   * failure, a GET's or an echo's answer), null if nothing, and nothing is waited for. Only the kernel's
    * datagrams are taken. Synchronous: the kernel has answered when sendmsg returns (ETIMEDOUT after 5 s if not).
    */
-  netlinkTransact(fd: number, request: Buffer, firstSeq: number, count: number): Buffer | null;
+  netlinkTransact(fd: number, request: Buffer, firstSeq: number, count: number, quiet?: boolean): Buffer | null;
   /** Joins the netlink socket to multicast groups (NETLINK_ADD_MEMBERSHIP, any group number). */
   netlinkSubscribe(fd: number, groups: readonly number[]): void;
   /**

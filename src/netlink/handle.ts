@@ -94,16 +94,27 @@ export class NetlinkHandle implements Disposable {
   }
 
   /** As requestSettled, but rejects with the first failure. Returns each request's non-terminal replies. */
-  async request(requests: readonly NetlinkRequest[]): Promise<NetlinkMessage[][]> {
-    return this.#settled(requests).map((s) => {
-      if (!s.ok) throw s.error;
-      return s.messages;
-    });
+  request(requests: readonly NetlinkRequest[]): Promise<NetlinkMessage[][]> {
+    // Not async: the answer is there when the call returns (see transport.ts),
+    // and an async frame would cost every request another turn of the queue.
+    try {
+      return Promise.resolve(
+        this.#settled(requests).map((s) => {
+          if (!s.ok) throw s.error;
+          return s.messages;
+        }),
+      );
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
+
   #settled(requests: readonly NetlinkRequest[]): Settled[] {
-    const replies = this.#transact(requests, NLM_F_REQUEST | NLM_F_ACK);
-    return requests.map((request, i) => settle(replies[i]!, request.what));
+    // No ACK asked for unless a dump is among them: see "quiet" in native/netlink.h.
+    const quiet = !requests.some(isDump);
+    const replies = this.#transact(requests, quiet ? NLM_F_REQUEST : NLM_F_REQUEST | NLM_F_ACK, quiet);
+    return requests.map((request, i) => settle(replies[i]!, request.what, quiet));
   }
 
   /**
@@ -114,11 +125,11 @@ export class NetlinkHandle implements Disposable {
    */
   async dump(type: number, header: Buffer, attributes: readonly Attribute[], what: string): Promise<NetlinkMessage[]> {
     // Only a GET (RTM_GET*: 2 modulo 4) is answered as a dump; anything else would be applied, and then wait for a DONE that never comes.
-    if ((type & 3) !== 2) throw netnsError(ErrorCodes.NETLINK_INVALID, `netlink: ${what}: message type ${type} is not a GET request and cannot be dumped`);
+    if (!isDump({ type, flags: NLM_F_DUMP, header, what })) throw netnsError(ErrorCodes.NETLINK_INVALID, `netlink: ${what}: message type ${type} is not a GET request and cannot be dumped`);
     const request: NetlinkRequest = { type, flags: NLM_F_REQUEST | NLM_F_DUMP, header, attributes, what };
     for (let attempt = 1; attempt <= DUMP_ATTEMPTS; attempt++) {
-      const [replies] = this.#transact([request], 0);
-      const settled = settle(replies!, what);
+      const [replies] = this.#transact([request], 0, false);
+      const settled = settle(replies!, what, false);
       if (!settled.ok) throw settled.error;
       if (!replies!.some((m) => (m.flags & NLM_F_DUMP_INTR) !== 0)) return settled.messages;
     }
@@ -134,26 +145,26 @@ export class NetlinkHandle implements Disposable {
    * socket's receive buffer would be dropped (ENOBUFS) after the changes
    * were made. `flags` are added to every request's own.
    */
-  #transact(requests: readonly NetlinkRequest[], flags: number): NetlinkMessage[][] {
+  #transact(requests: readonly NetlinkRequest[], flags: number, quiet: boolean): NetlinkMessage[][] {
     this.#assertOpen(requests[0]?.what ?? 'request');
     if (requests.length === 0) return [];
-    if (requests.length <= MAX_BATCH) return this.#roundTrip(this.#encode(requests, flags));
+    if (requests.length <= MAX_BATCH) return this.#roundTrip(this.#encode(requests, flags, quiet));
     // Every chunk is encoded, and so checked, before the first is sent: bad
     // input in a later chunk must not come after changes already made.
     const chunks: EncodedBatch[] = [];
-    for (let start = 0; start < requests.length; start += MAX_BATCH) chunks.push(this.#encode(requests.slice(start, start + MAX_BATCH), flags));
+    for (let start = 0; start < requests.length; start += MAX_BATCH) chunks.push(this.#encode(requests.slice(start, start + MAX_BATCH), flags, quiet));
     return chunks.flatMap((chunk) => this.#roundTrip(chunk));
   }
 
-  #encode(requests: readonly NetlinkRequest[], flags: number): EncodedBatch {
+  #encode(requests: readonly NetlinkRequest[], flags: number, quiet: boolean): EncodedBatch {
     const firstSeq = this.#nextSeqs(requests.length);
     // nlmsg_pid 0 in requests, as iproute2 sends them: the kernel knows the sender.
-    return { wire: encodeMessages(requests, firstSeq, flags), firstSeq, count: requests.length };
+    return { wire: encodeMessages(requests, firstSeq, flags), firstSeq, count: requests.length, quiet };
   }
 
   /** One sendmsg and its replies, grouped by request. */
-  #roundTrip({ wire, firstSeq, count }: EncodedBatch): NetlinkMessage[][] {
-    const reply = this.#transport.transact(this.#fd, wire, firstSeq, count);
+  #roundTrip({ wire, firstSeq, count, quiet }: EncodedBatch): NetlinkMessage[][] {
+    const reply = this.#transport.transact(this.#fd, wire, firstSeq, count, quiet);
     const groups: NetlinkMessage[][] = [];
     for (let i = 0; i < count; i++) groups.push(reply === null ? [ACKNOWLEDGED] : []);
     if (reply === null) return groups;
@@ -181,18 +192,26 @@ interface EncodedBatch {
   wire: Buffer;
   firstSeq: number;
   count: number;
+  /** Sent without NLM_F_ACK: a request with no reply succeeded. */
+  quiet: boolean;
 }
 
-/** What a bare ACK reads as, when the transport says that was all. */
+// NLM_F_ROOT / MATCH mean dump only on a GET: on a NEW the same bits are REPLACE / EXCL.
+function isDump(request: NetlinkRequest): boolean {
+  return (request.type & 3) === 2 && (request.flags & NLM_F_DUMP) !== 0;
+}
+
+/** What a bare ACK reads as, when the transport says that was all (quiet: that nothing failed). */
 const ACKNOWLEDGED: NetlinkMessage = Object.freeze({ type: NLMSG_ERROR, flags: 0, seq: 0, port: 0, payload: Buffer.alloc(4) });
 
-/** A request's answer: an error, or its non-terminal messages. */
-function settle(replies: NetlinkMessage[], what: string): Settled {
+/** A request's answer: an error, or its non-terminal messages. Quiet: no answer but a failure's ends in a terminal message. */
+function settle(replies: NetlinkMessage[], what: string, quiet: boolean): Settled {
+  if (replies.length === 1 && replies[0] === ACKNOWLEDGED) return { ok: true, messages: [] };
   for (const message of replies) {
     const error = messageError(message, what);
     if (error) return { ok: false, error };
   }
-  if (!replies.some(isTerminal)) {
+  if (!quiet && !replies.some(isTerminal)) {
     const error = netnsError(ErrorCodes.NETLINK_MALFORMED, `netlink: ${what}: the kernel's answer did not end`);
     return { ok: false, error: error as NetnsError };
   }

@@ -95,9 +95,12 @@ function createdButUnread(what: string, error: NetnsError): NetnsError {
  * bytes 4-7 of the header (ifaddrmsg, ndmsg), after a lookup for a name; an
  * index is taken as it is, with no turn of the microtask queue.
  */
-export async function sendOnLink(nl: NetlinkHandle, links: Links, request: NetlinkRequest, ref: LinkRef): Promise<void> {
-  request.header.writeUInt32LE(typeof ref === 'number' ? ref : await links.index(ref), 4);
-  await nl.request([request]);
+export function sendOnLink(nl: NetlinkHandle, links: Links, request: NetlinkRequest, ref: LinkRef): Promise<unknown> {
+  const send = (index: number): Promise<unknown> => {
+    request.header.writeUInt32LE(index, 4);
+    return nl.request([request]);
+  };
+  return typeof ref === 'number' ? send(ref) : links.index(ref).then(send);
 }
 
 export function describeLink(ref: LinkRef): string {

@@ -38,10 +38,15 @@ export interface NetlinkMessage {
   payload: Buffer;
 }
 
-/** One nlmsghdr-framed message; `nlmsg_len` includes the last attribute's padding. */
-export function encodeMessage(request: NetlinkRequest, seq: number, port: number): Buffer {
-  const out = Buffer.alloc(messageSize(request));
-  writeMessage(out, 0, request, out.length, 0, seq, port);
+/**
+ * One nlmsghdr-framed message; `nlmsg_len` includes the last attribute's
+ * padding. `extraFlags` are added to the request's own.
+ */
+export function encodeMessage(request: NetlinkRequest, seq: number, port: number, extraFlags = 0): Buffer {
+  const size = messageSize(request);
+  // Pooled (see quadBytes in validate.ts), zeroed for the padding.
+  const out = Buffer.allocUnsafe(size).fill(0);
+  writeMessage(out, 0, request, size, extraFlags, seq, port);
   return out;
 }
 
@@ -51,6 +56,7 @@ export function encodeMessage(request: NetlinkRequest, seq: number, port: number
  * request's own.
  */
 export function encodeMessages(requests: readonly NetlinkRequest[], firstSeq: number, flags: number): Buffer {
+  if (requests.length === 1) return encodeMessage(requests[0]!, firstSeq, 0, flags);
   const sizes = requests.map(messageSize);
   // Pooled (see quadBytes in validate.ts), zeroed for the padding.
   const out = Buffer.allocUnsafe(sizes.reduce((sum, size) => sum + size, 0)).fill(0);

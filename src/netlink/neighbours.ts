@@ -232,7 +232,10 @@ export class Neighbours {
    * changed), which also gives the index to send.
    */
   async #sendChecked(request: NetlinkRequest, spec: NeighbourSpec): Promise<void> {
-    if (spec.lladdr === undefined || spec.proxy) return sendOnLink(this.#nl, this.#links, request, spec.link);
+    if (spec.lladdr === undefined || spec.proxy) {
+      await sendOnLink(this.#nl, this.#links, request, spec.link);
+      return;
+    }
     const given = parseHardwareAddress(spec.lladdr, 'lladdr').length;
     const link = await this.#links.get(spec.link);
     const expected = link.mac === undefined ? 0 : link.mac.split(':').length;

@@ -1,6 +1,6 @@
 // The seam between the netlink layer and the socket: the addon's functions by
 // default, a fake in unit tests (which then run without privileges or kernel).
-import { callNative } from '../core/errors.js';
+import { callNative, fromNative } from '../core/errors.js';
 import { native } from '../core/native.js';
 
 export interface NetlinkTransport {
@@ -8,9 +8,11 @@ export interface NetlinkTransport {
   open(nsFd: number, protocol: number): Promise<{ fd: number; portId: number }>;
   /**
    * Sends the messages in one sendmsg and returns every reply to their seqs,
-   * or null when every request was simply acknowledged (see NativeBinding.netlinkTransact).
+   * or null when every request was simply acknowledged; quiet: the messages
+   * asked for no ACK and none is a dump, so what the kernel queued is all
+   * there is, null if nothing (see NativeBinding.netlinkTransact).
    */
-  transact(fd: number, request: Buffer, firstSeq: number, count: number): Buffer | null;
+  transact(fd: number, request: Buffer, firstSeq: number, count: number, quiet: boolean): Buffer | null;
   close(fd: number): void;
 }
 
@@ -24,6 +26,13 @@ export const nativeTransport: NetlinkTransport = {
       });
     }
   },
-  transact: (fd, request, firstSeq, count) => callNative(() => native.netlinkTransact(fd, request, firstSeq, count)),
+  // Not through callNative: its closure would be made on every request.
+  transact(fd, request, firstSeq, count, quiet) {
+    try {
+      return native.netlinkTransact(fd, request, firstSeq, count, quiet);
+    } catch (error) {
+      throw fromNative(error);
+    }
+  },
   close: (fd) => callNative(() => native.closeFd(fd)),
 };

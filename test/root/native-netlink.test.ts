@@ -87,6 +87,20 @@ describe.skipIf(!privileged)('netlink transport', () => {
     expect([replies!.readInt32LE(16), replies!.readInt32LE(16 + 36)]).toEqual([0, -99]); // ACK, then EADDRNOTAVAIL
   });
 
+  it('quiet (no ACK asked for): a success returns null at once, a failure its error, a GET its answer', () => {
+    const address = (type: number, flags: number, seq: number) =>
+      message(type, flags, seq, Buffer.from([2, 32, 0, 0, 1, 0, 0, 0, 8, 0, 2, 0, 10, 1, 1, 2]));
+    const REQUEST = 0x1;
+    expect(native.netlinkTransact(socket.fd, address(RTM_NEWADDR, REQUEST | 0x600, 40), 40, 1, true)).toBeNull();
+    const again = native.netlinkTransact(socket.fd, address(RTM_NEWADDR, REQUEST | 0x600, 41), 41, 1, true);
+    expect(parse(again)).toEqual([[NLMSG_ERROR, 41]]);
+    expect(again!.readInt32LE(16)).toBe(-17); // EEXIST
+    const lo = Buffer.alloc(16);
+    lo.writeInt32LE(1, 4);
+    expect(parse(native.netlinkTransact(socket.fd, message(RTM_GETLINK, REQUEST, 42, lo), 42, 1, true))).toEqual([[16, 42]]);
+    expect(native.netlinkTransact(socket.fd, address(21, REQUEST, 43), 43, 1, true)).toBeNull(); // RTM_DELADDR
+  });
+
   it('drops replies of other seqs', () => {
     const bad = message(RTM_NEWADDR, REQUEST_ACK, 20, Buffer.alloc(8));
     // seq 20's error reply comes first, but only seq 21 is this transaction's.

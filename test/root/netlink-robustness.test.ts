@@ -25,9 +25,9 @@ function recording(): { types: number[]; transport: NetlinkTransport } {
   const types: number[] = [];
   const transport: NetlinkTransport = {
     open: (nsFd, protocol) => nativeTransport.open(nsFd, protocol),
-    transact(fd, request, firstSeq, count) {
+    transact(fd, request, firstSeq, count, quiet) {
       for (let o = 0; o < request.length; o += (request.readUInt32LE(o) + 3) & ~3) types.push(request.readUInt16LE(o + 4));
-      return nativeTransport.transact(fd, request, firstSeq, count);
+      return nativeTransport.transact(fd, request, firstSeq, count, quiet);
     },
     close: (fd) => nativeTransport.close(fd),
   };

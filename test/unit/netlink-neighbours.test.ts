@@ -8,10 +8,15 @@ import { attr, openNetlink } from '../../dist/netlink/index.js';
 import { encodeAttributes } from '../../dist/netlink/attributes.js';
 import { hex, nlmsg, errorReply, done, ack, fake, type Sent , expectRefusedUnsent } from '../helpers/netlink-wire.js';
 
-/** The whole message as ip sent it, with our seq spliced in (ip's pid field is 0 as ours). */
+/**
+ * The whole message as ip sent it, with our seq spliced in (ip's pid field is
+ * 0 as ours) and without NLM_F_ACK: ip asks for an ACK, this layer does not
+ * (the kernel answers only a failure then; docs/netlink.md).
+ */
 function wire(m: Sent, text: string): Buffer {
   const bytes = hex(text);
   m.bytes.copy(bytes, 8, 8, 12);
+  bytes[6]! &= ~0x04;
   return bytes;
 }
 
