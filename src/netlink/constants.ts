@@ -37,6 +37,8 @@ export const NLMSGERR_ATTR_OFFS = 2;
 export const NLMSGERR_SIZE = 20;
 
 // rtnetlink message types
+/** The first rtnetlink message type: those below are netlink's own (NOOP, ERROR, DONE, OVERRUN). */
+export const RTM_BASE = 16;
 export const RTM_NEWLINK = 16;
 export const RTM_DELLINK = 17;
 export const RTM_GETLINK = 18;

@@ -13,7 +13,7 @@ import { isNsHandle, type NsHandle } from '../core/handle.js';
 import { resolveNamespacePath } from '../core/names.js';
 import { native } from '../core/native.js';
 import type { Attribute } from './attributes.js';
-import { NETLINK_ROUTE, NLMSG_ERROR, NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_REQUEST } from './constants.js';
+import { NETLINK_ROUTE, NLMSG_ERROR, RTM_BASE, NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_REQUEST } from './constants.js';
 import { encodeMessages, isTerminal, messageError, splitMessages, type NetlinkMessage, type NetlinkRequest } from './message.js';
 import { nativeTransport, type NetlinkTransport } from './transport.js';
 
@@ -197,8 +197,9 @@ interface EncodedBatch {
 }
 
 // NLM_F_ROOT / MATCH mean dump only on a GET: on a NEW the same bits are REPLACE / EXCL.
+// Types below RTM_BASE are netlink's own (NOOP, ERROR...): the kernel answers none of them.
 function isDump(request: NetlinkRequest): boolean {
-  return (request.type & 3) === 2 && (request.flags & NLM_F_DUMP) !== 0;
+  return request.type >= RTM_BASE && (request.type & 3) === 2 && (request.flags & NLM_F_DUMP) !== 0;
 }
 
 /** What a bare ACK reads as, when the transport says that was all (quiet: that nothing failed). */

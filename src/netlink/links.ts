@@ -100,7 +100,7 @@ export function sendOnLink(nl: NetlinkHandle, links: Links, request: NetlinkRequ
     request.header.writeUInt32LE(index, 4);
     return nl.request([request]);
   };
-  return typeof ref === 'number' ? send(ref) : links.index(ref).then(send);
+  return typeof ref === 'number' ? send(checkIndex(ref)) : links.index(ref).then(send);
 }
 
 export function describeLink(ref: LinkRef): string {

@@ -169,24 +169,16 @@ export function networkOf(prefix: ParsedPrefix): Buffer {
 }
 
 const NOTHING_INHERITED: object = Object.freeze(Object.create(null));
-const PROBE = {};
 
 /**
- * A spec's own properties only. A value inherited from a polluted
+ * A snapshot of a spec's own properties. A value inherited from a polluted
  * Object.prototype (up, mtu, validLifetime...) must never become an option:
- * it would change what the kernel is told to do. A plain object is taken as
- * it is while Object.prototype has no enumerable property (what pollution
- * adds: `o.__proto__.x = 1`, a merge of parsed JSON); else it is copied onto an
- * empty frozen prototype (not a null one: V8 keeps the copy's properties
- * fast). The copy costs half a microsecond a request.
+ * it would change what the kernel is told to do; that includes a property
+ * defined there not enumerable, or added while a call awaits a lookup. Each
+ * getter is read once, so what is checked is what is sent. The copy inherits
+ * from an empty frozen object rather than from null: V8 keeps such an
+ * object's properties fast, where a null-prototype object is a hash table.
  */
 export function own<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-  if (Object.getPrototypeOf(value) === Object.prototype && prototypeUnpolluted()) return value;
-  return Object.assign(Object.create(NOTHING_INHERITED), value) as T;
-}
-
-function prototypeUnpolluted(): boolean {
-  for (const _ in PROBE) return false;
-  return true;
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (Object.assign(Object.create(NOTHING_INHERITED), value) as T) : value;
 }

@@ -69,6 +69,77 @@ describe('a polluted Object.prototype', () => {
   });
 });
 
+describe('a spec is read once, as its own properties', () => {
+  /** The messages sent, as "type payload-hex"; `onSend` runs inside each transaction (a lookup included). */
+  function recordingTransport(onSend: (type: number) => void = () => undefined) {
+    const sent: string[] = [];
+    const transport: NetlinkTransport = {
+      open: async () => ({ fd: 77, portId: 4242 }),
+      transact(_fd, request) {
+        const messages = split(request);
+        for (const m of messages) {
+          sent.push(`${m.type} ${m.payload.toString('hex')}`);
+          onSend(m.type);
+        }
+        return Buffer.concat(messages.flatMap((m) => (m.type === 18 ? [linkMessage(m.seq, 7, 'x'), ...ack(m)] : ack(m))));
+      },
+      close: () => undefined,
+    };
+    return { sent, transport };
+  }
+
+  it('a property defined on Object.prototype, not enumerable, is no option', async () => {
+    const send = async () => {
+      const { sent, transport } = recordingTransport();
+      const nl = await openNetlink(undefined, { transport });
+      await nl.routes.add({ destination: '198.51.100.0/24', device: 3 });
+      await nl.links.add({ kind: 'veth', name: 'pa', peer: { name: 'pb' } });
+      await nl.neighbours.add({ link: 3, address: '10.9.9.8' });
+      nl.close();
+      return sent;
+    };
+    const clean = await send();
+    for (const [key, value] of Object.entries({ gateway: '192.0.2.66', metric: 7, up: true, mtu: 1280, proxy: true })) {
+      Object.defineProperty(Object.prototype, key, { value, configurable: true, writable: true });
+      pollutions.push(key);
+    }
+    expect(await send()).toEqual(clean);
+  });
+
+  it('pollution that lands while a call awaits a lookup is no option either', async () => {
+    const send = async (polluteDuringLookup: boolean) => {
+      const { sent, transport } = recordingTransport((type) => {
+        if (type === 18 && polluteDuringLookup) pollute('up', true); // the master's lookup
+      });
+      const nl = await openNetlink(undefined, { transport });
+      await nl.links.add({ kind: 'veth', name: 'pg', peer: { name: 'ph' }, master: 'tbridge' });
+      nl.close();
+      return sent;
+    };
+    const clean = await send(false);
+    expect(await send(true)).toEqual(clean);
+  });
+
+  it('a getter is read once: the lladdr checked is the lladdr sent, the link looked up is the link used', async () => {
+    const { sent, transport } = recordingTransport();
+    const nl = await openNetlink(undefined, { transport });
+    let reads = 0;
+    const spec = {
+      address: '10.8.2.2',
+      link: 3,
+      get lladdr() {
+        return reads++ === 0 ? '0a:0b:0c:0d:0e:0f:10:11:12:13' : '02:00:00:00:00:01';
+      },
+    };
+    await expect(nl.neighbours.add(spec)).rejects.toMatchObject({ code: ErrorCodes.NETLINK_INVALID, message: expect.stringContaining('is 10 bytes') });
+    expect(sent.map((m) => m.split(' ')[0])).toEqual(['18']); // the lookup only
+    let links = 0;
+    await nl.neighbours.add({ address: '10.8.2.3', proxy: true, get link() { return links++ === 0 ? 3 : Number.NaN; } });
+    expect(sent.at(-1)!.slice(0, 3 + 16)).toBe(`28 0200000003000000`); // ndmsg: AF_INET, index 3
+    nl.close();
+  });
+});
+
 describe('raw requests', () => {
   it('a batch over 128 requests with a bad one late is refused whole: nothing is sent', async () => {
     const { sent, transport } = fake(ack);
@@ -80,10 +151,11 @@ describe('raw requests', () => {
     nl.close();
   });
 
-  it('a dump of a type that is not a GET, and a header that is not a Buffer, are refused unsent', async () => {
+  it('a dump of a type that is not a GET (or below RTM_BASE), and a header that is not a Buffer, are refused unsent', async () => {
     const { sent, transport } = fake(ack);
     const nl = await openNetlink(undefined, { transport });
     await expect(nl.handle.dump(20, Buffer.alloc(8), [], 'dump addresses wrongly')).rejects.toMatchObject({ code: ErrorCodes.NETLINK_INVALID });
+    await expect(nl.handle.dump(6, Buffer.alloc(0), [], 'dump a control type')).rejects.toMatchObject({ code: ErrorCodes.NETLINK_INVALID }); // the kernel answers no type below 16
     await expect(nl.handle.request([{ type: 16, flags: 0, header: new Uint8Array(16) as Buffer, what: 'raw' }])).rejects.toMatchObject({
       code: ErrorCodes.NETLINK_INVALID,
     });
