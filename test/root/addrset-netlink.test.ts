@@ -62,7 +62,7 @@ describe.skipIf(!privileged)('NetlinkBackend on real nftables', () => {
         await sets.replace('ns/"quoted" frontend', ['10.1.0.9', 'fd00::9']);
         expect(await sets.inspect('ns/"quoted" frontend')).toMatchObject({ v4: { elements: ['10.1.0.9'] }, v6: { elements: ['fd00::9'] } });
         await ns.execFile('nft', ['-f', '-'], { input: `add chain inet filter input { type filter hook input priority 0; }\nadd rule inet filter input ip saddr @${refs.v4} drop\n` });
-        const failed = new Promise<{ error: { code: string } }>((resolve) => sets.once('destroyFailed', resolve));
+        const failed = new Promise<{ error: Error & { code?: string } }>((resolve) => sets.once('destroyFailed', resolve));
         await sets.delete('ns/"quoted" frontend');
         expect((await failed).error.code).toBe('EBUSY');
         const destroyed = new Promise((resolve) => sets.once('destroyed', resolve));

@@ -10,7 +10,7 @@ import { elementMessages, flushSet, intervalElements, parseElements, rangesOf, s
 import { openNftables } from '../../dist/nftables/socket.js';
 import { parseKernelText } from '../../dist/addrset/addresses.js';
 import { createHash } from 'node:crypto';
-import { errorReply, fake, hex } from '../helpers/netlink-wire.js';
+import { errorReply, fake } from '../helpers/netlink-wire.js';
 
 export const NFT_1_0_6 = {
   begin: '140000001000010000000000000000000000000a',
