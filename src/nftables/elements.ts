@@ -13,7 +13,9 @@
 // over-long nest is silently cut by the kernel). Like nft (mnl.c
 // mnl_nft_setelem_batch), elements go into a message until the next one
 // would not fit; element nests are numbered 1, 2... across the messages, and
-// the number of the element that did not fit is used up, as nft does.
+// the number of the element that did not fit is used up, as nft does. The
+// number is a u16 nla_type: past 65535 it wraps as nft's does (the kernel
+// ignores these numbers).
 import { attr, attributeSize, AttributeMap, type Attribute } from '../netlink/attributes.js';
 import { NLM_F_CREATE } from '../netlink/constants.js';
 import type { NetlinkRequest } from '../netlink/message.js';
@@ -144,11 +146,11 @@ export function elementMessages(kind: 'add' | 'delete', target: ElementTarget, e
     size = 4;
   };
   for (const element of elements) {
-    let encoded = nest(++index, elementAttributes(element));
+    let encoded = nest(++index & 0xffff, elementAttributes(element));
     let length = attributeSize(encoded);
     if (size + length > MAX_NEST) {
       flush();
-      encoded = nest(++index, elementAttributes(element));
+      encoded = nest(++index & 0xffff, elementAttributes(element));
       length = attributeSize(encoded);
     }
     batch.push(encoded);

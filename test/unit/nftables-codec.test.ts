@@ -117,6 +117,15 @@ describe("nf_tables messages as nft 1.0.6 sends them", () => {
     ]);
   });
 
+  it('numbers element nests past 65535 as nft does, wrapping the u16 type', () => {
+    const texts = Array.from({ length: 40_000 }, (_, i) => `10.${i >> 8}.${i & 255}.1`);
+    const messages = elementMessages('add', { ...t1, set: 'big' }, intervalElements(ranges(...texts), 4, false), 'add');
+    const types = messages.flatMap((m) => (m.attributes!.at(-1) as { nested: { type: number }[] }).nested.map((e) => e.type));
+    expect(types).toHaveLength(80_000);
+    expect(Math.max(...types)).toBeLessThanOrEqual(0xffff);
+    expect(types.at(-1)).toBe(0x8000 | ((80_000 + messages.length - 1) & 0xffff));
+  });
+
   it('reads elements back as ranges (descending dump order, adjacent ranges, open ranges, comments)', () => {
     const sent = intervalElements([...ranges('10.1.0.0/16', '10.2.0.0/16'), { ...ranges('255.255.255.0/24')[0]!, comment: 'c' }], 4, true);
     const payload = Buffer.from(wire(elementMessages('add', { ...t1, set: 's4' }, [...sent].reverse(), 'add'))[0]!, 'hex').subarray(16);
