@@ -135,6 +135,21 @@ function asEntry(text: string): Entry | undefined {
   return typeof parsed === 'string' ? undefined : parsed;
 }
 
+/**
+ * The range [first, last] as nft lists it: an address, a prefix when the
+ * range is one, else "first-last" (reading a set's intervals back from the kernel).
+ */
+export function entryFromRange(family: Family, first: bigint, last: bigint): Entry {
+  const text = family === 4 ? v4ToText : v6ToText;
+  const size = last - first + 1n;
+  // A prefix: the size a power of two and the first address aligned to it.
+  if (first !== last && (size & (size - 1n)) === 0n && (first & (size - 1n)) === 0n) {
+    const hostBits = size.toString(2).length - 1;
+    return { family, text: `${text(first)}/${BITS[family] - hostBits}`, first, last };
+  }
+  return { family, text: first === last ? text(first) : `${text(first)}-${text(last)}`, first, last };
+}
+
 /** Parses an element as nft lists it: an address, a prefix, or a range "a-b". */
 export function parseKernelText(text: string): Entry | undefined {
   const dash = text.indexOf('-');

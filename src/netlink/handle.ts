@@ -27,6 +27,10 @@ const MAX_BATCH = 128;
 export interface NetlinkHandleOptions {
   /** Replaces the addon (unit tests). */
   transport?: NetlinkTransport;
+  /** The netlink family; NETLINK_ROUTE unless said (nftables uses NETLINK_NETFILTER). */
+  protocol?: number;
+  /** Which message types are GETs, which alone may be dumped; rtnetlink's rule (2 modulo 4) unless said. */
+  isGet?: (type: number) => boolean;
 }
 
 /** The outcome of one request of a batch. */
@@ -36,13 +40,15 @@ export class NetlinkHandle implements Disposable {
   readonly #transport: NetlinkTransport;
   readonly #fd: number;
   readonly #port: number;
+  readonly #isGet: (type: number) => boolean;
   #seq: number;
   #closed = false;
 
-  private constructor(transport: NetlinkTransport, fd: number, port: number) {
+  private constructor(transport: NetlinkTransport, fd: number, port: number, isGet: (type: number) => boolean) {
     this.#transport = transport;
     this.#fd = fd;
     this.#port = port;
+    this.#isGet = isGet;
     // Like iproute2 (time-based start): replies to an earlier process's socket
     // that happened to get the same port id are then unlikely to match.
     this.#seq = Math.floor(Date.now() / 1000) >>> 0;
@@ -55,8 +61,9 @@ export class NetlinkHandle implements Disposable {
    */
   static async open(target?: NsHandle | string, options: NetlinkHandleOptions = {}): Promise<NetlinkHandle> {
     const transport = options.transport ?? nativeTransport;
-    const socket = isNsHandle(target) ? await openIn(transport, target) : await openAt(transport, namespacePath(target));
-    return new NetlinkHandle(transport, socket.fd, socket.portId);
+    const protocol = options.protocol ?? NETLINK_ROUTE;
+    const socket = isNsHandle(target) ? await openIn(transport, target, protocol) : await openAt(transport, namespacePath(target), protocol);
+    return new NetlinkHandle(transport, socket.fd, socket.portId, options.isGet ?? isRouteGet);
   }
 
   /** The socket's port id (from getsockname; not necessarily the pid). Replies and events caused by this socket carry it. */
@@ -109,10 +116,21 @@ export class NetlinkHandle implements Disposable {
     }
   }
 
+  /**
+   * Sends the requests in one sendmsg whatever their number, without
+   * NLM_F_ACK, and settles each: a request without an answer succeeded. For
+   * a netfilter batch, which is atomic only within one sendmsg (no chunks).
+   */
+  requestBatch(requests: readonly NetlinkRequest[]): Settled[] {
+    this.#assertOpen(requests[0]?.what ?? 'request');
+    if (requests.length === 0) return [];
+    const replies = this.#roundTrip(this.#encode(requests, NLM_F_REQUEST, true));
+    return requests.map((request, i) => settle(replies[i]!, request.what, true));
+  }
 
   #settled(requests: readonly NetlinkRequest[]): Settled[] {
     // No ACK asked for unless a dump is among them: see "quiet" in native/netlink.h.
-    const quiet = !requests.some(isDump);
+    const quiet = !requests.some((request) => this.#isDump(request));
     const replies = this.#transact(requests, quiet ? NLM_F_REQUEST : NLM_F_REQUEST | NLM_F_ACK, quiet);
     return requests.map((request, i) => settle(replies[i]!, request.what, quiet));
   }
@@ -125,7 +143,7 @@ export class NetlinkHandle implements Disposable {
    */
   async dump(type: number, header: Buffer, attributes: readonly Attribute[], what: string): Promise<NetlinkMessage[]> {
     // Only a GET (RTM_GET*: 2 modulo 4) is answered as a dump; anything else would be applied, and then wait for a DONE that never comes.
-    if (!isDump({ type, flags: NLM_F_DUMP, header, what })) throw netnsError(ErrorCodes.NETLINK_INVALID, `netlink: ${what}: message type ${type} is not a GET request and cannot be dumped`);
+    if (!this.#isDump({ type, flags: NLM_F_DUMP, header, what })) throw netnsError(ErrorCodes.NETLINK_INVALID, `netlink: ${what}: message type ${type} is not a GET request and cannot be dumped`);
     const request: NetlinkRequest = { type, flags: NLM_F_REQUEST | NLM_F_DUMP, header, attributes, what };
     for (let attempt = 1; attempt <= DUMP_ATTEMPTS; attempt++) {
       const [replies] = this.#transact([request], 0, false);
@@ -175,6 +193,11 @@ export class NetlinkHandle implements Disposable {
     return groups;
   }
 
+  // NLM_F_ROOT / MATCH mean dump only on a GET: on a NEW the same bits are REPLACE / EXCL.
+  #isDump(request: NetlinkRequest): boolean {
+    return this.#isGet(request.type) && (request.flags & NLM_F_DUMP) !== 0;
+  }
+
   #nextSeqs(count: number): number {
     // Seqs wrap at 2^32; a batch never straddles the wrap so they stay consecutive.
     if (this.#seq + count > 0xffffffff) this.#seq = 1;
@@ -196,10 +219,12 @@ interface EncodedBatch {
   quiet: boolean;
 }
 
-// NLM_F_ROOT / MATCH mean dump only on a GET: on a NEW the same bits are REPLACE / EXCL.
-// Types below RTM_BASE are netlink's own (NOOP, ERROR...): the kernel answers none of them.
-function isDump(request: NetlinkRequest): boolean {
-  return request.type >= RTM_BASE && (request.type & 3) === 2 && (request.flags & NLM_F_DUMP) !== 0;
+/**
+ * rtnetlink's GETs: RTM_GETLINK, GETADDR, GETROUTE, GETNEIGH... are 2 modulo 4.
+ * Types below RTM_BASE are netlink's own (NOOP, ERROR...): the kernel answers none of them.
+ */
+function isRouteGet(type: number): boolean {
+  return type >= RTM_BASE && (type & 3) === 2;
 }
 
 /** What a bare ACK reads as, when the transport says that was all (quiet: that nothing failed). */
@@ -219,10 +244,10 @@ function settle(replies: NetlinkMessage[], what: string, quiet: boolean): Settle
   return { ok: true, messages: replies.filter((m) => !isTerminal(m)) };
 }
 
-async function openIn(transport: NetlinkTransport, target: NsHandle): Promise<{ fd: number; portId: number }> {
+async function openIn(transport: NetlinkTransport, target: NsHandle, protocol: number): Promise<{ fd: number; portId: number }> {
   const nsFd = target.acquire();
   try {
-    return await transport.open(nsFd, NETLINK_ROUTE);
+    return await transport.open(nsFd, protocol);
   } finally {
     target.release();
   }
@@ -236,10 +261,10 @@ function namespacePath(target: unknown): string {
   throw netnsError(ErrorCodes.INVALID_ARG, `netlink: the target must be a NetNS, a namespace name or path, got ${target === null ? 'null' : typeof target}`);
 }
 
-async function openAt(transport: NetlinkTransport, path: string): Promise<{ fd: number; portId: number }> {
+async function openAt(transport: NetlinkTransport, path: string, protocol: number): Promise<{ fd: number; portId: number }> {
   const opened = callNative(() => native.openNetns(path));
   try {
-    return await transport.open(opened.fd, NETLINK_ROUTE);
+    return await transport.open(opened.fd, protocol);
   } finally {
     callNative(() => native.closeFd(opened.fd));
   }

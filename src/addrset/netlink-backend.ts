@@ -1,0 +1,175 @@
+// A backend that speaks nf_tables over netlink from a socket made inside the
+// namespace: no nft process, no nft binary. What it writes is what nft 1.0.6
+// would write for the same operations (the same messages, the same set
+// userdata and element comments), so `nft list` shows it as the NftBackend
+// would have written it, and either backend reads the other's table.
+// Names travel as netlink attributes, never as nft syntax.
+import { ErrorCodes, netnsError, type NetnsError } from '../core/errors.js';
+import type { NetlinkHandle } from '../netlink/handle.js';
+import type { NetlinkRequest } from '../netlink/message.js';
+import type { NetlinkTransport } from '../netlink/transport.js';
+import type { NetNS } from '../netns.js';
+import { commit, type BatchError } from '../nftables/batch.js';
+import { IFNAMSIZ, NFPROTO_INET, TYPE_IP6ADDR, TYPE_IPADDR } from '../nftables/constants.js';
+import { TableReader } from '../nftables/dump.js';
+import { elementMessages, flushSet, intervalElements, rangesOf, stringKey, type ElementTarget, type WireElement } from '../nftables/elements.js';
+import { deleteSet, newSet, newTable, type TableName } from '../nftables/messages.js';
+import { openNftables } from '../nftables/socket.js';
+import { entryFromRange, parseKernelText, type Family } from './addresses.js';
+import { emptyView, type AddrsetBackend, type KernelSet, type KernelView, type WriterLock } from './backend.js';
+import type { Op, TableRef } from './ops.js';
+import { lockTable } from './table-lock.js';
+
+const KEY_BYTES: Record<Family, number> = { 4: 4, 6: 16 };
+
+export class NetlinkBackend implements AddrsetBackend, Disposable {
+  readonly #ns: NetNS;
+  readonly #ref: TableRef;
+  readonly #table: TableName;
+  readonly #handle: NetlinkHandle;
+
+  private constructor(ns: NetNS, ref: TableRef, handle: NetlinkHandle) {
+    this.#ns = ns;
+    this.#ref = ref;
+    this.#table = { family: NFPROTO_INET, table: ref.table };
+    this.#handle = handle;
+  }
+
+  /** Opens the backend's nfnetlink socket inside `ns`; close() closes it. */
+  static async create(ns: NetNS, ref: TableRef, options: { transport?: NetlinkTransport } = {}): Promise<NetlinkBackend> {
+    return new NetlinkBackend(ns, ref, await openNftables(ns, options));
+  }
+
+  /** Idempotent. */
+  close(): void {
+    this.#handle.close();
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  // `lock` needs no passing on: the transaction lands or fails inside this
+  // process's sendmsg, so no process outlives its holder with it in flight.
+  async apply(ops: Op[], _lock: WriterLock): Promise<void> {
+    const { requests, opOf } = this.#encode(ops);
+    try {
+      commit(this.#handle, requests);
+    } catch (error) {
+      const index = (error as BatchError).requestIndex;
+      throw describe(error as NetnsError, index === undefined ? undefined : ops[opOf[index]!]);
+    }
+  }
+
+  lock({ timeoutMs }: { timeoutMs: number }): Promise<WriterLock> {
+    return lockTable({ inode: this.#ns.inode, path: this.#ns.path, table: this.#ref.table }, timeoutMs);
+  }
+
+  async read({ elements, registry }: { elements: boolean; registry: string }): Promise<KernelView> {
+    return new TableReader(this.#handle, this.#table).consistent(async (reader) => {
+      if (!(await reader.tableExists())) return emptyView();
+      const view: KernelView = { tableExists: true, sets: new Map(), records: new Map() };
+      for (const set of await reader.sets()) {
+        if (set.name === registry) {
+          for (const element of await reader.elements(registry)) view.records.set(keyText(element), element.comment ?? '');
+          continue;
+        }
+        const family: Family | 'other' = set.keyType === TYPE_IPADDR ? 4 : set.keyType === TYPE_IP6ADDR ? 6 : 'other';
+        const kernelSet: KernelSet = { name: set.name, family, elements: null };
+        if (elements && family !== 'other') {
+          const ranges = rangesOf(await reader.elements(set.name), KEY_BYTES[family]);
+          kernelSet.elements = ranges.map((range) => entryFromRange(family, range.first, range.last).text);
+        }
+        view.sets.set(set.name, kernelSet);
+      }
+      return view;
+    });
+  }
+
+  /** The batch's messages, and for each the index of the op it came from (to name a failure). */
+  #encode(ops: Op[]): { requests: NetlinkRequest[]; opOf: number[] } {
+    const requests: NetlinkRequest[] = [];
+    const opOf: number[] = [];
+    // Sets made in this batch carry an id later messages may name them by (as nft does).
+    const setIds = new Map<string, number>();
+    // Sets known empty at this point of the batch: nft leads their first ranges with END 0.
+    const empty = new Set<string>();
+    const target = (set: string): ElementTarget => ({ ...this.#table, set, ...(setIds.has(set) ? { setId: setIds.get(set)! } : {}) });
+    ops.forEach((op, index) => {
+      const add = (...list: NetlinkRequest[]) => {
+        for (const request of list) {
+          requests.push(request);
+          opOf.push(index);
+        }
+      };
+      switch (op.op) {
+        case 'addTable':
+          return add(newTable(this.#table));
+        case 'addRegistry':
+          setIds.set(op.name, setIds.size + 1);
+          return add(newSet(this.#table, { name: op.name, keyType: 'ifname', interval: false, id: setIds.get(op.name)! }));
+        case 'createSet':
+          setIds.set(op.name, setIds.size + 1);
+          empty.add(op.name);
+          return add(
+            newSet(this.#table, { name: op.name, keyType: op.family === 4 ? 'ipv4_addr' : 'ipv6_addr', interval: true, id: setIds.get(op.name)! }),
+            flushSet({ ...this.#table, set: op.name }),
+          );
+        case 'deleteSet':
+          empty.delete(op.name);
+          return add(deleteSet(this.#table, op.name));
+        case 'flushSet':
+          empty.add(op.name);
+          return add(flushSet({ ...this.#table, set: op.name }));
+        case 'addElements': {
+          if (op.elements.length === 0) return;
+          const wire = addressElements(op.elements, empty.has(op.name));
+          empty.delete(op.name);
+          return add(...elementMessages('add', target(op.name), wire, `add element inet ${this.#ref.table} ${op.name}`));
+        }
+        case 'deleteElements':
+          if (op.elements.length === 0) return;
+          return add(...elementMessages('delete', target(op.name), addressElements(op.elements, false), `delete element inet ${this.#ref.table} ${op.name}`));
+        case 'putRecord': {
+          // Add, delete, add with the comment: replaces whatever entry is there (nft 1.0.6 has no "destroy").
+          const key = stringKey(op.key, IFNAMSIZ);
+          const what = `put record ${op.key} in set inet ${this.#ref.table} ${op.registry}`;
+          return add(
+            ...elementMessages('add', target(op.registry), [{ key }], what),
+            ...elementMessages('delete', target(op.registry), [{ key }], what),
+            ...elementMessages('add', target(op.registry), [{ key, comment: op.comment }], what),
+          );
+        }
+        case 'deleteRecord':
+          return add(...elementMessages('delete', target(op.registry), [{ key: stringKey(op.key, IFNAMSIZ) }], `delete record ${op.key} from set inet ${this.#ref.table} ${op.registry}`));
+      }
+    });
+    return { requests, opOf };
+  }
+}
+
+/** Elements in canonical text (an address, a prefix, a range) as interval-set elements. */
+function addressElements(texts: readonly string[], intoEmptySet: boolean): WireElement[] {
+  const entries = texts.map((text) => {
+    const entry = parseKernelText(text);
+    if (!entry) throw netnsError(ErrorCodes.ADDRSET_INVALID_ADDRESS, `invalid address set element ${JSON.stringify(text)}`);
+    return entry;
+  });
+  const family = entries[0]!.family;
+  if (entries.some((entry) => entry.family !== family)) throw netnsError(ErrorCodes.ADDRSET_INVALID_ADDRESS, 'one operation mixes IPv4 and IPv6 elements');
+  return intervalElements(entries, KEY_BYTES[family], intoEmptySet);
+}
+
+/** A registry key (type ifname) back as text: the bytes up to the first NUL. */
+function keyText(element: WireElement): string {
+  const nul = element.key.indexOf(0);
+  return element.key.toString('utf8', 0, nul < 0 ? element.key.length : nul);
+}
+
+/** The kernel's error, named by the op that failed; an EEXIST on adding to an interval set is an overlap, as nft reports it. */
+function describe(error: NetnsError, op: Op | undefined): NetnsError {
+  if (op?.op === 'addElements' && error.code === 'EEXIST') {
+    return netnsError(ErrorCodes.ADDRSET_OVERLAP, `${error.message} (an element overlaps one in set ${op.name})`, { cause: error }) as NetnsError;
+  }
+  return error;
+}

@@ -1,0 +1,113 @@
+// Reading a table by dumps, as one consistent view. nf_tables keeps a
+// generation id that every committed transaction bumps; like nft
+// (cache.c, mnl.c check_genid): GETGEN, the dumps (every reply's res_id must
+// be the generation's low 16 bits), GETGEN again, and the whole read again if
+// a transaction landed in between.
+import { ErrorCodes, netnsError, type NetnsError } from '../core/errors.js';
+import { AttributeMap } from '../netlink/attributes.js';
+import { DUMP_ATTEMPTS, type NetlinkHandle } from '../netlink/handle.js';
+import type { NetlinkMessage } from '../netlink/message.js';
+import {
+  NFGENMSG_SIZE,
+  NFT_SET_INTERVAL,
+  NFTA_GEN_ID,
+  NFTA_SET_FLAGS,
+  NFTA_SET_KEY_LEN,
+  NFTA_SET_KEY_TYPE,
+  NFTA_SET_NAME,
+  NFTA_SET_USERDATA,
+  UDATA_SET_COMMENT,
+} from './constants.js';
+import { parseElements, type WireElement } from './elements.js';
+import { getElementsDump, getGeneration, getSetsDump, getTable, type TableName } from './messages.js';
+import { parseUserdata, userdataString } from './userdata.js';
+
+export interface DumpedSet {
+  name: string;
+  keyType: number;
+  keyLength: number;
+  interval: boolean;
+  comment?: string;
+}
+
+/** The dumps of one consistent read; `generation` checks each reply. */
+export class TableReader {
+  readonly #handle: NetlinkHandle;
+  readonly #ref: TableName;
+  #generation = 0;
+  #stale = false;
+
+  constructor(handle: NetlinkHandle, ref: TableName) {
+    this.#handle = handle;
+    this.#ref = ref;
+  }
+
+  /** Runs `read` until the generation is the same before and after it (and in every reply). */
+  async consistent<T>(read: (reader: TableReader) => Promise<T>): Promise<T> {
+    for (let attempt = 1; attempt <= DUMP_ATTEMPTS; attempt++) {
+      this.#generation = await this.#currentGeneration();
+      this.#stale = false;
+      const result = await read(this);
+      if (!this.#stale && (await this.#currentGeneration()) === this.#generation) return result;
+    }
+    throw netnsError(
+      ErrorCodes.NETLINK_DUMP_INTERRUPTED,
+      `nftables: list table inet ${this.#ref.table}: the ruleset changed during the read ${DUMP_ATTEMPTS} times in a row`,
+    );
+  }
+
+  async tableExists(): Promise<boolean> {
+    try {
+      this.#check(await this.#handle.request([getTable(this.#ref)]));
+      return true;
+    } catch (error) {
+      if ((error as NetnsError).code === 'ENOENT') return false;
+      throw error;
+    }
+  }
+
+  async sets(): Promise<DumpedSet[]> {
+    const { type, header, attributes, what } = getSetsDump(this.#ref);
+    const messages = await this.#handle.dump(type, header, attributes, what);
+    this.#check([messages]);
+    return messages.map(parseSet);
+  }
+
+  async elements(set: string): Promise<WireElement[]> {
+    const { type, header, attributes, what } = getElementsDump(this.#ref, set);
+    const messages = await this.#handle.dump(type, header, attributes, what);
+    this.#check([messages]);
+    return messages.flatMap((m) => parseElements(m.payload, NFGENMSG_SIZE));
+  }
+
+  async #currentGeneration(): Promise<number> {
+    const [[reply]] = (await this.#handle.request([getGeneration()])) as [[NetlinkMessage | undefined]];
+    const id = reply && AttributeMap.parse(reply.payload, NFGENMSG_SIZE).get(NFTA_GEN_ID);
+    if (!id || id.length < 4) throw netnsError(ErrorCodes.NETLINK_MALFORMED, 'nftables: the generation reply has no id');
+    return id.readUInt32BE(0);
+  }
+
+  // Every reply carries the generation it was made in (res_id, its low 16 bits).
+  #check(groups: NetlinkMessage[][]): void {
+    for (const message of groups.flat()) {
+      if (message.payload.length >= NFGENMSG_SIZE && message.payload.readUInt16BE(2) !== (this.#generation & 0xffff)) this.#stale = true;
+    }
+  }
+}
+
+function parseSet(message: NetlinkMessage): DumpedSet {
+  const attributes = AttributeMap.parse(message.payload, NFGENMSG_SIZE);
+  const be = (type: number) => {
+    const value = attributes.get(type);
+    return value && value.length >= 4 ? value.readUInt32BE(0) : 0;
+  };
+  const set: DumpedSet = {
+    name: attributes.string(NFTA_SET_NAME) ?? '',
+    keyType: be(NFTA_SET_KEY_TYPE),
+    keyLength: be(NFTA_SET_KEY_LEN),
+    interval: (be(NFTA_SET_FLAGS) & NFT_SET_INTERVAL) !== 0,
+  };
+  const comment = userdataString(parseUserdata(attributes.get(NFTA_SET_USERDATA)).get(UDATA_SET_COMMENT));
+  if (comment !== undefined) set.comment = comment;
+  return set;
+}

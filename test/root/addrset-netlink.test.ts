@@ -1,0 +1,129 @@
+// NetlinkBackend against the kernel: the address-set contract as the nft
+// backend meets it, what nft lists after each backend wrote the same
+// operations, and each backend reading the other's table. Namespaces under a
+// unique prefix, removed after each test whatever happened.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { NetNS } from '../../dist/index.js';
+import { AddressSets } from '../../dist/addrset/index.js';
+import type { AddrsetBackend } from '../../dist/addrset/backend.js';
+import { NetlinkBackend } from '../../dist/addrset/netlink-backend.js';
+import { NftBackend } from '../../dist/addrset/nft-backend.js';
+import type { Op } from '../../dist/addrset/ops.js';
+import { privileged } from '../helpers/privileges.js';
+import { scratchNamespaces } from '../helpers/scratch-namespaces.js';
+
+const namespaces = scratchNamespaces('nlas');
+const opened: NetlinkBackend[] = [];
+const noLock = { fd: null, release() {} };
+
+async function netlinkBackend(ns: NetNS, table: string): Promise<NetlinkBackend> {
+  const backend = await NetlinkBackend.create(ns, { family: 'inet', table });
+  opened.push(backend);
+  return backend;
+}
+
+const BACKENDS: [string, (ns: NetNS, table: string) => Promise<AddrsetBackend>][] = [
+  ['nft', (ns, table) => NftBackend.create(ns, { family: 'inet', table })],
+  ['netlink', netlinkBackend],
+];
+
+/** `nft -j list table` without the handles, which count whatever the namespace saw before. */
+async function listing(ns: NetNS, table: string): Promise<unknown> {
+  const { stdout } = await ns.execFile('nft', ['-j', 'list', 'table', 'inet', table]);
+  return JSON.parse(stdout, (key, value) => (key === 'handle' || key === 'metainfo' ? undefined : value));
+}
+
+const WRITE: Op[] = [
+  { op: 'addTable' },
+  { op: 'addRegistry', name: 'reg' },
+  { op: 'createSet', name: 'as_a4', family: 4 },
+  { op: 'addElements', name: 'as_a4', elements: ['10.1.0.0/16', '10.2.0.1-10.2.0.9', '192.168.1.1', '255.255.255.0/24'] },
+  { op: 'createSet', name: 'as_a6', family: 6 },
+  { op: 'addElements', name: 'as_a6', elements: ['fd00::1', 'fd00:1::/64', 'ffff::/16'] },
+  { op: 'putRecord', registry: 'reg', key: 'as_a4', comment: 'o=owner a d=1700000000000' },
+  { op: 'putRecord', registry: 'reg', key: 'as_a6', comment: 'o=owner a' },
+  { op: 'deleteElements', name: 'as_a4', elements: ['192.168.1.1'] },
+];
+
+afterEach(async () => {
+  for (const backend of opened.splice(0)) backend.close();
+  await namespaces.removeAll();
+});
+
+describe.skipIf(!privileged)('NetlinkBackend on real nftables', () => {
+  for (const [kind, make] of BACKENDS) {
+    it(`meets the address-set contract (${kind} backend)`, async () => {
+      const ns = await namespaces.create();
+      const sets = await AddressSets.open({ netns: ns, table: 'filter', backend: await make(ns, 'filter'), deleteDelayMs: 0, retryIntervalMs: 20, maxRetryIntervalMs: 40 });
+      try {
+        const refs = await sets.ensure('ns/"quoted" frontend', ['10.1.0.7', 'fd00::7', '10.2.0.0/16', '255.255.255.255']);
+        expect((await sets.inspect('ns/"quoted" frontend')).v4.elements).toEqual(['10.1.0.7', '10.2.0.0/16', '255.255.255.255']);
+        await expect(sets.add('ns/"quoted" frontend', ['10.2.3.0/24'])).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_OVERLAP' });
+        await sets.replace('ns/"quoted" frontend', ['10.1.0.9', 'fd00::9']);
+        expect(await sets.inspect('ns/"quoted" frontend')).toMatchObject({ v4: { elements: ['10.1.0.9'] }, v6: { elements: ['fd00::9'] } });
+        await ns.execFile('nft', ['-f', '-'], { input: `add chain inet filter input { type filter hook input priority 0; }\nadd rule inet filter input ip saddr @${refs.v4} drop\n` });
+        const failed = new Promise<{ error: Error & { code?: string } }>((resolve) => sets.once('destroyFailed', resolve));
+        await sets.delete('ns/"quoted" frontend');
+        expect((await failed).error.code).toBe('EBUSY');
+        const destroyed = new Promise((resolve) => sets.once('destroyed', resolve));
+        await ns.execFile('nft', ['flush', 'chain', 'inet', 'filter', 'input']);
+        await destroyed;
+        expect(await sets.list()).toEqual([]);
+      } finally {
+        await sets.close();
+      }
+    });
+  }
+
+  it('writes what nft lists exactly as if the nft backend had written it', async () => {
+    const [byNft, byNetlink] = [await namespaces.create(), await namespaces.create()];
+    await (await NftBackend.create(byNft, { family: 'inet', table: 't' })).apply(WRITE, noLock);
+    await (await netlinkBackend(byNetlink, 't')).apply(WRITE, noLock);
+    expect(await listing(byNetlink, 't')).toEqual(await listing(byNft, 't'));
+    expect((await byNetlink.execFile('nft', ['list', 'table', 'inet', 't'])).stdout).toBe((await byNft.execFile('nft', ['list', 'table', 'inet', 't'])).stdout);
+  });
+
+  it("each backend reads the table the other wrote", async () => {
+    const [byNft, byNetlink] = [await namespaces.create(), await namespaces.create()];
+    await (await NftBackend.create(byNft, { family: 'inet', table: 't' })).apply(WRITE, noLock);
+    await (await netlinkBackend(byNetlink, 't')).apply(WRITE, noLock);
+    for (const elements of [true, false]) {
+      const options = { elements, registry: 'reg' };
+      const nftView = await (await NftBackend.create(byNft, { family: 'inet', table: 't' })).read(options);
+      expect(nftView.records.get('as_a4')).toBe('o=owner a d=1700000000000');
+      expect(await (await netlinkBackend(byNft, 't')).read(options)).toEqual(nftView);
+      expect(await (await NftBackend.create(byNetlink, { family: 'inet', table: 't' })).read(options)).toEqual(nftView);
+    }
+    expect(await (await netlinkBackend(byNft, 'absent')).read({ elements: true, registry: 'reg' })).toMatchObject({ tableExists: false });
+  });
+
+  it('fails all or nothing, naming the operation the kernel refused', async () => {
+    const ns = await namespaces.create();
+    const backend = await netlinkBackend(ns, 't');
+    await backend.apply(WRITE.slice(0, 4), noLock);
+    const before = await listing(ns, 't');
+    await expect(backend.apply([{ op: 'createSet', name: 'as_new', family: 4 }, { op: 'deleteSet', name: 'as_missing' }], noLock)).rejects.toMatchObject({
+      code: 'ENOENT',
+      message: expect.stringContaining('delete set inet t as_missing'),
+    });
+    await expect(backend.apply([{ op: 'addElements', name: 'as_a4', elements: ['10.1.2.0/24'] }], noLock)).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_OVERLAP' });
+    expect(await listing(ns, 't')).toEqual(before);
+  });
+
+  it('times one add of one address against the nft backend (figures, no assertion)', async () => {
+    const ns = await namespaces.create();
+    const median = async (backend: AddrsetBackend, set: string) => {
+      await backend.apply([{ op: 'addTable' }, { op: 'createSet', name: set, family: 4 }], noLock);
+      const times: number[] = [];
+      for (let i = 0; i < 50; i++) {
+        const start = process.hrtime.bigint();
+        await backend.apply([{ op: 'addElements', name: set, elements: [`10.9.${i}.1`] }], noLock);
+        times.push(Number(process.hrtime.bigint() - start) / 1e6);
+      }
+      return times.sort((a, b) => a - b)[25]!;
+    };
+    const nft = await median(await NftBackend.create(ns, { family: 'inet', table: 't' }), 'as_nft');
+    const netlink = await median(await netlinkBackend(ns, 't'), 'as_nl');
+    console.log(`one add of one address, median of 50: nft backend ${nft.toFixed(3)} ms, netlink backend ${netlink.toFixed(3)} ms (${(nft / netlink).toFixed(1)}x)`);
+  });
+});
