@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 
@@ -19,6 +20,24 @@ constexpr int kReceiveBuffer = 1 << 20;  // as iproute2: dumps arrive in 32 KiB 
 
 bool SetOption(int fd, int level, int name, int value) {
   return setsockopt(fd, level, name, &value, sizeof value) == 0;
+}
+
+// Replies to a batch can take about this much receive buffer each (an skb's
+// truesize, not its length): nft sizes its buffer by it too (mnl.c).
+constexpr size_t kBufferPerReply = 1024;
+
+// Grows a socket buffer to at least `needed` bytes as the kernel counts them.
+// As root SO_*BUFFORCE passes the sysctl cap (wmem_max / rmem_max, ~208 KiB
+// by default); otherwise the plain option raises it as far as the cap allows.
+// Best effort: a buffer still too small shows as EMSGSIZE / ENOBUFS.
+void EnsureBuffer(int fd, int option, int force, size_t needed) {
+  int current = 0;
+  socklen_t length = sizeof current;
+  if (getsockopt(fd, SOL_SOCKET, option, &current, &length) != 0 || static_cast<size_t>(current) >= needed) return;
+  if (needed > INT32_MAX) return;
+  // The kernel doubles the value set (room for its bookkeeping): half of `needed` is enough.
+  int value = static_cast<int>((needed + 1) / 2);
+  if (!SetOption(fd, SOL_SOCKET, force, value)) SetOption(fd, SOL_SOCKET, option, value);
 }
 
 bool Terminal(const nlmsghdr& header) {
@@ -164,6 +183,12 @@ Napi::Value NetlinkSocketJob::Result(Napi::Env env) {
 
 std::optional<Failure> NetlinkTransact(int fd, const NetlinkTransaction& tx, NetlinkReplies& replies) {
   Failure failure;
+  // A netfilter batch is atomic only within one sendmsg, and netlink refuses
+  // one longer than the send buffer less 32 bytes (netlink_sendmsg): grow it
+  // to fit, as nft does. The kernel answers the whole batch before send
+  // returns, so the receive buffer must hold a reply per message too.
+  EnsureBuffer(fd, SO_SNDBUF, SO_SNDBUFFORCE, tx.request_len + 32);
+  EnsureBuffer(fd, SO_RCVBUF, SO_RCVBUFFORCE, static_cast<size_t>(tx.count) * kBufferPerReply);
   ssize_t sent;
   do {
     sent = send(fd, tx.request, tx.request_len, 0);  // unconnected: to the kernel
