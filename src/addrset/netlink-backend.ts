@@ -12,7 +12,7 @@ import type { NetNS } from '../netns.js';
 import { commit, type BatchError } from '../nftables/batch.js';
 import { IFNAMSIZ, NFPROTO_INET, TYPE_IP6ADDR, TYPE_IPADDR } from '../nftables/constants.js';
 import { TableReader } from '../nftables/dump.js';
-import { elementMessages, flushSet, intervalElements, rangesOf, stringKey, type ElementTarget, type WireElement } from '../nftables/elements.js';
+import { elementMessages, flushSet, intervalElements, rangesOf, stringKey, type ElementList, type ElementTarget } from '../nftables/elements.js';
 import { deleteSet, newSet, newTable, type TableName } from '../nftables/messages.js';
 import { openNftables } from '../nftables/socket.js';
 import { entryFromRange, parseKernelText, type Family } from './addresses.js';
@@ -71,13 +71,14 @@ export class NetlinkBackend implements AddrsetBackend, Disposable {
       const view: KernelView = { tableExists: true, sets: new Map(), records: new Map() };
       for (const set of await reader.sets()) {
         if (set.name === registry) {
-          for (const element of await reader.elements(registry)) view.records.set(keyText(element), element.comment ?? '');
+          const records = await reader.elements(registry);
+          for (let i = 0; i < records.length; i++) view.records.set(keyText(records.key(i)), records.comment(i) ?? '');
           continue;
         }
         const family: Family | 'other' = set.keyType === TYPE_IPADDR ? 4 : set.keyType === TYPE_IP6ADDR ? 6 : 'other';
         const kernelSet: KernelSet = { name: set.name, family, elements: null };
         if (elements && family !== 'other') {
-          const ranges = rangesOf(await reader.elements(set.name), KEY_BYTES[family]);
+          const ranges = rangesOf(await reader.elements(set.name));
           kernelSet.elements = ranges.map((range) => entryFromRange(family, range.first, range.last).text);
         }
         view.sets.set(set.name, kernelSet);
@@ -149,7 +150,7 @@ export class NetlinkBackend implements AddrsetBackend, Disposable {
 }
 
 /** Elements in canonical text (an address, a prefix, a range) as interval-set elements. */
-function addressElements(texts: readonly string[], intoEmptySet: boolean): WireElement[] {
+function addressElements(texts: readonly string[], intoEmptySet: boolean): ElementList {
   const entries = texts.map((text) => {
     const entry = parseKernelText(text);
     if (!entry) throw netnsError(ErrorCodes.ADDRSET_INVALID_ADDRESS, `invalid address set element ${JSON.stringify(text)}`);
@@ -161,9 +162,9 @@ function addressElements(texts: readonly string[], intoEmptySet: boolean): WireE
 }
 
 /** A registry key (type ifname) back as text: the bytes up to the first NUL. */
-function keyText(element: WireElement): string {
-  const nul = element.key.indexOf(0);
-  return element.key.toString('utf8', 0, nul < 0 ? element.key.length : nul);
+function keyText(key: Buffer): string {
+  const nul = key.indexOf(0);
+  return key.toString('utf8', 0, nul < 0 ? key.length : nul);
 }
 
 /** The kernel's error, named by the op that failed; an EEXIST on adding to an interval set is an overlap, as nft reports it. */

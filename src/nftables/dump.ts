@@ -18,7 +18,7 @@ import {
   NFTA_SET_USERDATA,
   UDATA_SET_COMMENT,
 } from './constants.js';
-import { parseElements, type WireElement } from './elements.js';
+import { ElementList, parseElements } from './elements.js';
 import { getElementsDump, getGeneration, getSetsDump, getTable, type TableName } from './messages.js';
 import { parseUserdata, userdataString } from './userdata.js';
 
@@ -73,11 +73,13 @@ export class TableReader {
     return messages.map(parseSet);
   }
 
-  async elements(set: string): Promise<WireElement[]> {
+  async elements(set: string): Promise<ElementList> {
     const { type, header, attributes, what } = getElementsDump(this.#ref, set);
     const messages = await this.#handle.dump(type, header, attributes, what);
     this.#check([messages]);
-    return messages.flatMap((m) => parseElements(m.payload, NFGENMSG_SIZE));
+    const list = new ElementList();
+    for (const message of messages) parseElements(message.payload, NFGENMSG_SIZE, list);
+    return list;
   }
 
   async #currentGeneration(): Promise<number> {

@@ -17,7 +17,7 @@
 // number is a u16 nla_type: past 65535 it wraps as nft's does (the kernel
 // ignores these numbers).
 import { attr, AttributeMap, type Attribute } from '../netlink/attributes.js';
-import { NLA_F_NESTED, NLM_F_CREATE } from '../netlink/constants.js';
+import { NLA_F_NESTED, NLA_TYPE_MASK, NLM_F_CREATE } from '../netlink/constants.js';
 import type { NetlinkRequest } from '../netlink/message.js';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import {
@@ -59,25 +59,126 @@ export interface Range {
 }
 
 const MAX_NEST = 0xffff;
+const align4 = (n: number): number => (n + 3) & ~3;
 
-// Keys are 4 or 16 bytes (addresses; string keys are made by stringKey): 32
-// bits at a time, since every bigint step allocates and a fill converts
-// 200,000 keys each way.
-export function keyBytes(value: bigint, bytes: number): Buffer {
-  // Every byte is written: the pooled, unzeroed allocation is safe and cheap.
-  const out = Buffer.allocUnsafe(bytes);
-  for (let i = bytes - 4; i >= 0; i -= 4) {
-    out.writeUInt32BE(Number(BigInt.asUintN(32, value)), i);
-    value >>= 32n;
+const START = 0;
+const END = 1;
+const OPEN = 2;
+
+/**
+ * Elements packed: keys back to back in one buffer, a kind byte each, and
+ * the comments of the few that have one. A 100,000-address set is 200,000
+ * elements (a start and an END each): as objects with a Buffer each they cost
+ * more in allocation and garbage collection than the kernel's commit or dump.
+ */
+export class ElementList {
+  /** 0 until the first element sets it (a dump's key length is whatever the set's is). */
+  #keyLength: number;
+  #keys: Buffer;
+  #kinds: Uint8Array;
+  readonly #comments = new Map<number, string>();
+  #count = 0;
+
+  constructor(keyLength = 0, capacity = 16) {
+    this.#keyLength = keyLength;
+    this.#keys = Buffer.alloc(capacity * Math.max(keyLength, 4));
+    this.#kinds = new Uint8Array(capacity);
   }
-  return out;
-}
 
-export function keyValue(key: Buffer): bigint {
-  if (key.length === 4) return BigInt(key.readUInt32BE(0));
-  let value = 0n;
-  for (let i = 0; i < key.length; i += 4) value = (value << 32n) | BigInt(key.readUInt32BE(i));
-  return value;
+  static of(elements: readonly WireElement[]): ElementList {
+    const list = new ElementList(elements[0]?.key.length ?? 0, elements.length);
+    for (const e of elements) list.push(e.key, 0, e.key.length, e.end ? END : e.open ? OPEN : START, e.comment);
+    return list;
+  }
+
+  get length(): number {
+    return this.#count;
+  }
+
+  get keyLength(): number {
+    return this.#keyLength;
+  }
+
+  /** Appends the element whose key is source[start, end). */
+  push(source: Buffer, start: number, end: number, kind: number, comment?: string): void {
+    const at = this.#slot(end - start);
+    for (let o = 0; o < end - start; o += 4) this.#keys.writeUInt32LE(source.readUInt32LE(start + o), at * this.#keyLength + o);
+    this.#finish(at, kind, comment);
+  }
+
+  /** Appends the element whose key is `value`, big-endian. */
+  pushValue(value: bigint, kind: number, comment?: string): void {
+    const at = this.#slot(this.#keyLength);
+    for (let offset = (at + 1) * this.#keyLength - 4; offset >= at * this.#keyLength; offset -= 4) {
+      this.#keys.writeUInt32BE(Number(BigInt.asUintN(32, value)), offset);
+      value >>= 32n;
+    }
+    this.#finish(at, kind, comment);
+  }
+
+  isEnd(i: number): boolean {
+    return this.#kinds[i] === END;
+  }
+
+  isOpen(i: number): boolean {
+    return this.#kinds[i] === OPEN;
+  }
+
+  comment(i: number): string | undefined {
+    return this.#comments.get(i);
+  }
+
+  /** A view of the key (valid until the next push). */
+  key(i: number): Buffer {
+    return this.#keys.subarray(i * this.#keyLength, (i + 1) * this.#keyLength);
+  }
+
+  // By 32-bit words (keys are multiples of 4): Buffer.copy is a native call each time, dearer for 4 bytes.
+  copyKey(i: number, target: Buffer, offset: number): void {
+    const start = i * this.#keyLength;
+    for (let o = 0; o < this.#keyLength; o += 4) target.writeUInt32LE(this.#keys.readUInt32LE(start + o), offset + o);
+  }
+
+  /** The key as an unsigned integer (address keys are 4 or 16 bytes: 32 bits at a time). */
+  value(i: number): bigint {
+    const start = i * this.#keyLength;
+    if (this.#keyLength === 4) return BigInt(this.#keys.readUInt32BE(start));
+    let value = 0n;
+    for (let o = start; o < start + this.#keyLength; o += 4) value = (value << 32n) | BigInt(this.#keys.readUInt32BE(o));
+    return value;
+  }
+
+  /** Orders two elements by key, an END before a start of the same key (an END closes the range below). */
+  compare(a: number, b: number): number {
+    for (let o = 0; o < this.#keyLength; o += 4) {
+      const d = this.#keys.readUInt32BE(a * this.#keyLength + o) - this.#keys.readUInt32BE(b * this.#keyLength + o);
+      if (d !== 0) return d;
+    }
+    return this.isEnd(a) === this.isEnd(b) ? 0 : this.isEnd(a) ? -1 : 1;
+  }
+
+  #slot(keyLength: number): number {
+    if (this.#keyLength === 0) {
+      this.#keyLength = keyLength;
+      this.#keys = Buffer.alloc(this.#kinds.length * keyLength);
+    }
+    // Address keys are read 32 bits at a time; string keys (ifname, 16) are multiples of 4 too.
+    if (keyLength !== this.#keyLength || keyLength % 4 !== 0) throw netnsError(ErrorCodes.NETLINK_MALFORMED, `nftables: a set element key of ${keyLength} bytes among keys of ${this.#keyLength}`);
+    if (this.#count === this.#kinds.length) {
+      const kinds = new Uint8Array(this.#count * 2);
+      kinds.set(this.#kinds);
+      this.#kinds = kinds;
+      const keys = Buffer.alloc(this.#count * 2 * this.#keyLength);
+      this.#keys.copy(keys);
+      this.#keys = keys;
+    }
+    return this.#count++;
+  }
+
+  #finish(at: number, kind: number, comment: string | undefined): void {
+    this.#kinds[at] = kind;
+    if (comment !== undefined) this.#comments.set(at, comment);
+  }
 }
 
 /**
@@ -85,21 +186,19 @@ export function keyValue(key: Buffer): bigint {
  * them; `intoEmptySet`: lead with END 0 as nft does for a set it knows empty.
  * The ranges must not overlap (the caller checks; the kernel refuses with EEXIST).
  */
-export function intervalElements(ranges: readonly Range[], bytes: number, intoEmptySet: boolean): WireElement[] {
+export function intervalElements(ranges: readonly Range[], bytes: number, intoEmptySet: boolean): ElementList {
   // Callers mostly pass sorted lists: checking costs one pass, sorting a copy n log n bigint comparisons.
   const sorted = ranges.every((range, i) => i === 0 || ranges[i - 1]!.first <= range.first) ? ranges : [...ranges].sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
   const allOnes = (1n << BigInt(bytes * 8)) - 1n;
-  const out: WireElement[] = [];
-  if (intoEmptySet && sorted.length > 0 && sorted[0]!.first !== 0n) out.push({ key: keyBytes(0n, bytes), end: true });
+  const out = new ElementList(bytes, sorted.length * 2 + 1);
+  if (intoEmptySet && sorted.length > 0 && sorted[0]!.first !== 0n) out.pushValue(0n, END);
   for (const range of sorted) {
-    const start: WireElement = { key: keyBytes(range.first, bytes) };
-    if (range.comment !== undefined) start.comment = range.comment;
     if (range.last === allOnes) {
-      start.open = true;
-      out.push(start);
+      out.pushValue(range.first, OPEN, range.comment);
       continue;
     }
-    out.push(start, { key: keyBytes(range.last + 1n, bytes), end: true });
+    out.pushValue(range.first, START, range.comment);
+    out.pushValue(range.last + 1n, END);
   }
   return out;
 }
@@ -114,45 +213,39 @@ export function stringKey(text: string, bytes: number): Buffer {
   return out;
 }
 
-// An element nest, written straight into its message's ELEMENTS payload: a
-// 100,000-address fill is 200,000 of them, and building Attribute objects
-// (five per element) cost more than the kernel's commit. In nft's order:
-// END: FLAGS, KEY{DATA_VALUE}; start: KEY{DATA_VALUE}, USERDATA.
+// Element nests are written straight into their message's ELEMENTS payload
+// (no Attribute objects: five per element cost more than the kernel's
+// commit). In nft's order: END: FLAGS, KEY{DATA_VALUE}; start: KEY{DATA_VALUE}, USERDATA.
 const KEY_NEST = NFTA_SET_ELEM_KEY | NLA_F_NESTED;
-const align4 = (n: number): number => (n + 3) & ~3;
 
 /** The element's userdata (comment, INTERVAL_OPEN), or undefined when it has none. */
-function elementUserdata(element: WireElement): Buffer | undefined {
-  if (element.end || (element.comment === undefined && !element.open)) return undefined;
+function elementUserdata(list: ElementList, i: number): Buffer | undefined {
+  if (list.isEnd(i)) return undefined;
+  const comment = list.comment(i);
+  if (comment === undefined && !list.isOpen(i)) return undefined;
   const userdata: Tlv[] = [];
-  if (element.comment !== undefined) userdata.push(tlv.string(UDATA_SET_ELEM_COMMENT, element.comment));
-  if (element.open) userdata.push(tlv.u32(UDATA_SET_ELEM_FLAGS, SET_ELEM_F_INTERVAL_OPEN));
+  if (comment !== undefined) userdata.push(tlv.string(UDATA_SET_ELEM_COMMENT, comment));
+  if (list.isOpen(i)) userdata.push(tlv.u32(UDATA_SET_ELEM_FLAGS, SET_ELEM_F_INTERVAL_OPEN));
   return encodeUserdata(userdata);
 }
 
-/** Bytes the element nest takes, its header and padding included. */
-function elementSize(element: WireElement, userdata: Buffer | undefined): number {
-  return 4 + (element.end ? 8 : 0) + 8 + align4(element.key.length) + (userdata ? align4(4 + userdata.length) : 0);
-}
-
-/** Writes the nest at `at` of a zeroed buffer (padding stays zero); returns where it ends. */
-function writeElement(out: Buffer, at: number, type: number, element: WireElement, userdata: Buffer | undefined, size: number): number {
+/** Writes element i's nest at `at` of a zeroed buffer (padding stays zero); returns where it ends. */
+function writeElement(out: Buffer, at: number, type: number, list: ElementList, i: number, userdata: Buffer | undefined, size: number): number {
   out.writeUInt16LE(size, at);
   out.writeUInt16LE(type, at + 2);
   let o = at + 4;
-  if (element.end) {
+  if (list.isEnd(i)) {
     out.writeUInt16LE(8, o);
     out.writeUInt16LE(NFTA_SET_ELEM_FLAGS, o + 2);
     out.writeUInt32BE(NFT_SET_ELEM_INTERVAL_END, o + 4);
     o += 8;
   }
-  const keyLength = element.key.length;
-  out.writeUInt16LE(8 + align4(keyLength), o);
+  out.writeUInt16LE(8 + align4(list.keyLength), o);
   out.writeUInt16LE(KEY_NEST, o + 2);
-  out.writeUInt16LE(4 + keyLength, o + 4);
+  out.writeUInt16LE(4 + list.keyLength, o + 4);
   out.writeUInt16LE(NFTA_DATA_VALUE, o + 6);
-  out.set(element.key, o + 8);
-  o += 8 + align4(keyLength);
+  list.copyKey(i, out, o + 8);
+  o += 8 + align4(list.keyLength);
   if (userdata) {
     out.writeUInt16LE(4 + userdata.length, o);
     out.writeUInt16LE(NFTA_SET_ELEM_USERDATA, o + 2);
@@ -172,21 +265,12 @@ export interface ElementTarget extends TableName {
  * NEWSETELEM or DELSETELEM messages for the elements, split so that no
  * ELEMENTS nest passes 65535 bytes. `what` names the operation in errors.
  */
-export function elementMessages(kind: 'add' | 'delete', target: ElementTarget, elements: readonly WireElement[], what: string): NetlinkRequest[] {
+export function elementMessages(kind: 'add' | 'delete', target: ElementTarget, elements: ElementList | readonly WireElement[], what: string): NetlinkRequest[] {
+  const list = elements instanceof ElementList ? elements : ElementList.of(elements);
   const head: Attribute[] = [attr.string(NFTA_SET_ELEM_LIST_TABLE, target.table), attr.string(NFTA_SET_ELEM_LIST_SET, target.set)];
   if (kind === 'add' && target.setId !== undefined) head.push(be32(NFTA_SET_ELEM_LIST_SET_ID, target.setId));
   const messages: NetlinkRequest[] = [];
-  const userdata = elements.map(elementUserdata);
-  const sizes = elements.map((element, i) => elementSize(element, userdata[i]));
-  let index = 0;
-  for (let first = 0; first < elements.length; ) {
-    // As many elements as fit after the ELEMENTS nest's own 4-byte header (one always does: a nest is under 600 bytes).
-    let size = 4;
-    let last = first;
-    while (last < elements.length && size + sizes[last]! <= MAX_NEST) size += sizes[last++]!;
-    const payload = Buffer.alloc(size - 4);
-    let offset = 0;
-    for (let i = first; i < last; i++) offset = writeElement(payload, offset, (++index & 0xffff) | NLA_F_NESTED, elements[i]!, userdata[i], sizes[i]!);
+  const send = (payload: Buffer) =>
     messages.push({
       type: nftType(kind === 'add' ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM),
       flags: kind === 'add' ? NLM_F_CREATE : 0,
@@ -194,10 +278,26 @@ export function elementMessages(kind: 'add' | 'delete', target: ElementTarget, e
       attributes: [...head, attr.bytes(NFTA_SET_ELEM_LIST_ELEMENTS | NLA_F_NESTED, payload)],
       what,
     });
-    // nft numbers the element that did not fit before starting the next message, and uses that number up.
-    if (last < elements.length) index++;
-    first = last;
+  // Zeroed (padding); each message's payload is the part filled, after the ELEMENTS nest's own 4-byte header.
+  const room = MAX_NEST - 4;
+  let payload = Buffer.alloc(room);
+  let used = 0;
+  let index = 0;
+  const keySize = 4 + 8 + align4(list.keyLength);
+  for (let i = 0; i < list.length; i++) {
+    const userdata = elementUserdata(list, i);
+    const size = keySize + (list.isEnd(i) ? 8 : 0) + (userdata ? align4(4 + userdata.length) : 0);
+    index++;
+    if (used + size > room) {
+      send(payload.subarray(0, used));
+      payload = Buffer.alloc(room);
+      used = 0;
+      // nft numbers the element that did not fit before starting the next message, and uses that number up.
+      index++;
+    }
+    used = writeElement(payload, used, (index & 0xffff) | NLA_F_NESTED, list, i, userdata, size);
   }
+  if (used > 0) send(payload.subarray(0, used));
   return messages;
 }
 
@@ -212,46 +312,90 @@ export function flushSet(target: TableName & { set: string }): NetlinkRequest {
   };
 }
 
-/** The elements of one NEWSETELEM message of a dump (nests without NLA_F_NESTED; the parser masks it anyway). */
-export function parseElements(payload: Buffer, headerSize: number): WireElement[] {
-  const list = AttributeMap.parse(payload, headerSize).nested(NFTA_SET_ELEM_LIST_ELEMENTS);
-  if (!list) return [];
-  const out: WireElement[] = [];
-  // The kernel numbers every element nest NFTA_LIST_ELEM (1).
-  for (const nested of list.all(NFTA_LIST_ELEM)) {
-    const raw = AttributeMap.parse(nested);
-    const key = raw.nested(NFTA_SET_ELEM_KEY)?.get(NFTA_DATA_VALUE);
-    if (!key) continue;
-    const element: WireElement = { key };
-    const flags = raw.get(NFTA_SET_ELEM_FLAGS);
-    if (flags && flags.length >= 4 && (flags.readUInt32BE(0) & NFT_SET_ELEM_INTERVAL_END) !== 0) element.end = true;
-    const userdata = parseUserdata(raw.get(NFTA_SET_ELEM_USERDATA));
-    const comment = userdataString(userdata.get(UDATA_SET_ELEM_COMMENT));
-    if (comment !== undefined) element.comment = comment;
-    const udFlags = userdata.get(UDATA_SET_ELEM_FLAGS);
-    if (udFlags && udFlags.length >= 4 && (udFlags.readUInt32LE(0) & SET_ELEM_F_INTERVAL_OPEN) !== 0) element.open = true;
-    out.push(element);
+/**
+ * Calls `visit` with each attribute of buffer[start, end): its type
+ * (NLA_F_NESTED and byte-order bits masked off) and payload bounds. Element
+ * nests are walked with this, not AttributeMap (two Maps and four views per
+ * element): a 100,000-address set dumps 200,000 of them.
+ */
+function eachAttribute(buffer: Buffer, start: number, end: number, visit: (type: number, from: number, to: number) => void): void {
+  for (let offset = start; offset + 4 <= end; ) {
+    const length = buffer.readUInt16LE(offset);
+    if (length < 4 || offset + length > end) throw netnsError(ErrorCodes.NETLINK_MALFORMED, `nftables: malformed set element attribute at byte ${offset}`);
+    visit(buffer.readUInt16LE(offset + 2) & NLA_TYPE_MASK, offset + 4, offset + length);
+    offset += align4(length);
   }
-  return out;
+}
+
+/** Appends the elements of one NEWSETELEM message of a dump to `into` (nests without NLA_F_NESTED; masked anyway). */
+export function parseElements(payload: Buffer, headerSize: number, into: ElementList): void {
+  const list = AttributeMap.parse(payload, headerSize).get(NFTA_SET_ELEM_LIST_ELEMENTS);
+  if (!list) return;
+  let keyStart = -1;
+  let keyEnd = -1;
+  let end = false;
+  let userdata: Buffer | undefined;
+  const keyField = (inner: number, from: number, to: number) => {
+    if (inner === NFTA_DATA_VALUE) [keyStart, keyEnd] = [from, to];
+  };
+  const field = (type: number, from: number, to: number) => {
+    if (type === NFTA_SET_ELEM_KEY) eachAttribute(list, from, to, keyField);
+    else if (type === NFTA_SET_ELEM_FLAGS) end = to - from >= 4 && (list.readUInt32BE(from) & NFT_SET_ELEM_INTERVAL_END) !== 0;
+    else if (type === NFTA_SET_ELEM_USERDATA) userdata = list.subarray(from, to);
+  };
+  // The kernel numbers every element nest NFTA_LIST_ELEM (1).
+  eachAttribute(list, 0, list.length, (type, from, to) => {
+    if (type !== NFTA_LIST_ELEM) return;
+    keyStart = -1;
+    end = false;
+    userdata = undefined;
+    eachAttribute(list, from, to, field);
+    if (keyStart < 0) return;
+    let open = false;
+    let comment: string | undefined;
+    if (userdata) {
+      const tlvs = parseUserdata(userdata);
+      comment = userdataString(tlvs.get(UDATA_SET_ELEM_COMMENT));
+      const flags = tlvs.get(UDATA_SET_ELEM_FLAGS);
+      open = flags !== undefined && flags.length >= 4 && (flags.readUInt32LE(0) & SET_ELEM_F_INTERVAL_OPEN) !== 0;
+    }
+    into.push(list, keyStart, keyEnd, end ? END : open ? OPEN : START, comment);
+  });
 }
 
 /**
- * Ranges back from an interval set's elements (any order, as dumps give them
+ * Ranges back from an interval set's elements (any order; dumps give them
  * descending): each start runs to just before the next END above it, to
  * all-ones when open; a start with no END after it is a single key.
  */
-export function rangesOf(elements: readonly WireElement[], bytes: number): Range[] {
-  const sorted = elements.map((e) => ({ e, value: keyValue(e.key) })).sort((a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : a.e.end ? -1 : b.e.end ? 1 : 0));
-  const allOnes = (1n << BigInt(bytes * 8)) - 1n;
+export function rangesOf(list: ElementList): Range[] {
+  const n = list.length;
+  // Dumps come in descending order: then the walk goes backwards, and only another order is sorted.
+  let ascending = true;
+  let descending = true;
+  for (let i = 1; i < n && (ascending || descending); i++) {
+    const order = list.compare(i - 1, i);
+    if (order > 0) ascending = false;
+    if (order < 0) descending = false;
+  }
+  const at: (position: number) => number = ascending ? (p) => p : descending ? (p) => n - 1 - p : sortedIndex(list);
+  const allOnes = (1n << BigInt(list.keyLength * 8)) - 1n;
   const ranges: Range[] = [];
-  for (let i = 0; i < sorted.length; i++) {
-    const { e, value } = sorted[i]!;
-    if (e.end) continue;
-    const next = sorted[i + 1];
-    const last = e.open ? allOnes : next?.e.end ? next.value - 1n : value;
-    const range: Range = { first: value, last };
-    if (e.comment !== undefined) range.comment = e.comment;
+  for (let p = 0; p < n; p++) {
+    const i = at(p);
+    if (list.isEnd(i)) continue;
+    const first = list.value(i);
+    const next = p + 1 < n ? at(p + 1) : -1;
+    const last = list.isOpen(i) ? allOnes : next >= 0 && list.isEnd(next) ? list.value(next) - 1n : first;
+    const range: Range = { first, last };
+    const comment = list.comment(i);
+    if (comment !== undefined) range.comment = comment;
     ranges.push(range);
   }
   return ranges;
+}
+
+function sortedIndex(list: ElementList): (position: number) => number {
+  const order = Array.from({ length: list.length }, (_, i) => i).sort((a, b) => list.compare(a, b));
+  return (p) => order[p]!;
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeMessages } from '../../dist/netlink/message.js';
 import { framed, commit } from '../../dist/nftables/batch.js';
 import { deleteSet, newSet, newTable } from '../../dist/nftables/messages.js';
-import { elementMessages, flushSet, intervalElements, parseElements, rangesOf, stringKey } from '../../dist/nftables/elements.js';
+import { ElementList, elementMessages, flushSet, intervalElements, parseElements, rangesOf, stringKey, type WireElement } from '../../dist/nftables/elements.js';
 import { openNftables } from '../../dist/nftables/socket.js';
 import { parseKernelText } from '../../dist/addrset/addresses.js';
 import { createHash } from 'node:crypto';
@@ -132,12 +132,23 @@ describe("nf_tables messages as nft 1.0.6 sends them", () => {
   });
 
   it('reads elements back as ranges (descending dump order, adjacent ranges, open ranges, comments)', () => {
-    const sent = intervalElements([...ranges('10.1.0.0/16', '10.2.0.0/16'), { ...ranges('255.255.255.0/24')[0]!, comment: 'c' }], 4, true);
-    const payload = Buffer.from(wire(elementMessages('add', { ...t1, set: 's4' }, [...sent].reverse(), 'add'))[0]!, 'hex').subarray(16);
+    // Descending, as dumps come: 255.255.255.0 open ("c"), END 10.3.0.0, 10.2.0.0, END 10.2.0.0, 10.1.0.0, END 0.
+    const key = (value: number) => Buffer.from(value.toString(16).padStart(8, '0'), 'hex');
+    const sent: WireElement[] = [
+      { key: key(0xffffff00), open: true, comment: 'c' },
+      { key: key(0x0a030000), end: true },
+      { key: key(0x0a020000) },
+      { key: key(0x0a020000), end: true },
+      { key: key(0x0a010000) },
+      { key: key(0), end: true },
+    ];
+    const payload = Buffer.from(wire(elementMessages('add', { ...t1, set: 's4' }, sent, 'add'))[0]!, 'hex').subarray(16);
     // The kernel's dumps number every element nest 1 (NFTA_LIST_ELEM), without NLA_F_NESTED: make ours so.
     const elementsAt = 4 + 8 + 8 + 4; // nfgenmsg, TABLE "t1", SET "s4", the ELEMENTS header
     for (let o = elementsAt; o < payload.length; o += (payload.readUInt16LE(o) + 3) & ~3) payload.writeUInt16LE(1, o + 2);
-    const back = rangesOf(parseElements(payload, 4), 4);
+    const dumped = new ElementList();
+    parseElements(payload, 4, dumped);
+    const back = rangesOf(dumped);
     expect(back).toEqual([
       { first: 0x0a010000n, last: 0x0a01ffffn },
       { first: 0x0a020000n, last: 0x0a02ffffn },
