@@ -1,21 +1,55 @@
-// Address sets beside raw `nft -f` with the same content, each in a fresh namespace.
+// Address sets beside raw `nft -f` with the same content, each in a fresh
+// namespace; the netlink backend also beside the nft backend, `nft -j list`
+// and Go's google/nftables (bench/go-nftables), all measured in the same run.
+// Where two are compared over rounds, the rounds alternate which goes first
+// (the VM is noisy: a slow minute must not land on one side only).
 import { execFileSync } from 'node:child_process';
 import { AddressSets } from '../dist/addrset/index.js';
+import { NetlinkBackend } from '../dist/addrset/netlink-backend.js';
+import { NftBackend } from '../dist/addrset/nft-backend.js';
 import { NetNS } from '../dist/index.js';
-import { median, nowUs, record, scratchFile, scratchNamespaces, timeNftFile } from './lib.js';
+import { buildGoProgram, median, nowUs, record, scratchFile, scratchNamespaces, timeNftFile } from './lib.js';
 
 const ROUNDS = 3;
+
+const BACKENDS = {
+  nft: (ns) => NftBackend.create(ns, { family: 'inet', table: 'bench' }),
+  netlink: (ns) => NetlinkBackend.create(ns, { family: 'inet', table: 'bench' }),
+};
+
+/** Runs the steps of one round, starting at a different one each round. */
+async function alternate(round, steps) {
+  for (let i = 0; i < steps.length; i++) await steps[(i + round) % steps.length]();
+}
 
 function addresses(count, base = 10) {
   return Array.from({ length: count }, (_, i) => `${base}.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
 }
 
-async function withSets(name, use) {
-  const sets = await AddressSets.open({ netns: name, table: 'bench' });
+/** `use` on AddressSets over the given backend (kind: 'nft' or 'netlink') in namespace `name`. */
+async function withSets(name, use, kind = 'nft') {
+  const ns = NetNS.open(name);
+  const backend = await BACKENDS[kind](ns);
+  const sets = await AddressSets.open({ netns: ns, table: 'bench', backend });
   try {
     return await use(sets);
   } finally {
     await sets.close();
+    if (kind === 'netlink') backend.close();
+    ns.close();
+  }
+}
+
+const GO_NFTABLES = ['go-nftables', 'google/nftables', 'golang-go golang-github-google-nftables-dev'];
+
+/** google/nftables filling one set with `count` addresses in namespace `name`: microseconds, or { reason }. */
+function goFill(name, count) {
+  const { binary, reason } = buildGoProgram(...GO_NFTABLES);
+  if (!binary) return { reason };
+  try {
+    return JSON.parse(execFileSync(binary, ['-ns', `/run/netns/${name}`, '-n', `${count}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })).fillUs;
+  } catch (error) {
+    return { reason: `go-nftables failed: ${String(error.stderr ?? '').trim() || error.message}` };
   }
 }
 
@@ -26,34 +60,82 @@ function rawFill(name, ips) {
 
 async function benchFill(count) {
   const ips = addresses(count);
-  const ours = [];
-  const raw = [];
+  const times = { netlink: [], nft: [], raw: [], go: [] };
+  let goReason;
   for (let round = 0; round < ROUNDS; round++) {
-    const [a, b] = scratchNamespaces(2);
-    await withSets(a, async (sets) => {
-      const start = nowUs();
-      await sets.ensure('bench/fill', ips);
-      ours.push(nowUs() - start);
-    });
-    raw.push(rawFill(b, ips));
+    const [a, b, c, d] = scratchNamespaces(4);
+    const fill = (kind, name) => async () =>
+      withSets(name, async (sets) => {
+        const start = nowUs();
+        await sets.ensure('bench/fill', ips);
+        times[kind].push(nowUs() - start);
+      }, kind);
+    const steps = [fill('netlink', a), fill('nft', b), async () => times.raw.push(rawFill(c, ips))];
+    if (count === 100_000) {
+      steps.push(async () => {
+        const go = goFill(d, count);
+        if (typeof go === 'number') times.go.push(go);
+        else goReason = go.reason;
+      });
+    }
+    await alternate(round, steps);
   }
-  record('addrset', `fill one set with ${count.toLocaleString('en')} addresses`, median(ours) / 1000, 'ms', 'nft -f, same set and content', median(raw) / 1000);
+  const metric = `fill one set with ${count.toLocaleString('en')} addresses`;
+  const netlink = median(times.netlink) / 1000;
+  record('addrset', `${metric} (netlink backend)`, netlink, 'ms', 'nft -f, same set and content', median(times.raw) / 1000);
+  if (count === 100_000) {
+    if (goReason) record('addrset', `${metric} (netlink backend)`, netlink, 'ms', `Go google/nftables: not measured, ${goReason}`);
+    else record('addrset', `${metric} (netlink backend)`, netlink, 'ms', 'Go google/nftables 0.1.0, one batch', median(times.go) / 1000);
+  }
+  record('addrset', `${metric} (nft backend)`, median(times.nft) / 1000, 'ms', 'nft -f, same set and content', median(times.raw) / 1000);
 }
 
 async function benchSingleAdd() {
-  const [a, b] = scratchNamespaces(2);
-  const times = [];
-  await withSets(a, async (sets) => {
-    await sets.ensure('bench/one', ['10.0.0.1']);
-    for (let i = 0; i < 30; i++) {
+  const [a, b, c] = scratchNamespaces(3);
+  const addTimes = (kind, name, samples) =>
+    withSets(name, async (sets) => {
+      await sets.ensure('bench/one', ['10.0.0.1']);
+      const times = [];
+      for (let i = 0; i < samples; i++) {
+        const start = nowUs();
+        await sets.add('bench/one', [`10.1.${i >> 8}.${i & 255}`]);
+        times.push(nowUs() - start);
+      }
+      return times;
+    }, kind);
+  // The first adds of a process warm up its code paths: not counted.
+  const netlink = median((await addTimes('netlink', a, 1030)).slice(30)) / 1000;
+  const nft = median(await addTimes('nft', b, 30)) / 1000;
+  rawFill(c, ['10.0.0.1']);
+  const raw = median(Array.from({ length: 30 }, (_, i) => timeNftFile(c, scratchFile(`one-${i}.nft`, `add element inet raw s { 10.1.0.${i} }\n`)))) / 1000;
+  record('addrset', 'one add of one address, median (netlink backend)', netlink, 'ms', 'ip netns exec NS nft -f (one element)', raw);
+  record('addrset', 'one add of one address, median (netlink backend)', netlink, 'ms', 'the nft backend, same add', nft);
+  record('addrset', 'one add of one address, median (nft backend)', nft, 'ms', 'ip netns exec NS nft -f (one element)', raw);
+}
+
+async function benchRead(count) {
+  const [a] = scratchNamespaces(1);
+  const ips = addresses(count);
+  const times = { netlink: [], nft: [], list: [] };
+  const { v4 } = await withSets(a, (sets) => sets.ensure('bench/read', ips), 'netlink');
+  for (let round = 0; round < ROUNDS; round++) {
+    const inspect = (kind) => async () =>
+      withSets(a, async (sets) => {
+        const start = nowUs();
+        const { v4: read } = await sets.inspect('bench/read');
+        times[kind].push(nowUs() - start);
+        if (read.elements.length !== count) throw new Error(`bench: read ${read.elements.length} elements, not ${count}`);
+      }, kind);
+    const list = async () => {
       const start = nowUs();
-      await sets.add('bench/one', [`10.1.${i >> 8}.${i & 255}`]);
-      times.push(nowUs() - start);
-    }
-  });
-  rawFill(b, ['10.0.0.1']);
-  const raw = Array.from({ length: 30 }, (_, i) => timeNftFile(b, scratchFile(`one-${i}.nft`, `add element inet raw s { 10.1.0.${i} }\n`)));
-  record('addrset', 'one add of one address (median)', median(times) / 1000, 'ms', 'ip netns exec NS nft -f (one element)', median(raw) / 1000);
+      execFileSync('ip', ['netns', 'exec', a, 'nft', '-j', 'list', 'set', 'inet', 'bench', v4], { maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'inherit'] });
+      times.list.push(nowUs() - start);
+    };
+    await alternate(round, [inspect('netlink'), list, inspect('nft')]);
+  }
+  const metric = `read a set of ${count.toLocaleString('en')} addresses (inspect)`;
+  record('addrset', `${metric} (netlink backend)`, median(times.netlink) / 1000, 'ms', 'ip netns exec NS nft -j list set', median(times.list) / 1000);
+  record('addrset', `${metric} (netlink backend)`, median(times.netlink) / 1000, 'ms', 'the nft backend, same inspect', median(times.nft) / 1000);
 }
 
 async function benchConcurrentAdds() {
@@ -75,23 +157,43 @@ async function benchConcurrentAdds() {
 }
 
 async function benchGc() {
-  const [a, b] = scratchNamespaces(2);
   const owners = Array.from({ length: 500 }, (_, i) => `bench/gc-${i}`); // 500 owners = 1,000 sets
-  await withSets(a, (sets) => Promise.all(owners.map((owner, i) => sets.ensure(owner, [`10.${i >> 8}.${i & 255}.1`]))));
-  const { elapsed, removed } = await withSets(a, async (sets) => {
-    const start = nowUs();
-    const report = await sets.gc({ live: [] });
-    return { elapsed: nowUs() - start, removed: report.removed.length };
-  });
-  const make = ['add table inet raw', 'add set inet raw owners { type ifname; }'];
-  const drop = [];
-  for (let i = 0; i < 1000; i++) {
-    make.push(`add set inet raw s${i} { type ipv4_addr; flags interval; }`, `add element inet raw owners { "s${i}" comment "x" }`);
-    drop.push(`delete set inet raw s${i}`, `delete element inet raw owners { "s${i}" }`);
+  const gc = async (kind) => {
+    const [name] = scratchNamespaces(1);
+    await withSets(name, (sets) => Promise.all(owners.map((owner, i) => sets.ensure(owner, [`10.${i >> 8}.${i & 255}.1`]))), kind);
+    return withSets(name, async (sets) => {
+      const start = nowUs();
+      const report = await sets.gc({ live: [] });
+      return { elapsed: nowUs() - start, removed: report.removed.length };
+    }, kind);
+  };
+  const raw = () => {
+    const [name] = scratchNamespaces(1);
+    const make = ['add table inet raw', 'add set inet raw owners { type ifname; }'];
+    const drop = [];
+    for (let i = 0; i < 1000; i++) {
+      make.push(`add set inet raw s${i} { type ipv4_addr; flags interval; }`, `add element inet raw owners { "s${i}" comment "x" }`);
+      drop.push(`delete set inet raw s${i}`, `delete element inet raw owners { "s${i}" }`);
+    }
+    timeNftFile(name, scratchFile('gc-make.nft', `${make.join('\n')}\n`));
+    return timeNftFile(name, scratchFile('gc-drop.nft', `${drop.join('\n')}\n`));
+  };
+  const times = { netlink: [], nft: [], raw: [] };
+  let removed = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    await alternate(round, [
+      async () => {
+        const result = await gc('netlink');
+        times.netlink.push(result.elapsed);
+        removed = result.removed;
+      },
+      async () => times.nft.push((await gc('nft')).elapsed),
+      async () => times.raw.push(raw()),
+    ]);
   }
-  timeNftFile(b, scratchFile('gc-make.nft', `${make.join('\n')}\n`));
-  const raw = timeNftFile(b, scratchFile('gc-drop.nft', `${drop.join('\n')}\n`));
-  record('addrset', `gc over ${removed.toLocaleString('en')} owned sets`, elapsed / 1000, 'ms', 'nft -f deleting them in one file', raw / 1000);
+  const metric = `gc over ${removed.toLocaleString('en')} owned sets`;
+  record('addrset', `${metric} (netlink backend)`, median(times.netlink) / 1000, 'ms', 'nft -f deleting them in one file', median(times.raw) / 1000);
+  record('addrset', `${metric} (nft backend)`, median(times.nft) / 1000, 'ms', 'nft -f deleting them in one file', median(times.raw) / 1000);
 }
 
 // Shrinking a big interval set: nft 1.0.x deletes each element at a cost of the
@@ -184,11 +286,13 @@ async function benchRemove(count) {
 
 export async function benchAddrset() {
   // warm up the code paths once, so the figures are steady state
-  const [warm] = scratchNamespaces(1);
+  const [warm, warmNetlink] = scratchNamespaces(2);
   await withSets(warm, (sets) => sets.ensure('bench/warm-up', addresses(20_000, 11)));
+  await withSets(warmNetlink, (sets) => sets.ensure('bench/warm-up', addresses(20_000, 11)), 'netlink');
   await benchFill(10_000);
   await benchFill(100_000);
   await benchSingleAdd();
+  await benchRead(100_000);
   await benchConcurrentAdds();
   await benchGc();
   await benchReplace();

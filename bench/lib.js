@@ -117,6 +117,31 @@ export function printTable() {
 }
 
 const GO_PATH = '/usr/share/gocode';
+const builtGo = new Map();
+
+/**
+ * Builds bench/<program> GOPATH-mode against Debian's Go packages (once per
+ * run): { binary }, or { reason } naming what is missing. `packages`: the
+ * apt-get line that supplies `library`.
+ */
+export function buildGoProgram(program, library, packages) {
+  if (builtGo.has(program)) return builtGo.get(program);
+  const binary = join(scratchDir(), program);
+  const env = { ...process.env, GOPATH: GO_PATH, GO111MODULE: 'off', GOCACHE: join(scratchDir(), 'go-cache'), GOFLAGS: '' };
+  let result;
+  try {
+    execFileSync('go', ['build', '-o', binary, '.'], { cwd: join(benchDir, program), env, stdio: ['ignore', 'ignore', 'pipe'] });
+    result = { binary };
+  } catch (error) {
+    const stderr = String(error.stderr ?? '').trim() || error.message;
+    if (error.code === 'ENOENT') result = { reason: `Go is not installed (apt-get install ${packages})` };
+    else if (/cannot find package/.test(stderr)) result = { reason: `${library} is not installed (apt-get install ${packages})` };
+    else result = { reason: `go build failed: ${stderr}` };
+  }
+  builtGo.set(program, result);
+  return result;
+}
+
 let goResult;
 
 /**
@@ -128,9 +153,8 @@ export function goNsDo(nsPath) {
   if (goResult !== undefined) return goResult ?? undefined;
   goResult = null;
   try {
-    const binary = join(scratchDir(), 'go-nsdo');
-    const env = { ...process.env, GOPATH: GO_PATH, GO111MODULE: 'off', GOCACHE: join(scratchDir(), 'go-cache'), GOFLAGS: '' };
-    execFileSync('go', ['build', '-o', binary, '.'], { cwd: join(benchDir, 'go-nsdo'), env, stdio: 'ignore' });
+    const { binary } = buildGoProgram('go-nsdo', 'containernetworking/plugins', 'golang-go golang-github-containernetworking-plugins-dev');
+    if (!binary) throw new Error('not built');
     goResult = JSON.parse(execFileSync(binary, [nsPath, '10000'], { encoding: 'utf8' }));
   } catch {
     console.error('bench: Go baseline not available (apt-get install golang-go golang-github-containernetworking-plugins-dev); quoting the issue');

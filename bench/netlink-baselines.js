@@ -9,9 +9,8 @@
 // `node bench/netlink-baselines.js` (as root) prints them on scratch namespaces.
 import { execFileSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchDir, commandMedianUs, median, scratchFile, scratchNamespaces } from './lib.js';
+import { buildGoProgram, commandMedianUs, median, scratchFile, scratchNamespaces } from './lib.js';
 
 /** What both baselines do, so the bench section can do exactly the same. */
 export const SCENARIO = {
@@ -23,10 +22,8 @@ export const SCENARIO = {
 export const GO_RUNS = { addr: 1000, ptp: 200, dumps: 50 };
 export const IP_RUNS = { addr: 100, ptp: 30, dumps: 20 };
 
-const GO_PATH = '/usr/share/gocode';
 const GO_PACKAGES = 'golang-go golang-github-vishvananda-netlink-dev golang-github-vishvananda-netns-dev';
 
-let goBinary; // path once built, null when the build failed
 let goReason;
 
 /** Why goNetlinkBaseline last returned null (undefined if it did not). */
@@ -36,24 +33,6 @@ export function goNetlinkReason() {
 
 function stderrOf(error) {
   return String(error.stderr ?? '').trim() || error.message;
-}
-
-function buildGo() {
-  if (goBinary !== undefined) return goBinary;
-  goBinary = null;
-  // lib.js keeps its per-run scratch folder private; a scratch file names it.
-  const dir = dirname(scratchFile('go-netlink.stamp', ''));
-  const binary = join(dir, 'go-netlink');
-  const env = { ...process.env, GOPATH: GO_PATH, GO111MODULE: 'off', GOCACHE: join(dir, 'go-cache'), GOFLAGS: '' };
-  try {
-    execFileSync('go', ['build', '-o', binary, '.'], { cwd: join(benchDir, 'go-netlink'), env, stdio: ['ignore', 'ignore', 'pipe'] });
-    goBinary = binary;
-  } catch (error) {
-    if (error.code === 'ENOENT') goReason = `Go is not installed (apt-get install ${GO_PACKAGES})`;
-    else if (/cannot find package/.test(stderrOf(error))) goReason = `vishvananda/netlink is not installed (apt-get install ${GO_PACKAGES})`;
-    else goReason = `go build failed: ${stderrOf(error)}`;
-  }
-  return goBinary;
 }
 
 /**
@@ -67,7 +46,8 @@ function buildGo() {
 export function goNetlinkBaseline(nsPathA, nsPathB, runs = GO_RUNS) {
   let result = null;
   goReason = undefined;
-  const binary = buildGo();
+  const { binary, reason } = buildGoProgram('go-netlink', 'vishvananda/netlink', GO_PACKAGES);
+  goReason = reason;
   if (binary) {
     const { addr, ptp, dumps } = { ...GO_RUNS, ...runs };
     const args = ['-a', nsPathA, '-b', nsPathB, '-addr', `${addr}`, '-ptp', `${ptp}`, '-dumps', `${dumps}`, '-routes', `${SCENARIO.routes.count}`];

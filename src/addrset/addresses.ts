@@ -39,7 +39,12 @@ function v6ToBigint(text: string): bigint {
 }
 
 function v4ToText(value: bigint): string {
-  return [24n, 16n, 8n, 0n].map((shift) => String((value >> shift) & 0xffn)).join('.');
+  return v4NumberText(Number(value));
+}
+
+// Numbers, not bigints: a read turns 100,000 keys into text.
+function v4NumberText(n: number): string {
+  return `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
 }
 
 // RFC 5952: lower case, no leading zeros, the longest run (>1) of zero groups as '::'.
@@ -140,14 +145,24 @@ function asEntry(text: string): Entry | undefined {
  * range is one, else "first-last" (reading a set's intervals back from the kernel).
  */
 export function entryFromRange(family: Family, first: bigint, last: bigint): Entry {
-  const text = family === 4 ? v4ToText : v6ToText;
+  if (family === 4) return { family, text: v4RangeText(Number(first), Number(last)), first, last };
   const size = last - first + 1n;
   // A prefix: the size a power of two and the first address aligned to it.
   if (first !== last && (size & (size - 1n)) === 0n && (first & (size - 1n)) === 0n) {
     const hostBits = size.toString(2).length - 1;
-    return { family, text: `${text(first)}/${BITS[family] - hostBits}`, first, last };
+    return { family, text: `${v6ToText(first)}/${BITS[family] - hostBits}`, first, last };
   }
-  return { family, text: first === last ? text(first) : `${text(first)}-${text(last)}`, first, last };
+  return { family, text: first === last ? v6ToText(first) : `${v6ToText(first)}-${v6ToText(last)}`, first, last };
+}
+
+/** entryFromRange's text for IPv4, in numbers (exact: addresses are below 2^32). */
+function v4RangeText(first: number, last: number): string {
+  if (first === last) return v4NumberText(first);
+  const size = last - first + 1;
+  // A prefix: the size a power of two and the first address aligned to it.
+  const hostBits = Math.log2(size);
+  if (Number.isInteger(hostBits) && first % size === 0) return `${v4NumberText(first)}/${32 - hostBits}`;
+  return `${v4NumberText(first)}-${v4NumberText(last)}`;
 }
 
 /** Parses an element as nft lists it: an address, a prefix, or a range "a-b". */
