@@ -230,8 +230,7 @@ function elementUserdata(list: ElementList, i: number): Buffer | undefined {
 }
 
 /** Writes element i's nest at `at` of a zeroed buffer (padding stays zero); returns where it ends. */
-function writeElement(out: Buffer, at: number, type: number, list: ElementList, i: number, userdata: Buffer | undefined, size: number): number {
-  out.writeUInt16LE(size, at);
+function writeElement(out: Buffer, at: number, type: number, list: ElementList, i: number, userdata: Buffer | undefined): number {
   out.writeUInt16LE(type, at + 2);
   let o = at + 4;
   if (list.isEnd(i)) {
@@ -252,6 +251,7 @@ function writeElement(out: Buffer, at: number, type: number, list: ElementList, 
     out.set(userdata, o + 4);
     o += align4(4 + userdata.length);
   }
+  out.writeUInt16LE(o - at, at); // the nest's length, its last child's padding included
   return o;
 }
 
@@ -278,26 +278,31 @@ export function elementMessages(kind: 'add' | 'delete', target: ElementTarget, e
       attributes: [...head, attr.bytes(NFTA_SET_ELEM_LIST_ELEMENTS | NLA_F_NESTED, payload)],
       what,
     });
-  // Zeroed (padding); each message's payload is the part filled, after the ELEMENTS nest's own 4-byte header.
-  const room = MAX_NEST - 4;
-  let payload = Buffer.alloc(room);
-  let used = 0;
-  let index = 0;
   const keySize = 4 + 8 + align4(list.keyLength);
-  for (let i = 0; i < list.length; i++) {
-    const userdata = elementUserdata(list, i);
-    const size = keySize + (list.isEnd(i) ? 8 : 0) + (userdata ? align4(4 + userdata.length) : 0);
-    index++;
-    if (used + size > room) {
-      send(payload.subarray(0, used));
-      payload = Buffer.alloc(room);
-      used = 0;
-      // nft numbers the element that did not fit before starting the next message, and uses that number up.
-      index++;
+  // Userdata (comments, INTERVAL_OPEN) is rare: kept by index, made once.
+  const userdata = new Map<number, Buffer>();
+  const sizeOf = (i: number): number => {
+    let bytes = userdata.get(i);
+    if (bytes === undefined) {
+      bytes = elementUserdata(list, i);
+      if (bytes) userdata.set(i, bytes);
     }
-    used = writeElement(payload, used, (index & 0xffff) | NLA_F_NESTED, list, i, userdata, size);
+    return keySize + (list.isEnd(i) ? 8 : 0) + (bytes ? align4(4 + bytes.length) : 0);
+  };
+  let index = 0;
+  for (let first = 0; first < list.length; ) {
+    // As many elements as fit after the ELEMENTS nest's own 4-byte header (one always does: a nest is under 600 bytes).
+    let size = 4;
+    let last = first;
+    for (let next = 0; last < list.length && size + (next = sizeOf(last)) <= MAX_NEST; last++) size += next;
+    const payload = Buffer.alloc(size - 4); // zeroed: the padding
+    let offset = 0;
+    for (let i = first; i < last; i++) offset = writeElement(payload, offset, (++index & 0xffff) | NLA_F_NESTED, list, i, userdata.get(i));
+    send(payload);
+    // nft numbers the element that did not fit before starting the next message, and uses that number up.
+    if (last < list.length) index++;
+    first = last;
   }
-  if (used > 0) send(payload.subarray(0, used));
   return messages;
 }
 
