@@ -286,9 +286,15 @@ async function benchRemove(count) {
 
 export async function benchAddrset() {
   // warm up the code paths once, so the figures are steady state
-  const [warm, warmNetlink] = scratchNamespaces(2);
-  await withSets(warm, (sets) => sets.ensure('bench/warm-up', addresses(20_000, 11)));
-  await withSets(warmNetlink, (sets) => sets.ensure('bench/warm-up', addresses(20_000, 11)), 'netlink');
+  for (const kind of ['nft', 'netlink']) {
+    const [warm] = scratchNamespaces(1);
+    await withSets(warm, async (sets) => {
+      await sets.ensure('bench/warm-up', addresses(20_000, 11));
+      await Promise.all(Array.from({ length: 50 }, (_, i) => sets.ensure(`bench/warm-up-${i}`, [`10.${i}.0.1`])));
+      await sets.inspect('bench/warm-up');
+    }, kind);
+    await withSets(warm, (sets) => sets.gc({ live: [] }), kind);
+  }
   await benchFill(10_000);
   await benchFill(100_000);
   await benchSingleAdd();
