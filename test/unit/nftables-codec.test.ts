@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeMessages } from '../../dist/netlink/message.js';
 import { framed, commit } from '../../dist/nftables/batch.js';
 import { deleteSet, newSet, newTable } from '../../dist/nftables/messages.js';
-import { ElementList, elementMessages, flushSet, intervalElements, parseElements, rangesOf, stringKey, type WireElement } from '../../dist/nftables/elements.js';
+import { ElementList, elementMessages, flushSet, intervalElements, parseElements, rangesOf, stringKey, type Range, type WireElement } from '../../dist/nftables/elements.js';
 import { openNftables } from '../../dist/nftables/socket.js';
 import { parseKernelText } from '../../dist/addrset/addresses.js';
 import { createHash } from 'node:crypto';
@@ -154,6 +154,21 @@ describe("nf_tables messages as nft 1.0.6 sends them", () => {
       { first: 0x0a020000n, last: 0x0a02ffffn },
       { first: 0xffffff00n, last: 0xffffffffn, comment: 'c' },
     ]);
+  });
+});
+
+describe('nf_tables elements: reading back in any order', () => {
+  it('gives the ranges sent, whether the elements come ascending, descending or shuffled', () => {
+    const sent: Range[] = [...ranges('10.1.0.0/16', '10.2.0.1-10.2.0.9', '192.168.1.1'), { ...ranges('255.255.255.0/24')[0]!, comment: 'top' }];
+    const expected = sent.map(({ first, last, comment }) => ({ first, last, ...(comment === undefined ? {} : { comment }) }));
+    const ascending = intervalElements(sent, 4, true);
+    expect(rangesOf(ascending)).toEqual(expected);
+    const wireOf = (order: number[]) =>
+      order.map((i): WireElement => ({ key: Buffer.from(ascending.key(i)), ...(ascending.isEnd(i) ? { end: true } : {}), ...(ascending.isOpen(i) ? { open: true } : {}), ...(ascending.comment(i) === undefined ? {} : { comment: ascending.comment(i)! }) }));
+    const indices = Array.from({ length: ascending.length }, (_, i) => i);
+    expect(rangesOf(ElementList.of(wireOf([...indices].reverse())))).toEqual(expected);
+    expect(rangesOf(ElementList.of(wireOf([3, 0, 7, 1, 6, 2, 5, 4])))).toEqual(expected);
+    expect(ascending.length).toBe(8);
   });
 });
 
