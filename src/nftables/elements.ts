@@ -163,12 +163,13 @@ export class ElementList {
       this.#keys = Buffer.alloc(this.#kinds.length * keyLength);
     }
     // Address keys are read 32 bits at a time; string keys (ifname, 16) are multiples of 4 too.
-    if (keyLength !== this.#keyLength || keyLength % 4 !== 0) throw netnsError(ErrorCodes.NETLINK_MALFORMED, `nftables: a set element key of ${keyLength} bytes among keys of ${this.#keyLength}`);
+    if (keyLength !== this.#keyLength || keyLength % 4 !== 0) throw netnsError(ErrorCodes.NETLINK_MALFORMED, `nftables: a set element key of ${keyLength} bytes (expected ${this.#keyLength}, a multiple of 4)`);
     if (this.#count === this.#kinds.length) {
-      const kinds = new Uint8Array(this.#count * 2);
+      const capacity = Math.max(16, this.#count * 2);
+      const kinds = new Uint8Array(capacity);
       kinds.set(this.#kinds);
       this.#kinds = kinds;
-      const keys = Buffer.alloc(this.#count * 2 * this.#keyLength);
+      const keys = Buffer.alloc(capacity * this.#keyLength);
       this.#keys.copy(keys);
       this.#keys = keys;
     }
