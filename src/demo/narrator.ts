@@ -7,8 +7,6 @@ export interface StepRecord {
   details: string[];
   /** The error's code and message, as the CLI prints them. */
   error?: string;
-  /** Why the step did not run (a tool it needs is missing). */
-  skipped?: string;
 }
 
 const paint = (code: number) => (text: string) => `\u001b[${code}m${text}\u001b[0m`;
@@ -54,13 +52,6 @@ export class Narrator {
     }
   }
 
-  /** Records a step that does not run, and why. */
-  skip(title: string, reason: string): void {
-    const record: StepRecord = { step: title, ok: true, ms: 0, details: [], skipped: reason };
-    this.steps.push(record);
-    this.say(`- ${this.#bold(title)} ${this.#dim(`(skipped: ${reason})`)}`);
-  }
-
   #print(record: StepRecord): void {
     if (this.#json) return;
     const mark = record.ok ? this.#green('✓') : this.#red('✗');
@@ -69,14 +60,12 @@ export class Narrator {
     if (record.error) this.say(`    ${this.#red(record.error)}`);
   }
 
-  finish(ok: boolean, totalMs: number, missing: { code: string; message: string }[] = []): void {
-    const skipped = this.steps.filter((step) => step.skipped !== undefined).map((step) => step.step);
+  finish(ok: boolean, totalMs: number): void {
     if (this.#json) {
-      process.stdout.write(`${JSON.stringify({ ok, totalMs: Math.round(totalMs), skipped, missing, steps: this.steps }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ ok, totalMs: Math.round(totalMs), steps: this.steps }, null, 2)}\n`);
       return;
     }
     if (!ok) this.say(this.#red('The demo failed; everything it made was removed.'));
-    else if (skipped.length > 0) this.say(`The steps that ran passed in ${Math.round(totalMs)} ms; ${skipped.length} skipped (see above); everything the demo made is gone.`);
     else this.say(this.#green(`All steps passed in ${Math.round(totalMs)} ms; everything the demo made is gone.`));
   }
 }
