@@ -120,7 +120,7 @@ describe.skipIf(!privileged)('the address-set contract', () => {
         try {
           const refs = await sets.ensure('ns/b', ['10.1.0.1']);
           await kernel.reference(refs.v4);
-          const failures: { error: { code?: string }; retryInMs: number }[] = [];
+          const failures: { error: Error & { code?: string }; retryInMs: number }[] = [];
           sets.on('destroyFailed', (event) => failures.push(event));
           await sets.delete('ns/b');
           await advance(DELAY + RETRY);

@@ -21,6 +21,8 @@ interface Run {
   code: number;
   stdout: string;
   stderr: string;
+  /** unshare and sh exec in turn: this is node's pid (the demo names its namespaces nsdemo-<pid>-…). */
+  pid: number;
 }
 
 /** Every nft a PATH lookup could find, as the files themselves (a bind mount over a symlink would cover its target anyway). */
@@ -45,8 +47,8 @@ function withoutNft(args: string[]): Promise<Run> {
   const mounts = binaries.map((_, i) => `mount --bind "$1" "\${${i + 2}}"`).join(' && ');
   const argv = ['-m', '--propagation', 'private', 'sh', '-c', `${mounts} && shift ${binaries.length + 1} && exec "$@"`, 'sh', empty, ...binaries, process.execPath, ...args];
   return new Promise((resolve) => {
-    execFile('unshare', argv, { encoding: 'utf8' }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    const child = execFile('unshare', argv, { encoding: 'utf8' }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr, pid: child.pid! }),
     );
   });
 }
@@ -75,7 +77,7 @@ describe.skipIf(!privileged)('address sets without nft', () => {
   it('hides nft from the child, and only from it', async () => {
     expect(binaries.length).toBeGreaterThan(0); // the root suite requires nft: the cross-checks use it
     const result = await withoutNft(['-e', `require('node:child_process').execFile('nft', ['--version'], (error) => console.log(error ? error.code : 'ran'))`]);
-    expect(result).toEqual({ code: 0, stdout: 'EACCES\n', stderr: '' });
+    expect(result).toMatchObject({ code: 0, stdout: 'EACCES\n', stderr: '' });
     expect((await network.hosts.a.execFile('nft', ['--version'])).stdout).toMatch(/^nftables/);
   });
 
@@ -120,7 +122,7 @@ describe.skipIf(!privileged)('address sets without nft', () => {
       await sets.ensure('ns/drop', ['10.6.0.1']);
       await sets.close();
     `);
-    expect(planted).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(planted).toMatchObject({ code: 0, stdout: '', stderr: '' });
     const list = await cli('addrset', 'list', ns, '--table', 'cli_nonft', '--json');
     expect(list.stderr).toBe('');
     expect((JSON.parse(list.stdout) as { owner: string }[]).map((row) => row.owner).sort()).toEqual(['ns/drop', 'ns/drop', 'ns/keep', 'ns/keep']);
@@ -144,6 +146,6 @@ describe.skipIf(!privileged)('address sets without nft', () => {
     expect(report.steps.map((step) => step.step).join('\n')).toMatch(/veth[\s\S]*withNetNS[\s\S]*server[\s\S]*race[\s\S]*EBUSY[\s\S]*gc[\s\S]*removed/);
     for (const step of report.steps) expect(step, step.step).toMatchObject({ ok: true });
     // The demo's namespaces were mounted in the child's mount namespace; their files are in the shared /run/netns.
-    expect(readdirSync('/run/netns').filter((name) => name.startsWith('nsdemo-'))).toEqual([]);
+    expect(readdirSync('/run/netns').filter((name) => name.startsWith(`nsdemo-${result.pid}-`))).toEqual([]);
   }, 120_000); // a whole program of many steps: minutes on a loaded 2-CPU machine, seconds otherwise
 });
