@@ -1,5 +1,7 @@
 // Tells what the demo does: a short narrative for people (colour only on a
 // terminal) or one JSON document for machines.
+import { ErrorCodes } from '../core/errors.js';
+
 export interface StepRecord {
   step: string;
   ok: boolean;
@@ -7,6 +9,13 @@ export interface StepRecord {
   details: string[];
   /** The error's code and message, as the CLI prints them. */
   error?: string;
+}
+
+/** "CODE: message", as the CLI prints an error (a system error's message already starts with its code). */
+export function codeAndMessage(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return `${typeof code === 'string' ? code : ErrorCodes.UNKNOWN}: ${message.replace(/^[A-Z_]+: /, '')}`;
 }
 
 const paint = (code: number) => (text: string) => `\u001b[${code}m${text}\u001b[0m`;
@@ -42,9 +51,7 @@ export class Narrator {
       await run((line) => details.push(line));
     } catch (error) {
       record.ok = false;
-      const code = (error as { code?: unknown })?.code;
-      const message = error instanceof Error ? error.message : String(error);
-      record.error = typeof code === 'string' ? `${code}: ${message}` : message;
+      record.error = codeAndMessage(error);
       throw error;
     } finally {
       record.ms = Math.round((performance.now() - start) * 10) / 10;

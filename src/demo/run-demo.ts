@@ -11,7 +11,7 @@ import { NetNS } from '../netns.js';
 import { withNetNS } from '../run/with-netns.js';
 import { createTestNetwork, type TestNetwork } from '../testing/network.js';
 import { sweep } from '../testing/sweep.js';
-import { Narrator } from './narrator.js';
+import { codeAndMessage, Narrator } from './narrator.js';
 import { preflight } from './preflight.js';
 import { flushChain, referenceSet } from './set-rule.js';
 
@@ -184,9 +184,7 @@ export async function runDemo({ json }: { json: boolean }): Promise<number> {
     narrator.finish(true, performance.now() - started);
     return DEMO_EXIT.OK;
   } catch (error) {
-    const code = (error as { code?: unknown })?.code;
-    const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`netns: ${typeof code === 'string' ? code : ErrorCodes.UNKNOWN}: ${message.replace(/^[A-Z_]+: /, '')}\n`);
+    process.stderr.write(`netns: ${codeAndMessage(error)}\n`);
     await cleanup().catch(() => {});
     narrator.finish(false, performance.now() - started);
     return DEMO_EXIT.FAILED;
