@@ -1,7 +1,8 @@
 // The small interface the address-set manager drives. A backend applies a
 // list of operations as one atomic transaction and reports the kernel's view
 // of our table. Errors carry Node-style codes: EBUSY (a set still referenced
-// by a rule), ENOENT, EEXIST, or ERR_NETNS_NFT with nft's own words.
+// by a rule), ENOENT, EEXIST, ERR_NETNS_ADDRSET_OVERLAP, or the kernel's or
+// nft's own words (ERR_NETNS_NFT from the nft backend).
 import type { Family } from './addresses.js';
 import type { Op } from './ops.js';
 
@@ -42,6 +43,8 @@ export interface AddrsetBackend {
   read(options: { elements: boolean; registry: string }): Promise<KernelView>;
   /** Waits up to timeoutMs for the writer lock (ERR_NETNS_ADDRSET_LOCKED after that). */
   lock(options: { timeoutMs: number }): Promise<WriterLock>;
+  /** Gives up what the backend holds open (the netlink backend's socket); idempotent. */
+  close?(): void;
 }
 
 export function emptyView(): KernelView {

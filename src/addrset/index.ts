@@ -1,6 +1,7 @@
 // `netns/addrset`: per-owner address sets kept as nftables sets in a namespace.
 export { AddressSets } from './manager.js';
 export type {
+  AddrsetBackendChoice,
   AddressSetsEvents,
   AddressSetsOptions,
   AddressSetsStats,

@@ -12,12 +12,14 @@ import { parseEntries, parseKernelText } from './addresses.js';
 import type { AddrsetBackend, KernelView, WriterLock } from './backend.js';
 import { systemClock, timerAt, type Clock } from './clock.js';
 import { collectGarbage, type GcHost } from './gc.js';
+import { NetlinkBackend } from './netlink-backend.js';
 import { NftBackend } from './nft-backend.js';
 import { checkOwner, checkPrefix, ownerHash, registryName, setName } from './naming.js';
 import { FAMILIES, OwnerState, planRequest, type PlanOutcome, type RequestKind } from './owner.js';
 import { Pipeline } from './pipeline.js';
 import { reconcile, type Reconciled } from './reconcile.js';
 import type {
+  AddrsetBackendChoice,
   AddressSetsEvents,
   AddressSetsOptions,
   AddressSetsStats,
@@ -40,6 +42,22 @@ function nonNegative(value: number | undefined, fallback: number, what: string, 
   return chosen;
 }
 
+const BACKENDS = ['netlink', 'nft'] as const;
+
+function checkBackend(choice: unknown): void {
+  if (choice === undefined || (BACKENDS as readonly unknown[]).includes(choice)) return;
+  const backend = choice as Partial<AddrsetBackend> | null;
+  if (typeof backend === 'object' && backend !== null && ['apply', 'read', 'lock'].every((method) => typeof backend[method as keyof AddrsetBackend] === 'function')) return;
+  throw netnsError(ErrorCodes.ADDRSET_INVALID_OPTION, `backend must be ${BACKENDS.map((name) => `'${name}'`).join(' or ')}, or an object with apply, read and lock`);
+}
+
+/** The backend named (netlink by default), made for `table` in `ns`; a backend object is used as given. */
+async function makeBackend(ns: NetNS, table: string, choice: AddrsetBackendChoice = 'netlink'): Promise<{ backend: AddrsetBackend; own: boolean }> {
+  if (typeof choice === 'object') return { backend: choice, own: false };
+  const ref = { family: 'inet', table } as const;
+  return { backend: choice === 'nft' ? await NftBackend.create(ns, ref) : await NetlinkBackend.create(ns, ref), own: true };
+}
+
 interface Settings {
   prefix: string;
   deleteDelayMs: number;
@@ -59,6 +77,7 @@ function checkOptions(options: AddressSetsOptions): Settings {
   if ('createTable' in options) {
     throw netnsError(ErrorCodes.ADDRSET_INVALID_OPTION, 'createTable is gone: pass { readOnly: true } to only look');
   }
+  checkBackend(options.backend);
   const retryIntervalMs = Math.max(1, nonNegative(options.retryIntervalMs, 1_000, 'retryIntervalMs'));
   return {
     prefix: checkPrefix(options.prefix ?? 'as'),
@@ -75,6 +94,8 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
   readonly readOnly: boolean;
   readonly #registry: string;
   readonly #backend: AddrsetBackend;
+  /** Made by open() (closed by close()), not passed in. */
+  readonly #ownBackend: boolean;
   readonly #lock: WriterLock | null;
   readonly #pipeline: Pipeline | null;
   readonly #clock: Clock;
@@ -89,13 +110,14 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
   #destroyed = 0;
   #destroyFailures = 0;
 
-  private constructor(options: AddressSetsOptions & Settings, backend: AddrsetBackend, lock: WriterLock | null, ownNs: NetNS | null) {
+  private constructor(options: AddressSetsOptions & Settings, backend: AddrsetBackend, ownBackend: boolean, lock: WriterLock | null, ownNs: NetNS | null) {
     super();
     this.table = options.table;
     this.prefix = options.prefix;
     this.readOnly = lock === null;
     this.#registry = registryName(options.prefix);
     this.#backend = backend;
+    this.#ownBackend = ownBackend;
     this.#lock = lock;
     this.#pipeline = lock && new Pipeline(backend, lock);
     this.#clock = options.clock ?? systemClock;
@@ -113,16 +135,17 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
   static async open(options: AddressSetsOptions): Promise<AddressSets> {
     const settings = checkOptions(options);
     const ownNs = typeof options.netns === 'string' ? NetNS.open(options.netns) : null;
+    let made: { backend: AddrsetBackend; own: boolean } | undefined;
     let lock: WriterLock | null = null;
     try {
-      const ns = ownNs ?? (options.netns as NetNS);
-      const backend = options.backend ?? (await NftBackend.create(ns, { family: 'inet', table: options.table }));
-      lock = options.readOnly ? null : await backend.lock({ timeoutMs: settings.lockTimeoutMs });
-      const sets = new AddressSets({ ...options, ...settings }, backend, lock, ownNs);
+      made = await makeBackend(ownNs ?? (options.netns as NetNS), options.table, options.backend);
+      lock = options.readOnly ? null : await made.backend.lock({ timeoutMs: settings.lockTimeoutMs });
+      const sets = new AddressSets({ ...options, ...settings }, made.backend, made.own, lock, ownNs);
       await sets.#start();
       return sets;
     } catch (error) {
       lock?.release();
+      if (made?.own) made.backend.close?.();
       ownNs?.close();
       throw error;
     }
@@ -217,13 +240,17 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     };
   }
 
-  /** Stops timers, waits for work in flight and gives up the table. Pending deadlines stay recorded in the kernel. */
+  /**
+   * Stops timers, waits for work in flight, gives up the table and closes the
+   * backend open() made (the netlink socket). Pending deadlines stay recorded in the kernel.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     for (const state of this.#byHash.values()) this.#clearTimer(state);
     await this.#pipeline?.idle();
     this.#lock?.release();
+    if (this.#ownBackend) this.#backend.close?.();
     this.#ownNs?.close();
   }
 

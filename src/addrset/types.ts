@@ -23,10 +23,17 @@ export interface AddressSetsOptions {
   readOnly?: boolean;
   /** How long open() waits for another writer of the table to finish. Default 10,000. */
   lockTimeoutMs?: number;
-  /** Replaces nft (tests use MemoryBackend from netns/testing). */
-  backend?: AddrsetBackend;
+  /**
+   * How the sets reach the kernel: 'netlink' (the default: nf_tables netlink from
+   * a socket made in the namespace, no nft needed), 'nft' (runs the nft binary,
+   * one process per transaction), or a backend object (tests pass MemoryBackend
+   * from netns/testing). A backend object stays the caller's to close.
+   */
+  backend?: AddrsetBackendChoice;
   clock?: Clock;
 }
+
+export type AddrsetBackendChoice = 'netlink' | 'nft' | AddrsetBackend;
 
 export interface SetRefs {
   v4: string;

@@ -1,7 +1,7 @@
 // `netns addrset list|show|gc NS`: look at and clean up the address sets kept
 // in a namespace's nftables table.
 import { readFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { AddressSets, type GcReport, type SetInfo } from '../addrset/index.js';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { EXIT_USAGE, printResult } from './output.js';
@@ -9,6 +9,7 @@ import { EXIT_USAGE, printResult } from './output.js';
 interface CommonOptions {
   table: string;
   prefix: string;
+  backend: 'netlink' | 'nft';
   json?: boolean;
 }
 
@@ -28,7 +29,7 @@ function asUsageError(error: unknown): never {
 
 function withSets<T>(netns: string, options: CommonOptions & { wait?: string }, readOnly: boolean, use: (sets: AddressSets) => Promise<T>): Promise<T> {
   const lockTimeoutMs = options.wait === undefined ? undefined : Number(options.wait);
-  return AddressSets.open({ netns, table: options.table, prefix: options.prefix, readOnly, lockTimeoutMs }).catch(asUsageError).then(async (sets) => {
+  return AddressSets.open({ netns, table: options.table, prefix: options.prefix, backend: options.backend, readOnly, lockTimeoutMs }).catch(asUsageError).then(async (sets) => {
     try {
       return await use(sets);
     } finally {
@@ -41,6 +42,7 @@ function common(command: Command): Command {
   return command
     .requiredOption('-t, --table <table>', 'the inet table holding the sets')
     .option('--prefix <prefix>', 'set-name prefix of the owning instance', 'as')
+    .addOption(new Option('--backend <backend>', 'how to reach nftables: netlink, or the nft binary').choices(['netlink', 'nft']).default('netlink'))
     .option('--json', 'print JSON');
 }
 

@@ -1,8 +1,8 @@
 // How the CLI speaks: results on stdout (plain or --json), errors on stderr
 // as "netns: CODE: message" (every error a NetnsError with a stable code), and
 // exit codes in the manner of `ip netns`:
-//   0 done, 1 failed, 2 usage (bad arguments or options), 3 demo partly run
-//   (a tool was missing), 255 exec could not run the command; exec otherwise
+//   0 done, 1 failed, 2 usage (bad arguments or options), 255 exec could not
+//   run the command; exec otherwise
 //   exits with the command's status (128 + signal when killed).
 import { ErrorCodes, NetnsError, netnsError, systemError } from '../core/errors.js';
 

@@ -1,5 +1,7 @@
 // Tells what the demo does: a short narrative for people (colour only on a
 // terminal) or one JSON document for machines.
+import { ErrorCodes } from '../core/errors.js';
+
 export interface StepRecord {
   step: string;
   ok: boolean;
@@ -7,8 +9,13 @@ export interface StepRecord {
   details: string[];
   /** The error's code and message, as the CLI prints them. */
   error?: string;
-  /** Why the step did not run (a tool it needs is missing). */
-  skipped?: string;
+}
+
+/** "CODE: message", as the CLI prints an error (a system error's message already starts with its code). */
+export function codeAndMessage(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return `${typeof code === 'string' ? code : ErrorCodes.UNKNOWN}: ${message.replace(/^[A-Z_]+: /, '')}`;
 }
 
 const paint = (code: number) => (text: string) => `\u001b[${code}m${text}\u001b[0m`;
@@ -44,21 +51,12 @@ export class Narrator {
       await run((line) => details.push(line));
     } catch (error) {
       record.ok = false;
-      const code = (error as { code?: unknown })?.code;
-      const message = error instanceof Error ? error.message : String(error);
-      record.error = typeof code === 'string' ? `${code}: ${message}` : message;
+      record.error = codeAndMessage(error);
       throw error;
     } finally {
       record.ms = Math.round((performance.now() - start) * 10) / 10;
       this.#print(record);
     }
-  }
-
-  /** Records a step that does not run, and why. */
-  skip(title: string, reason: string): void {
-    const record: StepRecord = { step: title, ok: true, ms: 0, details: [], skipped: reason };
-    this.steps.push(record);
-    this.say(`- ${this.#bold(title)} ${this.#dim(`(skipped: ${reason})`)}`);
   }
 
   #print(record: StepRecord): void {
@@ -69,14 +67,12 @@ export class Narrator {
     if (record.error) this.say(`    ${this.#red(record.error)}`);
   }
 
-  finish(ok: boolean, totalMs: number, missing: { code: string; message: string }[] = []): void {
-    const skipped = this.steps.filter((step) => step.skipped !== undefined).map((step) => step.step);
+  finish(ok: boolean, totalMs: number): void {
     if (this.#json) {
-      process.stdout.write(`${JSON.stringify({ ok, totalMs: Math.round(totalMs), skipped, missing, steps: this.steps }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ ok, totalMs: Math.round(totalMs), steps: this.steps }, null, 2)}\n`);
       return;
     }
     if (!ok) this.say(this.#red('The demo failed; everything it made was removed.'));
-    else if (skipped.length > 0) this.say(`The steps that ran passed in ${Math.round(totalMs)} ms; ${skipped.length} skipped (see above); everything the demo made is gone.`);
     else this.say(this.#green(`All steps passed in ${Math.round(totalMs)} ms; everything the demo made is gone.`));
   }
 }

@@ -11,17 +11,19 @@ import { NetNS } from '../netns.js';
 import { withNetNS } from '../run/with-netns.js';
 import { createTestNetwork, type TestNetwork } from '../testing/network.js';
 import { sweep } from '../testing/sweep.js';
-import { Narrator } from './narrator.js';
-import { preflight, type Tool } from './preflight.js';
+import { codeAndMessage, Narrator } from './narrator.js';
+import { preflight } from './preflight.js';
+import { flushChain, referenceSet } from './set-rule.js';
 
 const PREFIX = 'nsdemo-';
 const TABLE = 'demo_policy';
 const DELETE_DELAY_MS = 600;
+/** The chain holding the rule that references a set. */
+const CHAIN = 'uses';
 
 type Hosts = 'red' | 'blue' | 'green';
 
-/** PARTIAL: every step that ran passed, but some were skipped (a tool they need is missing). */
-export const DEMO_EXIT = { OK: 0, FAILED: 1, NOT_PRIVILEGED: 2, PARTIAL: 3 } as const;
+export const DEMO_EXIT = { OK: 0, FAILED: 1, NOT_PRIVILEGED: 2 } as const;
 
 /** A demo check that failed: the package did not do what the step shows. */
 const checkFailed = (message: string) => netnsError(ErrorCodes.FIXTURE, `demo check failed: ${message}`);
@@ -82,10 +84,8 @@ async function serveAcrossNamespaces(network: TestNetwork<Hosts>, note: (line: s
 
 async function ovnRace(sets: AddressSets, red: NetNS, note: (line: string) => void): Promise<void> {
   const ref = await sets.ensure('ns/frontend', ['10.77.1.2']);
-  await red.execFile('nft', ['-f', '-'], {
-    input: `add chain inet ${TABLE} input { type filter hook input priority 0; }\nadd rule inet ${TABLE} input ip saddr @${ref.v4} tcp dport 8080 accept\n`,
-  });
-  note(`ensure('ns/frontend') → ${ref.v4}, referenced by a rule in red's ${TABLE} table`);
+  await referenceSet(red, { table: TABLE, chain: CHAIN, set: ref.v4 });
+  note(`ensure('ns/frontend') → ${ref.v4}, referenced by a rule in red's ${TABLE} table (all over netlink: no nft)`);
   const cancelled = once(sets, 'deleteCancelled');
   await sets.delete('ns/frontend');
   const deadline = Date.now() + DELETE_DELAY_MS;
@@ -105,7 +105,7 @@ async function busyDestroy(sets: AddressSets, red: NetNS, note: (line: string) =
   const { error, retryInMs } = await failed;
   note(`destroy at the deadline: ${error.code} (a rule still uses the set) → kept, retry in ${retryInMs} ms`);
   const destroyed = once(sets, 'destroyed');
-  await red.execFile('nft', ['flush', 'chain', 'inet', TABLE, 'input']);
+  await flushChain(red, { table: TABLE, chain: CHAIN });
   await destroyed;
   note('rule removed → the next retry destroyed the set');
 }
@@ -127,7 +127,7 @@ async function collectLeak(previous: AddressSets, red: NetNS, note: (line: strin
 }
 
 export async function runDemo({ json }: { json: boolean }): Promise<number> {
-  const { problems, missing } = preflight();
+  const { problems } = preflight();
   if (problems.length > 0) {
     process.stderr.write(`netns: EPERM: the demo cannot run here:\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
     return DEMO_EXIT.NOT_PRIVILEGED;
@@ -143,12 +143,6 @@ export async function runDemo({ json }: { json: boolean }): Promise<number> {
     await network?.close();
   };
   const hosts = (): TestNetwork<Hosts> => network!;
-  // A step that needs a missing tool is skipped, and says which tool.
-  const step = async (title: string, needs: Tool[], run: (note: (line: string) => void) => Promise<void>) => {
-    const absent = needs.filter((tool) => missing.has(tool));
-    if (absent.length > 0) narrator.skip(title, absent.map((tool) => `needs ${tool}, ${missing.get(tool)!.code}`).join('; '));
-    else await narrator.step(title, run);
-  };
   const onSignal = () => void cleanup().finally(() => process.exit(130));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
@@ -158,7 +152,6 @@ export async function runDemo({ json }: { json: boolean }): Promise<number> {
   try {
     await sweep(PREFIX);
     narrator.say('netns demo: real namespaces, made here and removed at the end\n');
-    for (const error of missing.values()) narrator.say(`${error.code}: ${error.message}; the steps that need it are skipped\n`);
     // Over netlink (netns/testing): no `ip` process.
     await narrator.step('Three namespaces joined by veth pairs', async (note) => {
       network = await createTestNetwork<Hosts>({
@@ -172,12 +165,12 @@ export async function runDemo({ json }: { json: boolean }): Promise<number> {
     await narrator.step('A server made from the main thread in red, reached from blue, not from the host', async (note) => {
       server = await serveAcrossNamespaces(network!, note);
     });
-    await step("Address sets: the ovn-kubernetes delete/re-create race, resolved", ['nft'], async (note) => {
+    await narrator.step("Address sets: the ovn-kubernetes delete/re-create race, resolved", async (note) => {
       sets = await AddressSets.open({ netns: hosts().hosts.red, table: TABLE, deleteDelayMs: DELETE_DELAY_MS, retryIntervalMs: 100, maxRetryIntervalMs: 200 });
       await ovnRace(sets, hosts().hosts.red, note);
     });
-    await step('A set still referenced by a rule waits (EBUSY), then goes', ['nft'], (note) => busyDestroy(sets!, hosts().hosts.red, note));
-    await step('A leaked set is planted and collected by gc', ['nft'], async (note) => {
+    await narrator.step('A set still referenced by a rule waits (EBUSY), then goes', (note) => busyDestroy(sets!, hosts().hosts.red, note));
+    await narrator.step('A leaked set is planted and collected by gc', async (note) => {
       sets = await collectLeak(sets!, hosts().hosts.red, note);
     });
     await narrator.step('Everything removed', async (note) => {
@@ -188,15 +181,12 @@ export async function runDemo({ json }: { json: boolean }): Promise<number> {
       if (left.length > 0) throw netnsError(ErrorCodes.FIXTURE, `left behind: ${left.map((e) => e.name).join(', ')}`);
       note('no namespace, veth, mount or set of the demo remains');
     });
-    const absent = [...missing.values()].map(({ code, message }) => ({ code, message }));
-    narrator.finish(true, performance.now() - started, absent);
-    return absent.length > 0 ? DEMO_EXIT.PARTIAL : DEMO_EXIT.OK;
+    narrator.finish(true, performance.now() - started);
+    return DEMO_EXIT.OK;
   } catch (error) {
-    const code = (error as { code?: unknown })?.code;
-    const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`netns: ${typeof code === 'string' ? code : ErrorCodes.UNKNOWN}: ${message.replace(/^[A-Z_]+: /, '')}\n`);
+    process.stderr.write(`netns: ${codeAndMessage(error)}\n`);
     await cleanup().catch(() => {});
-    narrator.finish(false, performance.now() - started, [...missing.values()].map(({ code, message }) => ({ code, message })));
+    narrator.finish(false, performance.now() - started);
     return DEMO_EXIT.FAILED;
   } finally {
     clearInterval(keepAlive);

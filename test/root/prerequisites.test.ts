@@ -1,7 +1,8 @@
-// A missing `nft` (a real PATH without it) is reported once, with a coded
-// error naming the Debian package; the demo runs what does not need it.
-// Fixtures and the demo do not need `ip` at all (netlink). The root suite
-// refuses to start without its prerequisites (its tests still use `ip`).
+// A missing `nft` (a real PATH without it) is reported once by the nft
+// backend, with a coded error naming the Debian package (the netlink default
+// needs no nft: addrset-without-nft.test.ts). Fixtures and the demo do not need
+// `ip` at all (netlink). The root suite refuses to start without its
+// prerequisites (its tests still use `ip` and `nft`).
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
@@ -53,10 +54,10 @@ describe.skipIf(!privileged)('missing prerequisites', () => {
     await network?.close();
   });
 
-  it('AddressSets.open without nft rejects once with ERR_NETNS_NFT_MISSING naming nftables', async () => {
+  it("AddressSets.open with backend 'nft' without nft rejects once with ERR_NETNS_NFT_MISSING naming nftables", async () => {
     const result = await script(
       `const { AddressSets } = await import(${JSON.stringify(`${dist}/addrset/index.js`)});
-       try { await AddressSets.open({ netns: ${JSON.stringify(network.names.a)}, table: 'nonft' }); console.log('opened'); }
+       try { await AddressSets.open({ netns: ${JSON.stringify(network.names.a)}, table: 'nonft', backend: 'nft' }); console.log('opened'); }
        catch (error) { console.log(JSON.stringify({ name: error.name, code: error.code, message: error.message })); }`,
       noNft.path,
     );
@@ -101,34 +102,19 @@ describe.skipIf(!privileged)('missing prerequisites', () => {
     expect(leftovers(prefix)).toEqual([]);
   });
 
-  it('the CLI without nft prints the code and the package, and exits 1', async () => {
-    const result = await run([`${dist}/cli/main.js`, 'addrset', 'list', network.names.a, '--table', 'nonft'], { ...process.env, PATH: noNft.path });
+  it('the CLI with --backend nft without nft prints the code and the package, and exits 1', async () => {
+    const result = await run([`${dist}/cli/main.js`, 'addrset', 'list', network.names.a, '--table', 'nonft', '--backend', 'nft'], { ...process.env, PATH: noNft.path });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^netns: ERR_NETNS_NFT_MISSING: .*nftables/);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-  });
-
-  it('the demo without nft runs the other steps and says which it skipped', async () => {
-    const result = await run([`${dist}/cli/main.js`, 'demo', '--json'], { ...process.env, PATH: noNft.path });
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(3);
-    const report = JSON.parse(result.stdout) as { ok: boolean; skipped: string[]; missing: { code: string; message: string }[]; steps: { step: string; ok: boolean; skipped?: string }[] };
-    expect(report.ok).toBe(true);
-    expect(report.missing).toEqual([{ code: 'ERR_NETNS_NFT_MISSING', message: expect.stringContaining('nftables') }]);
-    expect(report.skipped).toHaveLength(3);
-    for (const title of report.skipped) expect(title).toMatch(/set/i);
-    const ran = report.steps.filter((step) => step.skipped === undefined);
-    expect(ran.map((step) => step.step).join('\n')).toMatch(/veth[\s\S]*withNetNS[\s\S]*server[\s\S]*removed/);
-    for (const step of report.steps) expect(step.ok, step.step).toBe(true);
-    expect(leftovers(`nsdemo-${result.pid}-`)).toEqual([]);
   });
 
   it('the demo without ip runs every step (it makes links over netlink) and exits 0', async () => {
     const result = await run([`${dist}/cli/main.js`, 'demo', '--json'], { ...process.env, PATH: noIp.path });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const report = JSON.parse(result.stdout) as { ok: boolean; skipped: string[]; missing: unknown[]; steps: { step: string; ok: boolean; skipped?: string }[] };
-    expect(report).toMatchObject({ ok: true, skipped: [], missing: [] });
+    const report = JSON.parse(result.stdout) as { ok: boolean; steps: { step: string; ok: boolean }[] };
+    expect(report.ok).toBe(true);
     expect(report.steps.map((step) => step.step).join('\n')).toMatch(/veth[\s\S]*withNetNS[\s\S]*server[\s\S]*race[\s\S]*gc[\s\S]*removed/);
     for (const step of report.steps) expect(step, step.step).toMatchObject({ ok: true });
     expect(leftovers(`nsdemo-${result.pid}-`)).toEqual([]);

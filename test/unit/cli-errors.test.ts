@@ -24,6 +24,7 @@ describe('CLI failures are coded', () => {
     ['gc with a JSON live file that is not a list of strings', ['addrset', 'gc', 'x', '-t', 't', '--live-file', join(scratch, 'numbers.json')], /^netns: ERR_NETNS_ADDRSET_INVALID_OPTION: --live-file .*numbers\.json: expected a JSON array/],
     ['gc without a live list', ['addrset', 'gc', 'x', '-t', 't'], /^netns: ERR_NETNS_ADDRSET_LIVE_REQUIRED: /],
     ['gc with --all and --live', ['addrset', 'gc', 'x', '-t', 't', '--all', '--live', 'y'], /^netns: ERR_NETNS_ADDRSET_INVALID_OPTION: --all /],
+    ['an addrset backend that is not netlink or nft', ['addrset', 'list', 'x', '-t', 't', '--backend', 'iptables'], /^netns: ERR_NETNS_INVALID_ARG: option '--backend <backend>' argument 'iptables' is invalid\. Allowed choices are netlink, nft/],
     ['runtime with an empty folder name', ['runtime', ''], /^netns: ERR_NETNS_INVALID_ARG: dir must name a folder/],
   ];
   writeFileSync(join(scratch, 'bad.json'), '[ "a", ');

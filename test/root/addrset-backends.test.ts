@@ -1,0 +1,102 @@
+// Choosing a backend, and moving between them: a process on the nft backend
+// (the previous version's default) leaves sets with a pending delete; a process
+// on the netlink backend (today's) opens the table, adopts them and destroys
+// them at the recorded deadline, not before; and the reverse. Deadlines are
+// stepped with a ManualClock shared by both "processes" (as wall-clock time is).
+// `nft` itself only cross-checks what is left in the kernel.
+import { readdirSync, readlinkSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { NetNS, type NetNS as NetNSType } from '../../dist/index.js';
+import { AddressSets } from '../../dist/addrset/index.js';
+import { ManualClock } from '../../dist/testing.js';
+import { privileged } from '../helpers/privileges.js';
+import { scratchNamespaces } from '../helpers/scratch-namespaces.js';
+
+const namespaces = scratchNamespaces('asbk');
+const TABLE = 'policy';
+const DELAY = 60_000;
+
+afterEach(() => namespaces.removeAll());
+
+/** The set names nft lists in our table (asked in JSON: nft's text grammar cannot name a table called policy). */
+async function nftSets(ns: NetNSType): Promise<string[]> {
+  const input = JSON.stringify({ nftables: [{ list: { table: { family: 'inet', name: TABLE } } }] });
+  const { stdout } = await ns.execFile('nft', ['-j', '-f', '-'], { input });
+  return (JSON.parse(stdout) as { nftables: { set?: { name: string } }[] }).nftables.flatMap((item) => (item.set ? [item.set.name] : [])).sort();
+}
+
+const sockets = () => readdirSync('/proc/self/fd').filter((fd) => {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`).startsWith('socket:');
+  } catch {
+    return false; // the directory's own descriptor, closed by now
+  }
+}).length;
+
+describe.skipIf(!privileged)('address-set backends', () => {
+  for (const [from, to] of [['nft', 'netlink'], ['netlink', 'nft']] as const) {
+    it(`a process on the ${to} backend adopts what one on the ${from} backend left, and honours its deadline`, async () => {
+      const ns = await namespaces.create();
+      const clock = new ManualClock();
+      const open = (backend: 'nft' | 'netlink') => AddressSets.open({ netns: ns, table: TABLE, backend, clock, deleteDelayMs: DELAY });
+      const previous = await open(from);
+      const gone = await previous.ensure('ns/gone', ['10.1.0.1', 'fd00::1']);
+      const kept = await previous.ensure('ns/kept', ['10.2.0.0/24']);
+      await previous.delete('ns/gone');
+      const deadline = clock.now() + DELAY;
+      await previous.close();
+
+      await clock.advance(DELAY / 2);
+      const next = await open(to);
+      try {
+        expect(await next.inspect('ns/gone')).toMatchObject({ state: 'pending', deadline, v4: { elements: [] } });
+        expect(await next.inspect('ns/kept')).toMatchObject({ state: 'orphan', v4: { name: kept.v4, elements: ['10.2.0.0/24'] } });
+        const advance = (ms: number) => clock.advance(ms, () => next.settled());
+        await advance(DELAY / 2 - 1);
+        expect(await nftSets(ns)).toContain(gone.v4);
+        const destroyed = new Promise((resolve) => next.once('destroyed', resolve));
+        await advance(1);
+        await destroyed;
+        expect(await nftSets(ns)).toEqual(['as_owners', kept.v4, kept.v6].sort());
+        // The adopted owner is this process's to keep now: ensure() takes it over with its content and names.
+        expect(await next.ensure('ns/kept')).toEqual(kept);
+        expect((await next.inspect('ns/kept')).v4.elements).toEqual(['10.2.0.0/24']);
+      } finally {
+        await next.close();
+      }
+    });
+  }
+
+  it('the netlink default holds the writer lock as the nft backend does: one writer at a time, across both', async () => {
+    const ns = await namespaces.create();
+    const writer = await AddressSets.open({ netns: ns, table: TABLE });
+    try {
+      await expect(AddressSets.open({ netns: ns, table: TABLE, backend: 'nft', lockTimeoutMs: 0 })).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_LOCKED' });
+      await expect(AddressSets.open({ netns: ns, table: TABLE, lockTimeoutMs: 0 })).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_LOCKED' });
+      const looking = await AddressSets.open({ netns: ns, table: TABLE, readOnly: true });
+      expect(await looking.list()).toEqual([]);
+      await looking.close();
+    } finally {
+      await writer.close();
+    }
+  });
+
+  it('close() closes the netlink socket open() made, and so does an open() that fails', async () => {
+    const ns = await namespaces.create();
+    const before = sockets();
+    const sets = await AddressSets.open({ netns: ns, table: TABLE });
+    expect(sockets()).toBeGreaterThan(before);
+    await expect(AddressSets.open({ netns: ns, table: TABLE, lockTimeoutMs: 0 })).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_LOCKED' });
+    await sets.close();
+    expect(sockets()).toBe(before);
+  });
+
+  it('refuses a backend that is neither a name nor a backend, before opening anything', async () => {
+    for (const backend of ['iptables', null, {}, { apply() {}, read() {} }]) {
+      await expect(AddressSets.open({ netns: NetNS.current(), table: TABLE, backend: backend as never })).rejects.toMatchObject({
+        code: 'ERR_NETNS_ADDRSET_INVALID_OPTION',
+        message: expect.stringContaining("'netlink' or 'nft'"),
+      });
+    }
+  });
+});
