@@ -17,8 +17,9 @@
 //
 // Self-contained on purpose: this process stays in the real namespace and is
 // the last line of defence, so it loads none of the code under test, and
-// repeats the two small checks the package has (onPath in src/demo/preflight.ts,
-// hasEffectiveCapability in src/capabilities.ts).
+// repeats the one small check the package has (hasEffectiveCapability in
+// src/capabilities.ts). It looks for nft itself: the package no longer needs
+// it, the tests' cross-checks do.
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdirSync, readdirSync, readFileSync, statSync, watch } from 'node:fs';
 import { constants as osConstants } from 'node:os';
