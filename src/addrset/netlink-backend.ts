@@ -10,7 +10,7 @@ import type { NetlinkRequest } from '../netlink/message.js';
 import type { NetlinkTransport } from '../netlink/transport.js';
 import type { NetNS } from '../netns.js';
 import { commit, type BatchError } from '../nftables/batch.js';
-import { IFNAMSIZ, NFPROTO_INET, TYPE_IP6ADDR, TYPE_IPADDR } from '../nftables/constants.js';
+import { IFNAMSIZ, NFPROTO_INET, NFT_SET_ANONYMOUS, NFT_SET_MAP, NFT_SET_OBJECT, TYPE_IP6ADDR, TYPE_IPADDR } from '../nftables/constants.js';
 import { TableReader } from '../nftables/dump.js';
 import { elementMessages, flushSet, intervalElements, rangesOf, stringKey, type ElementList, type ElementTarget } from '../nftables/elements.js';
 import { deleteSet, newSet, newTable, type TableName } from '../nftables/messages.js';
@@ -70,6 +70,10 @@ export class NetlinkBackend implements AddrsetBackend, Disposable {
       if (!(await reader.tableExists())) return emptyView();
       const view: KernelView = { tableExists: true, sets: new Map(), records: new Map() };
       for (const set of await reader.sets()) {
+        // Maps (verdict, data or object maps) and a rule's anonymous sets are no sets of ours whatever
+        // their names, as `nft list` (and so the nft backend) does not show them as sets: gc must never
+        // take one for debris.
+        if ((set.flags & (NFT_SET_MAP | NFT_SET_OBJECT | NFT_SET_ANONYMOUS)) !== 0) continue;
         if (set.name === registry) {
           const records = await reader.elements(registry);
           for (let i = 0; i < records.length; i++) view.records.set(keyText(records.key(i)), records.comment(i) ?? '');

@@ -31,7 +31,10 @@ export const NFTA_SET_KEY_TYPE = 4;
 export const NFTA_SET_KEY_LEN = 5;
 export const NFTA_SET_ID = 10;
 export const NFTA_SET_USERDATA = 13;
+export const NFT_SET_ANONYMOUS = 0x1;
 export const NFT_SET_INTERVAL = 0x4;
+export const NFT_SET_MAP = 0x8;
+export const NFT_SET_OBJECT = 0x40;
 
 export const NFTA_SET_ELEM_LIST_TABLE = 1;
 export const NFTA_SET_ELEM_LIST_SET = 2;

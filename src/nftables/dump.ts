@@ -9,7 +9,6 @@ import { DUMP_ATTEMPTS, type NetlinkHandle } from '../netlink/handle.js';
 import type { NetlinkMessage } from '../netlink/message.js';
 import {
   NFGENMSG_SIZE,
-  NFT_SET_INTERVAL,
   NFTA_GEN_ID,
   NFTA_SET_FLAGS,
   NFTA_SET_KEY_LEN,
@@ -26,7 +25,8 @@ export interface DumpedSet {
   name: string;
   keyType: number;
   keyLength: number;
-  interval: boolean;
+  /** NFTA_SET_FLAGS: NFT_SET_INTERVAL, NFT_SET_MAP... */
+  flags: number;
   comment?: string;
 }
 
@@ -107,7 +107,7 @@ function parseSet(message: NetlinkMessage): DumpedSet {
     name: attributes.string(NFTA_SET_NAME) ?? '',
     keyType: be(NFTA_SET_KEY_TYPE),
     keyLength: be(NFTA_SET_KEY_LEN),
-    interval: (be(NFTA_SET_FLAGS) & NFT_SET_INTERVAL) !== 0,
+    flags: be(NFTA_SET_FLAGS),
   };
   const comment = userdataString(parseUserdata(attributes.get(NFTA_SET_USERDATA)).get(UDATA_SET_COMMENT));
   if (comment !== undefined) set.comment = comment;

@@ -91,6 +91,34 @@ describe.skipIf(!privileged)('address-set backends', () => {
     expect(sockets()).toBe(before);
   });
 
+  // A map is no set of ours whatever its name: gc taking it for debris would destroy a user's data.
+  for (const backend of ['netlink', 'nft'] as const) {
+    it(`(${backend} backend) maps named like our sets are neither listed nor collected`, async () => {
+      const ns = await namespaces.create();
+      const sets = await AddressSets.open({ netns: ns, table: 'assets', backend, deleteDelayMs: 0 });
+      try {
+        const live = await sets.ensure('ns/live', ['10.3.0.1']);
+        await ns.execFile('nft', ['-f', '-'], {
+          input: [
+            'add map inet assets as4_22222222222 { type ipv4_addr : ipv4_addr; flags interval; elements = { 6.6.6.0/24 : 7.7.7.7 } }',
+            'add map inet assets as6_33333333333 { type ipv6_addr : verdict; elements = { fd00::3 : accept } }',
+            '',
+          ].join('\n'),
+        });
+        expect((await sets.list()).map((row) => row.name).sort()).toEqual([live.v4, live.v6].sort());
+        await sets.gc({ live: [] });
+        const { stdout } = await ns.execFile('nft', ['-j', 'list', 'table', 'inet', 'assets']);
+        const maps = (JSON.parse(stdout) as { nftables: { map?: { name: string; elem?: unknown[] } }[] }).nftables.flatMap((item) => (item.map ? [item.map] : []));
+        expect(maps.map((map) => [map.name, map.elem?.length])).toEqual([
+          ['as4_22222222222', 1],
+          ['as6_33333333333', 1],
+        ]);
+      } finally {
+        await sets.close();
+      }
+    });
+  }
+
   it('refuses a backend that is neither a name nor a backend, before opening anything', async () => {
     for (const backend of ['iptables', null, {}, { apply() {}, read() {} }]) {
       await expect(AddressSets.open({ netns: NetNS.current(), table: TABLE, backend: backend as never })).rejects.toMatchObject({
