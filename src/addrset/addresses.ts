@@ -2,6 +2,7 @@
 // put in canonical text (the form nft lists them in) before anything is sent.
 import { isIPv4, isIPv6 } from 'node:net';
 import { ErrorCodes, netnsError } from '../core/errors.js';
+import { formatAddress } from '../netlink/validate.js';
 
 export type Family = 4 | 6;
 
@@ -47,27 +48,13 @@ function v4NumberText(n: number): string {
   return `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
 }
 
-// RFC 5952: lower case, no leading zeros, the longest run (>1) of zero groups as '::'.
+// As nft prints it (inet_ntop): RFC 5952 text, with an IPv4-mapped or
+// IPv4-compatible address's tail as a dotted quad ("::ffff:10.0.0.1").
 function v6ToText(value: bigint): string {
-  const groups = Array.from({ length: 8 }, (_, i) => Number((value >> BigInt(112 - 16 * i)) & 0xffffn));
-  let bestStart = -1;
-  let bestLength = 1;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLength) {
-      bestStart = i;
-      bestLength = j - i;
-    }
-    i = j;
-  }
-  const hex = groups.map((g) => g.toString(16));
-  if (bestStart < 0) return hex.join(':');
-  return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLength).join(':')}`;
+  const bytes = Buffer.alloc(16);
+  bytes.writeBigUInt64BE(value >> 64n, 0);
+  bytes.writeBigUInt64BE(value & 0xffff_ffff_ffff_ffffn, 8);
+  return formatAddress(bytes);
 }
 
 const PLAIN_V4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;

@@ -119,6 +119,25 @@ describe.skipIf(!privileged)('address-set backends', () => {
     });
   }
 
+  // Element text is nft's: an IPv4 tail of an IPv6 address is shown as a dotted quad.
+  for (const backend of ['netlink', 'nft'] as const) {
+    it(`(${backend} backend) IPv6 elements read back as nft lists them, IPv4 tails included`, async () => {
+      const ns = await namespaces.create();
+      const sets = await AddressSets.open({ netns: ns, table: 'assets', backend });
+      try {
+        const refs = await sets.ensure('ns/mapped', ['::ffff:1.2.3.4', '::1.2.0.0', '::ffff:10.0.0.0/104', 'fd00::7', '64:ff9b::a00:1']);
+        const { stdout } = await ns.execFile('nft', ['-j', 'list', 'set', 'inet', 'assets', refs.v6]);
+        type Elem = string | { prefix: { addr: string; len: number } };
+        const elems = (JSON.parse(stdout) as { nftables: { set?: { elem: Elem[] } }[] }).nftables.flatMap((item) => item.set?.elem ?? []);
+        const nftText = elems.map((e: Elem) => (typeof e === 'string' ? e : `${e.prefix.addr}/${e.prefix.len}`)).sort();
+        expect((await sets.inspect('ns/mapped')).v6.elements.slice().sort()).toEqual(nftText);
+        expect(nftText).toContain('::ffff:1.2.3.4');
+      } finally {
+        await sets.close();
+      }
+    });
+  }
+
   it('refuses a backend that is neither a name nor a backend, before opening anything', async () => {
     for (const backend of ['iptables', null, {}, { apply() {}, read() {} }]) {
       await expect(AddressSets.open({ netns: NetNS.current(), table: TABLE, backend: backend as never })).rejects.toMatchObject({

@@ -21,7 +21,13 @@ describe('addresses', () => {
     expect(parseEntry('10.1.0.7/32')).toMatchObject({ text: '10.1.0.7' });
     expect(parseEntry('FD00:0:0::0007')).toMatchObject({ family: 6, text: 'fd00::7' });
     expect(parseEntry('2001:db8:0:0:1:0:0:1')).toMatchObject({ text: '2001:db8::1:0:0:1' });
-    expect(parseEntry('::ffff:10.0.0.1')).toMatchObject({ text: '::ffff:a00:1' });
+    // an IPv4 tail as nft (inet_ntop) prints it: mapped, and compatible unless the tail's first half is 0
+    expect(parseEntry('::ffff:10.0.0.1')).toMatchObject({ text: '::ffff:10.0.0.1' });
+    expect(parseEntry('::ffff:a00:1')).toMatchObject({ text: '::ffff:10.0.0.1' });
+    expect(parseEntry('::1.2.0.0')).toMatchObject({ text: '::1.2.0.0' });
+    expect(parseEntry('::ffff:0:0/96')).toMatchObject({ text: '::ffff:0.0.0.0/96' });
+    expect(parseEntry('::100')).toMatchObject({ text: '::100' });
+    expect(parseEntry('64:ff9b::a00:1')).toMatchObject({ text: '64:ff9b::a00:1' });
     expect(parseEntry('fd00:1::/64')).toMatchObject({ text: 'fd00:1::/64' });
   });
 
