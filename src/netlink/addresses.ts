@@ -9,7 +9,7 @@ import type { NetlinkHandle } from './handle.js';
 import type { NetlinkMessage, NetlinkRequest } from './message.js';
 import { namesOf } from './enum-names.js';
 import { checkLinkRef, describeLink, sendOnLink, type LinkRef, type Links } from './links.js';
-import { checkSameFamily, checkUint, formatAddress, invalid, own, parseAddress, parsePrefix } from './validate.js';
+import { addressFamily, checkFamily, checkSameFamily, checkUint, formatAddress, invalid, own, parseAddress, parsePrefix } from './validate.js';
 
 /** Family as a number: 4 or 6. */
 export type Family = 4 | 6;
@@ -73,7 +73,6 @@ export interface AddressFilter {
   family?: Family;
 }
 
-const toAf = (family: Family | undefined): number => (family === 4 ? C.AF_INET : family === 6 ? C.AF_INET6 : C.AF_UNSPEC);
 
 /** struct ifaddrmsg: u8 family, u8 prefixlen, u8 flags, u8 scope, u32 index. */
 export function ifaddrmsg(family: number, prefixLength: number, flags: number, scope: number, index: number): Buffer {
@@ -189,7 +188,7 @@ export class Addresses {
     if (typeof filter !== 'object' || filter === null) throw invalid('an address filter must be an object ({ link, family })');
     const family = checkFamily(filter.family);
     const index = filter.link === undefined ? 0 : await this.#links.index(checkLinkRef(filter.link));
-    const header = ifaddrmsg(toAf(family), 0, 0, 0, index);
+    const header = ifaddrmsg(addressFamily(family), 0, 0, 0, index);
     const messages = await this.#nl.dump(C.RTM_GETADDR, header, [], 'list addresses');
     return messages
       .filter((m) => m.type === C.RTM_NEWADDR)
@@ -228,11 +227,6 @@ export class Addresses {
     if (failed && !failed.ok) throw failed.error;
     return settled.filter((s) => s.ok).length;
   }
-}
-
-function checkFamily(family: unknown): Family | undefined {
-  if (family === undefined || family === 4 || family === 6) return family;
-  throw invalid(`family must be 4 or 6, got ${String(family)}`);
 }
 
 function deleteRequest(spec: { link: LinkRef; address: string; peer?: string }, index: number): NetlinkRequest {

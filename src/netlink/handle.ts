@@ -92,9 +92,10 @@ export class NetlinkHandle implements Disposable {
   }
 
   /**
-   * Sends the requests in one sendmsg, each with its own seq and NLM_F_ACK,
-   * and settles each by its own answer. rtnetlink is not transactional: a
-   * failed request does not undo the others of its batch.
+   * Sends the requests in one sendmsg (chunks of MAX_BATCH), each with its own
+   * seq (NLM_F_ACK only when a dump is among them: see #settled), and settles
+   * each by its own answer. rtnetlink is not transactional: a failed request
+   * does not undo the others of its batch.
    */
   async requestSettled(requests: readonly NetlinkRequest[]): Promise<Settled[]> {
     return this.#settled(requests);

@@ -14,7 +14,7 @@ import type { NetlinkMessage, NetlinkRequest } from './message.js';
 import type { Family } from './addresses.js';
 import { namesOf } from './enum-names.js';
 import { checkLinkRef, describeLink, sendOnLink, type LinkRef, type Links } from './links.js';
-import { familyName, formatAddress, formatMac, invalid, own, parseAddress, parseHardwareAddress } from './validate.js';
+import { addressFamily, checkFamily, familyName, formatAddress, formatMac, invalid, own, parseAddress, parseHardwareAddress } from './validate.js';
 
 /** NUD_* (linux/neighbour.h); names as `ip neigh` takes them after `nud`. */
 export const NEIGHBOUR_STATES = {
@@ -114,11 +114,6 @@ export function parseNeighbour(message: NetlinkMessage): Neighbour {
   return out;
 }
 
-function checkFamily(family: unknown): Family | undefined {
-  if (family === undefined || family === 4 || family === 6) return family;
-  throw invalid(`family must be 4 or 6, got ${String(family)}`);
-}
-
 function stateNumber(state: unknown): number {
   if (state === undefined) return NEIGHBOUR_STATES.permanent;
   if (typeof state !== 'string' || !Object.hasOwn(NEIGHBOUR_STATES, state)) {
@@ -203,7 +198,7 @@ export class Neighbours {
     const family = checkFamily(filter.family);
     if (filter.proxy !== undefined && typeof filter.proxy !== 'boolean') throw invalid('proxy must be a boolean');
     const index = filter.link === undefined ? 0 : await this.#links.index(checkLinkRef(filter.link));
-    const af = family === 4 ? C.AF_INET : family === 6 ? C.AF_INET6 : C.AF_UNSPEC;
+    const af = addressFamily(family);
     const attributes = index === 0 ? [] : [attr.u32(C.NDA_IFINDEX, index)];
     const header = ndmsg(af, 0, 0, filter.proxy ? C.NTF_PROXY : 0);
     const messages = await this.#nl.dump(C.RTM_GETNEIGH, header, attributes, `list ${filter.proxy ? 'proxy ' : ''}neighbours`);

@@ -11,6 +11,8 @@ import { checkLinkRef, describeLink, type LinkRef, type Links } from './links.js
 import { namesOf } from './enum-names.js';
 import { scopeName, scopeNumber, type Family, type ScopeName } from './addresses.js';
 import {
+  addressFamily,
+  checkFamily,
   checkSameFamily,
   checkUint,
   formatAddress,
@@ -105,7 +107,7 @@ function named<T extends Record<string, number>>(table: T, value: unknown, what:
 }
 
 function destinationOf(spec: RouteSpec): ParsedPrefix {
-  if (spec.family !== undefined && spec.family !== 4 && spec.family !== 6) throw invalid(`family must be 4 or 6, got ${String(spec.family)}`);
+  checkFamily(spec.family);
   if (spec.destination === 'default') {
     const family = spec.gateway !== undefined ? parseAddress(spec.gateway, 'gateway').family : spec.family === 6 ? C.AF_INET6 : C.AF_INET;
     const bytes = Buffer.alloc(family === C.AF_INET ? 4 : 16);
@@ -260,8 +262,7 @@ export class Routes {
   /** Routes of one table (main by default; 'all' for every one), of one family or both; cached clones left out. */
   async list(filter: RouteFilter = {}): Promise<Route[]> {
     filter = own(filter);
-    const family = filter.family === undefined ? C.AF_UNSPEC : filter.family === 4 ? C.AF_INET : filter.family === 6 ? C.AF_INET6 : -1;
-    if (family < 0) throw invalid(`family must be 4 or 6, got ${String(filter.family)}`);
+    const family = addressFamily(checkFamily(filter.family));
     const table = filter.table === 'all' ? 0 : tableNumber(filter.table);
     // Strict checking keeps the header's other fields at 0 and honours RTA_TABLE as a filter.
     const attributes = table === 0 ? [] : [attr.u32(C.RTA_TABLE, table)];

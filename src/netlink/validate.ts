@@ -4,7 +4,7 @@
 // (RFC 5952 text for IPv6).
 import ipaddr from 'ipaddr.js';
 import { ErrorCodes, netnsError, type NetnsError } from '../core/errors.js';
-import { AF_INET, AF_INET6 } from './constants.js';
+import { AF_INET, AF_INET6, AF_UNSPEC } from './constants.js';
 
 const IFNAMSIZ = 16;
 
@@ -129,6 +129,17 @@ function quadBytes(quad: RegExpExecArray): Buffer {
 // Not an object spread: V8 spends a microsecond on one here.
 function withLength({ family, bytes, text }: ParsedAddress, prefixLength: number): ParsedPrefix {
   return { family, bytes, text, prefixLength };
+}
+
+/** A family as callers give it: 4, 6, or undefined for both; anything else refused. */
+export function checkFamily(family: unknown): 4 | 6 | undefined {
+  if (family === undefined || family === 4 || family === 6) return family;
+  throw invalid(`family must be 4 or 6, got ${String(family)}`);
+}
+
+/** AF_INET, AF_INET6, or AF_UNSPEC (both) for a dump's header. */
+export function addressFamily(family: 4 | 6 | undefined): number {
+  return family === 4 ? AF_INET : family === 6 ? AF_INET6 : AF_UNSPEC;
 }
 
 export function familyName(family: number): string {
