@@ -152,7 +152,9 @@ function addressFlags(flags: readonly AddressFlag[] | undefined): number {
 }
 
 function checkLabel(label: string): string {
-  if (typeof label !== 'string' || label === '' || Buffer.byteLength(label) > 15) throw invalid(`bad address label ${JSON.stringify(label)}`);
+  if (typeof label !== 'string' || label === '' || Buffer.byteLength(label) > 15 || /\p{Cc}/u.test(label)) {
+    throw invalid(`bad address label ${JSON.stringify(label)} (1-15 bytes, no control characters)`);
+  }
   return label;
 }
 

@@ -12,13 +12,14 @@ export function invalid(message: string): NetnsError {
   return netnsError(ErrorCodes.NETLINK_INVALID, `netlink: ${message}`);
 }
 
-/** As the kernel's dev_valid_name: 1-15 bytes, not . or .., no '/', ':' or whitespace. */
+/** As the kernel's dev_valid_name (1-15 bytes, not . or .., no '/', ':' or whitespace), and no control characters. */
 export function checkLinkName(name: unknown, what = 'interface name'): string {
   if (typeof name !== 'string' || name === '') throw invalid(`${what} must be a non-empty string, got ${JSON.stringify(name)}`);
   if (Buffer.byteLength(name) >= IFNAMSIZ) throw invalid(`${what} ${JSON.stringify(name)} is over 15 bytes`);
   // '%' makes the kernel take the name as a template ("br%d" becomes br0): the link could not be found by it.
-  if (name === '.' || name === '..' || /[/:%\s\0]/u.test(name) || !name.isWellFormed()) {
-    throw invalid(`${what} ${JSON.stringify(name)} is not allowed (no '/', ':', '%', whitespace, lone surrogates, '.' or '..')`);
+  // Control characters the kernel takes, but they would reach every log and terminal that prints the name.
+  if (name === '.' || name === '..' || /[/:%\s\p{Cc}]/u.test(name) || !name.isWellFormed()) {
+    throw invalid(`${what} ${JSON.stringify(name)} is not allowed (no '/', ':', '%', whitespace, control characters, lone surrogates, '.' or '..')`);
   }
   return name;
 }

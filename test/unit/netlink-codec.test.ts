@@ -230,6 +230,11 @@ describe('bad input is refused before anything is sent', () => {
     ['an unknown kind', (nl) => nl.links.add({ kind: 'tun', name: 't' } as never)],
     ['a name the kernel takes as a template (br%d)', (nl) => nl.links.add({ kind: 'bridge', name: 'br%d' })],
     ['a name with a lone surrogate', (nl) => nl.links.add({ kind: 'bridge', name: '\ud800x' })],
+    // the kernel takes these, and every log and terminal printing the name would get them raw
+    ['a name with a control character', (nl) => nl.links.add({ kind: 'bridge', name: 'b\u0001x' })],
+    ['a name with an escape sequence', (nl) => nl.links.add({ kind: 'bridge', name: 'b\u001b[31m' })],
+    ['a rename to a name with DEL', (nl) => nl.links.set('eth0', { name: 'eth\u007f' })],
+    ['an address label with a control character', (nl) => nl.addresses.add({ link: 'eth0', address: '10.0.0.1/24', label: 'eth0:\u0001' })],
     ['up that is not a boolean', (nl) => nl.links.add({ kind: 'bridge', name: 'b0', up: 'false' as never })],
     ['a route family that is not 4 or 6', (nl) => nl.routes.add({ destination: 'default', family: 5 as never, device: 1 })],
     ['a prefix length with a leading zero (ip reads it as octal)', (nl) => nl.addresses.add({ link: 1, address: '10.0.0.1/024' })],
