@@ -16,6 +16,7 @@ import type { Attribute } from './attributes.js';
 import { NETLINK_ROUTE, NLMSG_ERROR, RTM_BASE, NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_REQUEST } from './constants.js';
 import { encodeMessages, isTerminal, messageError, splitMessages, type NetlinkMessage, type NetlinkRequest } from './message.js';
 import { nativeTransport, type NetlinkTransport } from './transport.js';
+import { own } from './validate.js';
 
 /** As CNI's pkg/netlinksafe: a dump interrupted this many times in a row is given up. */
 export const DUMP_ATTEMPTS = 5;
@@ -59,11 +60,10 @@ export class NetlinkHandle implements Disposable {
    * path as withNetNS takes), or, without one, the namespace of the calling
    * thread (on the main thread: the process's).
    */
-  static async open(target?: NsHandle | string, options: NetlinkHandleOptions = {}): Promise<NetlinkHandle> {
-    const transport = options.transport ?? nativeTransport;
-    const protocol = options.protocol ?? NETLINK_ROUTE;
+  static async open(target?: NsHandle | string, options?: NetlinkHandleOptions): Promise<NetlinkHandle> {
+    const { transport, protocol, isGet } = checkOptions(options);
     const socket = isNsHandle(target) ? await openIn(transport, target, protocol) : await openAt(transport, namespacePath(target), protocol);
-    return new NetlinkHandle(transport, socket.fd, socket.portId, options.isGet ?? isRouteGet);
+    return new NetlinkHandle(transport, socket.fd, socket.portId, isGet);
   }
 
   /** The socket's port id (from getsockname; not necessarily the pid). Replies and events caused by this socket carry it. */
@@ -243,6 +243,24 @@ function settle(replies: NetlinkMessage[], what: string, quiet: boolean): Settle
     return { ok: false, error: error as NetnsError };
   }
   return { ok: true, messages: replies.filter((m) => !isTerminal(m)) };
+}
+
+/** The options with their defaults, each checked (own properties only: a polluted prototype must not supply a transport). */
+function checkOptions(options: unknown): Required<NetlinkHandleOptions> {
+  if (options === undefined) return { transport: nativeTransport, protocol: NETLINK_ROUTE, isGet: isRouteGet };
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw badOption('the options must be an object');
+  const { transport, protocol, isGet } = own(options as NetlinkHandleOptions);
+  const isTransport = (t: unknown): t is NetlinkTransport =>
+    typeof t === 'object' && t !== null && ['open', 'transact', 'close'].every((name) => typeof (t as Record<string, unknown>)[name] === 'function');
+  if (transport !== undefined && !isTransport(transport)) throw badOption('transport must have open, transact and close functions');
+  // MAX_LINKS: netlink families are 0-31.
+  if (protocol !== undefined && (!Number.isInteger(protocol) || protocol < 0 || protocol > 31)) throw badOption(`protocol must be a netlink family from 0 to 31, got ${String(protocol)}`);
+  if (isGet !== undefined && typeof isGet !== 'function') throw badOption('isGet must be a function');
+  return { transport: transport ?? nativeTransport, protocol: protocol ?? NETLINK_ROUTE, isGet: isGet ?? isRouteGet };
+}
+
+function badOption(message: string): NetnsError {
+  return netnsError(ErrorCodes.INVALID_ARG, `netlink: ${message}`) as NetnsError;
 }
 
 async function openIn(transport: NetlinkTransport, target: NsHandle, protocol: number): Promise<{ fd: number; portId: number }> {

@@ -140,6 +140,24 @@ describe('a spec is read once, as its own properties', () => {
   });
 });
 
+describe('openNetlink options the types allow or not', () => {
+  it('a bad transport, protocol, isGet or options value is a coded error, not a TypeError later', async () => {
+    const cases: unknown[] = [null, 5, 'x', { transport: 'x' }, { transport: { open() {} } }, { protocol: 999 }, { protocol: -1 }, { protocol: '12' }, { isGet: 'x' }];
+    for (const options of cases) {
+      await expect(openNetlink(undefined, options as never), JSON.stringify(options)).rejects.toMatchObject({ code: ErrorCodes.INVALID_ARG });
+    }
+  });
+
+  it('never takes a transport from a polluted Object.prototype', async () => {
+    const { transport, sent } = fake(ack);
+    pollute('transport', transport);
+    const nl = await openNetlink(undefined, {}); // the addon's socket, in this namespace: reading needs no privilege
+    expect((await nl.links.list()).some((link) => link.name === 'lo')).toBe(true);
+    nl.close();
+    expect(sent).toEqual([]);
+  });
+});
+
 describe('raw requests', () => {
   it('a batch over 128 requests with a bad one late is refused whole: nothing is sent', async () => {
     const { sent, transport } = fake(ack);
