@@ -13,6 +13,7 @@ import type { AddrsetBackend, KernelView, WriterLock } from './backend.js';
 import { systemClock, timerAt, type Clock } from './clock.js';
 import { collectGarbage, type GcHost } from './gc.js';
 import { NetlinkBackend } from './netlink-backend.js';
+import { own } from '../netlink/validate.js';
 import { NftBackend } from './nft-backend.js';
 import { checkOwner, checkPrefix, ownerHash, registryName, setName } from './naming.js';
 import { FAMILIES, OwnerState, planRequest, type PlanOutcome, type RequestKind } from './owner.js';
@@ -133,6 +134,8 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
    * left, resuming pending deletes. With readOnly: only looks.
    */
   static async open(options: AddressSetsOptions): Promise<AddressSets> {
+    // Own properties only: a polluted Object.prototype must supply no clock, prefix or backend.
+    options = own(options);
     const settings = checkOptions(options);
     const ownNs = typeof options.netns === 'string' ? NetNS.open(options.netns) : null;
     let made: { backend: AddrsetBackend; own: boolean } | undefined;
@@ -140,7 +143,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     try {
       made = await makeBackend(ownNs ?? (options.netns as NetNS), options.table, options.backend);
       lock = options.readOnly ? null : await made.backend.lock({ timeoutMs: settings.lockTimeoutMs });
-      const sets = new AddressSets({ ...options, ...settings }, made.backend, made.own, lock, ownNs);
+      const sets = new AddressSets(Object.assign(options, settings), made.backend, made.own, lock, ownNs);
       await sets.#start();
       return sets;
     } catch (error) {
@@ -214,6 +217,8 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
    */
   async gc(options: GcOptions): Promise<GcReport> {
     this.#assertWritable();
+    // An inherited `live` (a polluted Object.prototype) must not stand for the explicit list gc requires.
+    options = own(options);
     const live = options?.live;
     if (live === undefined || live === null || typeof (live as Iterable<string>)[Symbol.iterator] !== 'function' || typeof live === 'string') {
       throw netnsError(ErrorCodes.ADDRSET_LIVE_REQUIRED, 'gc needs the live owners ({ live: [...] }); [] means none besides those live in this process');

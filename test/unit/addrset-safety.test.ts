@@ -98,6 +98,28 @@ describe('address sets keep what their owners hold', () => {
     await expect(sets.gc({ live: 'one-owner' })).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_LIVE_REQUIRED' });
   });
 
+  it('a polluted Object.prototype supplies no live list, clock or prefix', async () => {
+    const backend = new MemoryBackend();
+    const clock = new ManualClock();
+    const sets = await AddressSets.open({ netns: NetNS.current(), table: 't', backend, clock, lockTimeoutMs: 0, deleteDelayMs: DAY });
+    const polluted = Object.prototype as Record<string, unknown>;
+    try {
+      polluted.live = [];
+      polluted.clock = { now: () => Number.MAX_SAFE_INTEGER };
+      polluted.prefix = 'zz';
+      await sets.ensure('held', ['10.0.0.1']);
+      await sets.delete('held'); // pending for a day
+      await expect(sets.gc({} as never)).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_LIVE_REQUIRED' });
+      const second = await open(new MemoryBackend(), new ManualClock(), { table: 'u' });
+      expect(second.prefix).toBe('as');
+      await second.close();
+    } finally {
+      for (const key of ['live', 'clock', 'prefix']) delete polluted[key];
+    }
+    expect((await sets.list()).map((row) => row.state)).toEqual(['pending', 'pending']);
+    await sets.close();
+  });
+
   it('one writer per table: a second is refused while the first lives, and takes over after it died', async () => {
     const backend = new MemoryBackend();
     const clock = new ManualClock();
