@@ -2,8 +2,9 @@
 // interval sets refuse overlapping elements, so overlaps are found here,
 // before anything is sent, and reported by name. Entries are kept ordered by
 // their first address (a B-tree): they never overlap, so the only entry that
-// can overlap a new one is the last one starting at or before its end, and
-// every check costs O(log n) whatever the set's size.
+// can overlap (or equal) a new one is the last one starting at or before its
+// end, one O(log n) lookup whatever the set's size. The tree is the only
+// index: an entry is found by its first address and then compared by text.
 import * as sortedBtree from 'sorted-btree';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { Entry } from './addresses.js';
@@ -13,63 +14,70 @@ import type { Entry } from './addresses.js';
 type BTreeClass = typeof sortedBtree.default.default;
 const imported = sortedBtree.default as unknown as BTreeClass | { default: BTreeClass };
 const BTree: BTreeClass = 'default' in imported ? imported.default : imported;
-const compare = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
+
+// IPv4 keys as numbers (exact below 2^53): comparing bigints cost more than the
+// rest of a 100,000-address fill's bookkeeping. IPv6 keys stay bigints.
+type Key = number | bigint;
+const keyOf = (entry: Entry, value: bigint): Key => (entry.family === 4 ? Number(value) : value);
+const compare = (a: Key, b: Key) => (a < b ? -1 : a > b ? 1 : 0);
 
 export class FamilyEntries {
-  readonly #byText = new Map<string, Entry>();
-  readonly #byFirst = new BTree<bigint, Entry>(undefined, compare);
+  readonly #byFirst = new BTree<Key, Entry>(undefined, compare);
 
   get size(): number {
-    return this.#byText.size;
+    return this.#byFirst.size;
   }
 
-  has(text: string): boolean {
-    return this.#byText.has(text);
+  /** Every entry, in address order. */
+  entries(): Entry[] {
+    return this.#byFirst.valuesArray();
   }
 
   texts(): string[] {
-    return [...this.#byText.keys()];
+    return this.entries().map((entry) => entry.text);
   }
 
-  /** The entry `entry` overlaps without being identical, if any. */
-  overlapping(entry: Entry): string | undefined {
-    const before = this.#byFirst.getPairOrNextLower(entry.last)?.[1];
-    if (!before || before.last < entry.first || before.text === entry.text) return undefined;
-    return before.text;
+  /** An entry with the same text is held. */
+  has(entry: Entry): boolean {
+    return this.#byFirst.get(keyOf(entry, entry.first))?.text === entry.text;
+  }
+
+  /** The held entry that `entry` equals or overlaps, if any. */
+  meeting(entry: Entry): Entry | undefined {
+    const before = this.#byFirst.getPairOrNextLower(keyOf(entry, entry.last))?.[1];
+    return before && before.last >= entry.first ? before : undefined;
   }
 
   add(entry: Entry): void {
-    this.#byText.set(entry.text, entry);
-    this.#byFirst.set(entry.first, entry);
+    this.#byFirst.set(keyOf(entry, entry.first), entry);
   }
 
-  /** Removes an entry and returns it, so that it can be put back. */
-  take(text: string): Entry | undefined {
-    const entry = this.#byText.get(text);
-    if (!entry) return undefined;
-    this.#byText.delete(text);
-    this.#byFirst.delete(entry.first);
-    return entry;
+  /** Removes the entry held with the same text and returns it, so that it can be put back. */
+  take(entry: Entry): Entry | undefined {
+    if (!this.has(entry)) return undefined;
+    const key = keyOf(entry, entry.first);
+    const held = this.#byFirst.get(key)!;
+    this.#byFirst.delete(key);
+    return held;
   }
 }
 
 /** Adds entries to `target`, skipping ones already there; throws (changing nothing) on overlaps. */
-export function addEntries(target: FamilyEntries, entries: Entry[]): string[] {
-  const batch = new FamilyEntries();
+export function addEntries(target: FamilyEntries, entries: Entry[]): Entry[] {
+  const added: Entry[] = [];
   const conflicts: string[] = [];
   for (const entry of entries) {
-    if (target.has(entry.text) || batch.has(entry.text)) continue;
-    const other = target.overlapping(entry) ?? batch.overlapping(entry);
-    if (other !== undefined) {
-      conflicts.push(`${entry.text} overlaps ${other}`);
-      continue;
+    const met = target.meeting(entry);
+    if (met === undefined) {
+      target.add(entry);
+      added.push(entry);
+    } else if (met.text !== entry.text) {
+      conflicts.push(`${entry.text} overlaps ${met.text}`);
     }
-    batch.add(entry);
   }
   if (conflicts.length > 0) {
+    for (const entry of added) target.take(entry);
     throw netnsError(ErrorCodes.ADDRSET_OVERLAP, `overlapping entries in one set: ${conflicts.slice(0, 10).join(', ')}`);
   }
-  const fresh = batch.texts();
-  for (const text of fresh) target.add(batch.take(text)!);
-  return fresh;
+  return added;
 }

@@ -186,11 +186,11 @@ export class MemoryBackend implements AddrsetBackend {
         need(op.name).elements.clear();
         break;
       case 'addElements':
-        for (const element of op.elements) need(op.name).elements.set(element, '');
+        for (const { text } of op.elements) need(op.name).elements.set(text, '');
         break;
       case 'deleteElements':
-        for (const element of op.elements) {
-          if (!need(op.name).elements.delete(element)) throw missing(`element ${element}`);
+        for (const { text } of op.elements) {
+          if (!need(op.name).elements.delete(text)) throw missing(`element ${text}`);
         }
         break;
       case 'putRecord':

@@ -15,7 +15,7 @@ import { TableReader } from '../nftables/dump.js';
 import { elementMessages, flushSet, intervalElements, rangesOf, stringKey, type ElementList, type ElementTarget } from '../nftables/elements.js';
 import { deleteSet, newSet, newTable, type TableName } from '../nftables/messages.js';
 import { openNftables } from '../nftables/socket.js';
-import { entryFromRange, parseKernelText, type Family } from './addresses.js';
+import { entryFromRange, type Entry, type Family } from './addresses.js';
 import { emptyView, type AddrsetBackend, type KernelSet, type KernelView, type WriterLock } from './backend.js';
 import type { Op, TableRef } from './ops.js';
 import { lockTable } from './table-lock.js';
@@ -153,13 +153,8 @@ export class NetlinkBackend implements AddrsetBackend, Disposable {
   }
 }
 
-/** Elements in canonical text (an address, a prefix, a range) as interval-set elements. */
-function addressElements(texts: readonly string[], intoEmptySet: boolean): ElementList {
-  const entries = texts.map((text) => {
-    const entry = parseKernelText(text);
-    if (!entry) throw netnsError(ErrorCodes.ADDRSET_INVALID_ADDRESS, `invalid address set element ${JSON.stringify(text)}`);
-    return entry;
-  });
+/** Entries (an address, a prefix, a range) as interval-set elements. */
+function addressElements(entries: readonly Entry[], intoEmptySet: boolean): ElementList {
   const family = entries[0]!.family;
   if (entries.some((entry) => entry.family !== family)) throw netnsError(ErrorCodes.ADDRSET_INVALID_ADDRESS, 'one operation mixes IPv4 and IPv6 elements');
   return intervalElements(entries, KEY_BYTES[family], intoEmptySet);

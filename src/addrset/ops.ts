@@ -1,6 +1,6 @@
 // One transaction is a list of these operations on our table; backends render
 // them (nft text or JSON) or apply them to a model.
-import type { Family } from './addresses.js';
+import type { Entry, Family } from './addresses.js';
 
 export type Op =
   | { op: 'addTable' }
@@ -9,8 +9,9 @@ export type Op =
   | { op: 'createSet'; name: string; family: Family }
   | { op: 'deleteSet'; name: string }
   | { op: 'flushSet'; name: string }
-  | { op: 'addElements'; name: string; elements: string[] }
-  | { op: 'deleteElements'; name: string; elements: string[] }
+  /** Elements as parsed and checked by the manager (their text canonical, as nft lists it). */
+  | { op: 'addElements'; name: string; elements: Entry[] }
+  | { op: 'deleteElements'; name: string; elements: Entry[] }
   /** Registry entry: key is a set name, comment the encoded owner record; replaces any entry there. */
   | { op: 'putRecord'; registry: string; key: string; comment: string }
   | { op: 'deleteRecord'; registry: string; key: string };

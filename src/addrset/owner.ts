@@ -108,7 +108,7 @@ function addTo(state: OwnerState, entries: Entry[], undo: (() => void)[]): Op[] 
   for (const family of FAMILIES) {
     const added = addEntries(state.entries[family], split[family]);
     if (added.length === 0) continue;
-    undo.push(() => added.forEach((text) => state.entries[family].take(text)));
+    undo.push(() => added.forEach((entry) => state.entries[family].take(entry)));
     ops.push({ op: 'addElements', name: state.names[family], elements: added });
   }
   return ops;
@@ -120,9 +120,9 @@ function addTo(state: OwnerState, entries: Entry[], undo: (() => void)[]): Op[] 
 // in the same transaction (as atomic), is the cheaper way.
 const MAX_DELETIONS = 16;
 
-function shrinkOps(name: string, stale: string[], kept: FamilyEntries, fresh: string[]): Op[] {
+function shrinkOps(name: string, stale: Entry[], kept: FamilyEntries, fresh: Entry[]): Op[] {
   if (stale.length >= MAX_DELETIONS) {
-    return [{ op: 'flushSet', name }, ...(kept.size > 0 ? [{ op: 'addElements', name, elements: kept.texts() } as const] : [])];
+    return [{ op: 'flushSet', name }, ...(kept.size > 0 ? [{ op: 'addElements', name, elements: kept.entries() } as const] : [])];
   }
   return [
     ...(stale.length > 0 ? [{ op: 'deleteElements', name, elements: stale } as const] : []),
@@ -134,10 +134,10 @@ function removeFrom(state: OwnerState, entries: Entry[], undo: (() => void)[]): 
   const split = byFamily(entries);
   const ops: Op[] = [];
   for (const family of FAMILIES) {
-    const taken = split[family].flatMap((entry) => state.entries[family].take(entry.text) ?? []);
+    const taken = split[family].flatMap((entry) => state.entries[family].take(entry) ?? []);
     if (taken.length === 0) continue;
     undo.push(() => taken.forEach((entry) => state.entries[family].add(entry)));
-    ops.push(...shrinkOps(state.names[family], taken.map((entry) => entry.text), state.entries[family], []));
+    ops.push(...shrinkOps(state.names[family], taken, state.entries[family], []));
   }
   return ops;
 }
@@ -150,8 +150,8 @@ function replaceWith(state: OwnerState, entries: Entry[], undo: (() => void)[]):
     const target = new FamilyEntries();
     addEntries(target, wanted[family]);
     const before = swapEntries(state, family, target, undo);
-    const stale = before.texts().filter((text) => !target.has(text));
-    const fresh = target.texts().filter((text) => !before.has(text));
+    const stale = before.entries().filter((entry) => !target.has(entry));
+    const fresh = target.entries().filter((entry) => !before.has(entry));
     ops.push(...shrinkOps(state.names[family], stale, target, fresh));
   }
   return ops;

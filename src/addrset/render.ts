@@ -4,6 +4,7 @@
 // name. Every value placed in text is one we produced and validated: set
 // names and keys are [a-z0-9_], elements canonical addresses, comments
 // [A-Za-z0-9_= -], the table name checked against nft itself.
+import type { Entry } from './addresses.js';
 import type { Op, TableRef } from './ops.js';
 
 const SET_TYPE = { 4: 'ipv4_addr', 6: 'ipv6_addr' } as const;
@@ -23,9 +24,9 @@ export function renderText(ref: TableRef, ops: Op[]): string {
       case 'flushSet':
         return `flush set ${t} ${op.name}`;
       case 'addElements':
-        return op.elements.length === 0 ? '' : `add element ${t} ${op.name} { ${op.elements.join(', ')} }`;
+        return op.elements.length === 0 ? '' : `add element ${t} ${op.name} { ${texts(op.elements)} }`;
       case 'deleteElements':
-        return op.elements.length === 0 ? '' : `delete element ${t} ${op.name} { ${op.elements.join(', ')} }`;
+        return op.elements.length === 0 ? '' : `delete element ${t} ${op.name} { ${texts(op.elements)} }`;
       case 'putRecord': // add first, so that the delete finds it: nft 1.0.6 has no "destroy"
         return [
           `add element ${t} ${op.registry} { "${op.key}" }`,
@@ -39,7 +40,11 @@ export function renderText(ref: TableRef, ops: Op[]): string {
   return `${lines.filter(Boolean).join('\n')}\n`;
 }
 
-function jsonElement(text: string): unknown {
+function texts(elements: Entry[]): string {
+  return elements.map((entry) => entry.text).join(', ');
+}
+
+function jsonElement({ text }: Entry): unknown {
   const slash = text.indexOf('/');
   return slash < 0 ? text : { prefix: { addr: text.slice(0, slash), len: Number(text.slice(slash + 1)) } };
 }

@@ -9,12 +9,18 @@ import type { AddrsetBackend } from '../../dist/addrset/backend.js';
 import { NetlinkBackend } from '../../dist/addrset/netlink-backend.js';
 import { NftBackend } from '../../dist/addrset/nft-backend.js';
 import type { Op } from '../../dist/addrset/ops.js';
+import { parseKernelText, type Entry } from '../../dist/addrset/addresses.js';
 import { privileged } from '../helpers/privileges.js';
 import { scratchNamespaces } from '../helpers/scratch-namespaces.js';
 
 const namespaces = scratchNamespaces('nlas');
 const opened: NetlinkBackend[] = [];
 const noLock = { fd: null, release() {} };
+
+/** Element texts as the manager hands them to a backend: parsed and checked. */
+function entries(texts: string[]): Entry[] {
+  return texts.map((text) => parseKernelText(text)!);
+}
 
 async function netlinkBackend(ns: NetNS, table: string): Promise<NetlinkBackend> {
   const backend = await NetlinkBackend.create(ns, { family: 'inet', table });
@@ -37,12 +43,12 @@ const WRITE: Op[] = [
   { op: 'addTable' },
   { op: 'addRegistry', name: 'reg' },
   { op: 'createSet', name: 'as_a4', family: 4 },
-  { op: 'addElements', name: 'as_a4', elements: ['10.1.0.0/16', '10.2.0.1-10.2.0.9', '192.168.1.1', '255.255.255.0/24'] },
+  { op: 'addElements', name: 'as_a4', elements: entries(['10.1.0.0/16', '10.2.0.1-10.2.0.9', '192.168.1.1', '255.255.255.0/24']) },
   { op: 'createSet', name: 'as_a6', family: 6 },
-  { op: 'addElements', name: 'as_a6', elements: ['fd00::1', 'fd00:1::/64', 'ffff::/16'] },
+  { op: 'addElements', name: 'as_a6', elements: entries(['fd00::1', 'fd00:1::/64', 'ffff::/16']) },
   { op: 'putRecord', registry: 'reg', key: 'as_a4', comment: 'o=owner a d=1700000000000' },
   { op: 'putRecord', registry: 'reg', key: 'as_a6', comment: 'o=owner a' },
-  { op: 'deleteElements', name: 'as_a4', elements: ['192.168.1.1'] },
+  { op: 'deleteElements', name: 'as_a4', elements: entries(['192.168.1.1']) },
 ];
 
 afterEach(async () => {
@@ -106,7 +112,7 @@ describe.skipIf(!privileged)('NetlinkBackend on real nftables', () => {
       code: 'ENOENT',
       message: expect.stringContaining('delete set inet t as_missing'),
     });
-    await expect(backend.apply([{ op: 'addElements', name: 'as_a4', elements: ['10.1.2.0/24'] }], noLock)).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_OVERLAP' });
+    await expect(backend.apply([{ op: 'addElements', name: 'as_a4', elements: entries(['10.1.2.0/24']) }], noLock)).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_OVERLAP' });
     expect(await listing(ns, 't')).toEqual(before);
   });
 
@@ -116,7 +122,7 @@ describe.skipIf(!privileged)('NetlinkBackend on real nftables', () => {
     // Not adjacent (every other address): nft lists each as its own element.
     const ips = Array.from({ length: 100_000 }, (_, i) => `10.${(i >> 15) & 255}.${(i >> 7) & 255}.${(i & 127) * 2}`);
     // About 4 MB in one sendmsg: past the default send buffer (EMSGSIZE at ~208 KiB).
-    await backend.apply([{ op: 'addTable' }, { op: 'createSet', name: 'as_big', family: 4 }, { op: 'addElements', name: 'as_big', elements: ips }], noLock);
+    await backend.apply([{ op: 'addTable' }, { op: 'createSet', name: 'as_big', family: 4 }, { op: 'addElements', name: 'as_big', elements: entries(ips) }], noLock);
     const count = async (set: string) => {
       const { stdout } = await ns.execFile('nft', ['-j', 'list', 'set', 'inet', 't', set]);
       return (JSON.parse(stdout) as { nftables: { set?: { elem?: unknown[] } }[] }).nftables.find((entry) => entry.set)!.set!.elem!.length;
@@ -126,7 +132,7 @@ describe.skipIf(!privileged)('NetlinkBackend on real nftables', () => {
     expect(view.sets.get('as_big')!.elements).toEqual([...ips].sort(byAddress));
     const before = await listing(ns, 't');
     await expect(
-      backend.apply([{ op: 'createSet', name: 'as_other', family: 4 }, { op: 'addElements', name: 'as_other', elements: ips }, { op: 'deleteSet', name: 'as_missing' }], noLock),
+      backend.apply([{ op: 'createSet', name: 'as_other', family: 4 }, { op: 'addElements', name: 'as_other', elements: entries(ips) }, { op: 'deleteSet', name: 'as_missing' }], noLock),
     ).rejects.toMatchObject({ code: 'ENOENT', message: expect.stringContaining('delete set inet t as_missing') });
     expect(await listing(ns, 't')).toEqual(before);
   });
