@@ -147,8 +147,7 @@ function replaceWith(state: OwnerState, entries: Entry[], undo: (() => void)[]):
   const wanted = byFamily(entries);
   const ops: Op[] = [];
   for (const family of FAMILIES) {
-    const target = new FamilyEntries();
-    addEntries(target, wanted[family]);
+    const target = FamilyEntries.of(wanted[family]);
     const before = swapEntries(state, family, target, undo);
     const stale = before.entries().filter((entry) => !target.has(entry));
     const fresh = target.entries().filter((entry) => !before.has(entry));

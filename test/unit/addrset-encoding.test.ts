@@ -1,3 +1,4 @@
+import { isIPv4 } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { parseEntries, parseEntry } from '../../dist/addrset/addresses.js';
 import { decodeRecord, encodeRecord, familyOfSetName, setName, ownerHash, checkPrefix } from '../../dist/addrset/naming.js';
@@ -40,6 +41,26 @@ describe('addresses', () => {
       expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_ADDRESS', message: expect.stringMatching(/"1\.2\.3".*"x; flush ruleset"/) }),
     );
     expect(() => parseEntries('10.0.0.1' as unknown as string[])).toThrow(expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_ADDRESS' }));
+  });
+
+  it('takes exactly the dotted quads Node takes, at their value (the fast path for plain IPv4)', () => {
+    // Near misses of every kind: leading zeros, 256, empty, missing or extra parts, signs, spaces.
+    const pieces = ['0', '00', '01', '9', '10', '99', '100', '199', '255', '256', '300', '', '-1', '+1', ' 1', '1a', '1e2'];
+    let seed = 7;
+    const pick = () => pieces[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % pieces.length]!;
+    for (let i = 0; i < 20_000; i++) {
+      const parts = Array.from({ length: 3 + (i % 3) }, pick);
+      const input = parts.join('.');
+      const parsed = parseEntry(input);
+      // Surrounding blanks are trimmed, as for any entry.
+      const text = input.trim();
+      if (!isIPv4(text)) {
+        expect(typeof parsed, input).toBe('string');
+        continue;
+      }
+      const value = parts.reduce((acc, part) => acc * 256 + Number(part), 0);
+      expect(parsed, input).toEqual({ family: 4, text, first: value, last: value });
+    }
   });
 });
 
