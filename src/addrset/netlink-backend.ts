@@ -6,21 +6,19 @@
 // Names travel as netlink attributes, never as nft syntax.
 import { ErrorCodes, netnsError, type NetnsError } from '../core/errors.js';
 import type { NetlinkHandle } from '../netlink/handle.js';
-import type { NetlinkRequest } from '../netlink/message.js';
 import type { NetlinkTransport } from '../netlink/transport.js';
 import type { NetNS } from '../netns.js';
 import { commit, type BatchError } from '../nftables/batch.js';
-import { IFNAMSIZ, NFPROTO_INET, NFT_SET_ANONYMOUS, NFT_SET_MAP, NFT_SET_OBJECT, TYPE_IP6ADDR, TYPE_IPADDR } from '../nftables/constants.js';
+import { NFPROTO_INET, NFT_SET_ANONYMOUS, NFT_SET_MAP, NFT_SET_OBJECT, TYPE_IP6ADDR, TYPE_IPADDR } from '../nftables/constants.js';
 import { TableReader } from '../nftables/dump.js';
-import { elementMessages, flushSet, intervalElements, rangesOf, stringKey, type ElementList, type ElementTarget } from '../nftables/elements.js';
-import { deleteSet, newSet, newTable, type TableName } from '../nftables/messages.js';
+import { rangesOf } from '../nftables/elements.js';
+import type { TableName } from '../nftables/messages.js';
 import { openNftables } from '../nftables/socket.js';
-import { entryFromRange, type Entry, type Family } from './addresses.js';
+import { entryFromRange, type Family } from './addresses.js';
 import { emptyView, type AddrsetBackend, type KernelSet, type KernelView, type WriterLock } from './backend.js';
+import { encodeOps } from './netlink-ops.js';
 import type { Op, TableRef } from './ops.js';
 import { lockTable } from './table-lock.js';
-
-const KEY_BYTES: Record<Family, number> = { 4: 4, 6: 16 };
 
 export class NetlinkBackend implements AddrsetBackend, Disposable {
   readonly #ns: NetNS;
@@ -52,7 +50,7 @@ export class NetlinkBackend implements AddrsetBackend, Disposable {
   // `lock` needs no passing on: the transaction lands or fails inside this
   // process's sendmsg, so no process outlives its holder with it in flight.
   async apply(ops: Op[], _lock: WriterLock): Promise<void> {
-    const { requests, opOf } = this.#encode(ops);
+    const { requests, opOf } = encodeOps(this.#table, ops);
     try {
       commit(this.#handle, requests);
     } catch (error) {
@@ -90,74 +88,6 @@ export class NetlinkBackend implements AddrsetBackend, Disposable {
       return view;
     });
   }
-
-  /** The batch's messages, and for each the index of the op it came from (to name a failure). */
-  #encode(ops: Op[]): { requests: NetlinkRequest[]; opOf: number[] } {
-    const requests: NetlinkRequest[] = [];
-    const opOf: number[] = [];
-    // Sets made in this batch carry an id later messages may name them by (as nft does).
-    const setIds = new Map<string, number>();
-    // Sets known empty at this point of the batch: nft leads their first ranges with END 0.
-    const empty = new Set<string>();
-    const target = (set: string): ElementTarget => ({ ...this.#table, set, ...(setIds.has(set) ? { setId: setIds.get(set)! } : {}) });
-    ops.forEach((op, index) => {
-      const add = (...list: NetlinkRequest[]) => {
-        for (const request of list) {
-          requests.push(request);
-          opOf.push(index);
-        }
-      };
-      switch (op.op) {
-        case 'addTable':
-          return add(newTable(this.#table));
-        case 'addRegistry':
-          setIds.set(op.name, setIds.size + 1);
-          return add(newSet(this.#table, { name: op.name, keyType: 'ifname', interval: false, id: setIds.get(op.name)! }));
-        case 'createSet':
-          setIds.set(op.name, setIds.size + 1);
-          empty.add(op.name);
-          return add(
-            newSet(this.#table, { name: op.name, keyType: op.family === 4 ? 'ipv4_addr' : 'ipv6_addr', interval: true, id: setIds.get(op.name)! }),
-            flushSet({ ...this.#table, set: op.name }),
-          );
-        case 'deleteSet':
-          empty.delete(op.name);
-          return add(deleteSet(this.#table, op.name));
-        case 'flushSet':
-          empty.add(op.name);
-          return add(flushSet({ ...this.#table, set: op.name }));
-        case 'addElements': {
-          if (op.elements.length === 0) return;
-          const wire = addressElements(op.elements, empty.has(op.name));
-          empty.delete(op.name);
-          return add(...elementMessages('add', target(op.name), wire, `add element inet ${this.#ref.table} ${op.name}`));
-        }
-        case 'deleteElements':
-          if (op.elements.length === 0) return;
-          return add(...elementMessages('delete', target(op.name), addressElements(op.elements, false), `delete element inet ${this.#ref.table} ${op.name}`));
-        case 'putRecord': {
-          // Add, delete, add with the comment: replaces whatever entry is there (nft 1.0.6 has no "destroy").
-          const key = stringKey(op.key, IFNAMSIZ);
-          const what = `put record ${op.key} in set inet ${this.#ref.table} ${op.registry}`;
-          return add(
-            ...elementMessages('add', target(op.registry), [{ key }], what),
-            ...elementMessages('delete', target(op.registry), [{ key }], what),
-            ...elementMessages('add', target(op.registry), [{ key, comment: op.comment }], what),
-          );
-        }
-        case 'deleteRecord':
-          return add(...elementMessages('delete', target(op.registry), [{ key: stringKey(op.key, IFNAMSIZ) }], `delete record ${op.key} from set inet ${this.#ref.table} ${op.registry}`));
-      }
-    });
-    return { requests, opOf };
-  }
-}
-
-/** Entries (an address, a prefix, a range) as interval-set elements. */
-function addressElements(entries: readonly Entry[], intoEmptySet: boolean): ElementList {
-  const family = entries[0]!.family;
-  if (entries.some((entry) => entry.family !== family)) throw netnsError(ErrorCodes.ADDRSET_INVALID_ADDRESS, 'one operation mixes IPv4 and IPv6 elements');
-  return intervalElements(entries, KEY_BYTES[family], intoEmptySet);
 }
 
 /** A registry key (type ifname) back as text: the bytes up to the first NUL. */
