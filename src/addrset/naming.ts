@@ -49,10 +49,15 @@ export function registryName(prefix: string): string {
   return `${prefix}_owners`;
 }
 
+// One per prefix (checked by checkPrefix: letters and digits only), made once: gc and open test every set name.
+const setNamePatterns = new Map<string, RegExp>();
+
 /** Whether a set name has the shape of one of ours (prefix, family, hex hash). */
 export function familyOfSetName(prefix: string, name: string): Family | undefined {
-  const match = new RegExp(`^${prefix}([46])_[0-9a-f]+$`).exec(name);
-  return match && name.length === MAX_SET_NAME ? (Number(match[1]) as Family) : undefined;
+  let pattern = setNamePatterns.get(prefix);
+  if (!pattern) setNamePatterns.set(prefix, (pattern = new RegExp(`^${prefix}([46])_[0-9a-f]+$`)));
+  const match = name.length === MAX_SET_NAME ? pattern.exec(name) : null;
+  return match ? (Number(match[1]) as Family) : undefined;
 }
 
 export function encodeRecord(owner: string, deadline?: number): string {
@@ -67,9 +72,7 @@ export function decodeRecord(comment: unknown): OwnerRecord | undefined {
   if (!match) return undefined;
   const [, encoded, hash, deadline] = match;
   const owner = encoded === undefined ? null : Buffer.from(encoded, 'base64url').toString('utf8');
-  return {
-    owner,
-    ownerHash: owner === null ? hash! : ownerHash(owner),
-    ...(deadline === undefined ? {} : { deadline: Number(deadline) }),
-  };
+  const record: OwnerRecord = { owner, ownerHash: owner === null ? hash! : ownerHash(owner) };
+  if (deadline !== undefined) record.deadline = Number(deadline);
+  return record;
 }
