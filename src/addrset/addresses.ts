@@ -143,6 +143,9 @@ export function parseEntries(inputs: unknown): Entry[] {
 /** Turns nft's JSON element (string, prefix or range) back into canonical text. */
 export function entryFromNft(element: unknown, family: Family): Entry | undefined {
   if (typeof element === 'string') return asEntry(element);
+  // An element with a comment, timeout or counter comes wrapped: { elem: { val, comment, ... } }.
+  const wrapped = (element as { elem?: { val?: unknown } }).elem;
+  if (wrapped) return entryFromNft(wrapped.val, family);
   const prefix = (element as { prefix?: { addr: string; len: number } }).prefix;
   if (prefix) return asEntry(`${prefix.addr}/${prefix.len}`);
   const range = (element as { range?: [string, string] }).range;

@@ -138,6 +138,21 @@ describe.skipIf(!privileged)('address-set backends', () => {
     });
   }
 
+  // Someone adds an element by hand with a comment: nft lists it wrapped, the kernel with userdata; both backends see it.
+  for (const backend of ['netlink', 'nft'] as const) {
+    it(`(${backend} backend) sees elements added by hand with a comment`, async () => {
+      const ns = await namespaces.create();
+      const sets = await AddressSets.open({ netns: ns, table: 'assets', backend });
+      try {
+        const refs = await sets.ensure('ns/hand', ['10.1.0.1']);
+        await ns.execFile('nft', ['add', 'element', 'inet', 'assets', refs.v4, '{ 10.9.0.1 comment "by hand", 10.8.0.0/24 comment "x" }']);
+        expect((await sets.inspect('ns/hand')).v4.elements).toEqual(['10.1.0.1', '10.8.0.0/24', '10.9.0.1']);
+      } finally {
+        await sets.close();
+      }
+    });
+  }
+
   it('refuses a backend that is neither a name nor a backend, before opening anything', async () => {
     for (const backend of ['iptables', null, {}, { apply() {}, read() {} }]) {
       await expect(AddressSets.open({ netns: NetNS.current(), table: TABLE, backend: backend as never })).rejects.toMatchObject({

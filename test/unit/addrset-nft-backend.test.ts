@@ -26,7 +26,14 @@ const LISTING = JSON.stringify({
     { metainfo: { version: '1.0.6', json_schema_version: 1 } },
     { table: { family: 'inet', name: 't' } },
     { set: { family: 'inet', table: 't', name: 'as_owners', type: 'ifname', elem: [{ elem: { val: 'as4_0123456789a', comment: 'v1 o=b3duZXI' } }] } },
-    { set: { family: 'inet', table: 't', name: 'as4_0123456789a', type: 'ipv4_addr', flags: ['interval'], elem: ['10.0.0.1', { prefix: { addr: '10.1.0.0', len: 16 } }, { range: ['10.2.0.1', '10.2.0.9'] }] } },
+    { set: { family: 'inet', table: 't', name: 'as4_0123456789a', type: 'ipv4_addr', flags: ['interval'], elem: [
+          '10.0.0.1',
+          { prefix: { addr: '10.1.0.0', len: 16 } },
+          { range: ['10.2.0.1', '10.2.0.9'] },
+          // added by hand with a comment or a timeout: nft wraps them
+          { elem: { val: '10.3.0.1', comment: 'by hand' } },
+          { elem: { val: { prefix: { addr: '10.4.0.0', len: 24 } }, timeout: 30, expires: 29 } },
+        ] } },
     { set: { family: 'inet', table: 't', name: 'allowlist', type: 'ether_addr' } },
   ],
 });
@@ -55,12 +62,12 @@ describe('NftBackend (fake nft)', () => {
     expect(JSON.parse(calls.at(-1)!.input)).toEqual({ nftables: [{ flush: { set: { family: 'inet', table: 'policy', name: 's' } } }] });
   });
 
-  it('reads sets, elements (address, prefix, range) and records from one listing', async () => {
+  it('reads sets, elements (address, prefix, range, wrapped with a comment or timeout) and records from one listing', async () => {
     const { exec } = fakeNft(() => ({ stdout: LISTING }));
     const backend = await NftBackend.create(NetNS.current(), ref, exec);
     const view = await backend.read({ elements: true, registry: 'as_owners' });
     expect(view.records).toEqual(new Map([['as4_0123456789a', 'v1 o=b3duZXI']]));
-    expect(view.sets.get('as4_0123456789a')).toEqual({ name: 'as4_0123456789a', family: 4, elements: ['10.0.0.1', '10.1.0.0/16', '10.2.0.1-10.2.0.9'] });
+    expect(view.sets.get('as4_0123456789a')).toEqual({ name: 'as4_0123456789a', family: 4, elements: ['10.0.0.1', '10.1.0.0/16', '10.2.0.1-10.2.0.9', '10.3.0.1', '10.4.0.0/24'] });
     expect(view.sets.get('allowlist')).toMatchObject({ family: 'other' });
     expect(view.sets.has('as_owners')).toBe(false);
   });
