@@ -31,6 +31,12 @@ export interface WriterLock {
   release(): void;
 }
 
+export interface ReadOptions {
+  elements: boolean;
+  registry: string;
+  soleWriter?: boolean;
+}
+
 export interface AddrsetBackend {
   /** Applies all operations atomically, or none, as the holder of `lock`. */
   apply(ops: Op[], lock: WriterLock): Promise<void>;
@@ -38,9 +44,12 @@ export interface AddrsetBackend {
    * The table as the kernel has it; `registry` names the set whose element
    * comments are read. With elements it is one consistent snapshot; without,
    * it is consistent only while nobody writes (the caller holds the writer
-   * lock and has no transaction in flight).
+   * lock and has no transaction in flight). `soleWriter`: the caller holds the
+   * writer lock and has no transaction in flight, so changes elsewhere in the
+   * namespace (which a backend may not tell apart from changes to this table)
+   * must not make the read fail.
    */
-  read(options: { elements: boolean; registry: string }): Promise<KernelView>;
+  read(options: ReadOptions): Promise<KernelView>;
   /** Waits up to timeoutMs for the writer lock (ERR_NETNS_ADDRSET_LOCKED after that). */
   lock(options: { timeoutMs: number }): Promise<WriterLock>;
   /** Gives up what the backend holds open (the netlink backend's socket); idempotent. */

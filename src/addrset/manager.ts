@@ -186,14 +186,14 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
   /** The kernel's truth about every set this instance's prefix owns. */
   async list(): Promise<SetInfo[]> {
     this.#assertOpen();
-    return this.#rows(await this.#backend.read({ elements: true, registry: this.#registry }));
+    return this.#rows(await this.#read(true));
   }
 
   /** One owner's sets and their elements, as the kernel has them. */
   async inspect(owner: string): Promise<OwnerDetails> {
     checkOwner(owner);
     this.#assertOpen();
-    const view = await this.#backend.read({ elements: true, registry: this.#registry });
+    const view = await this.#read(true);
     const rows = this.#rows(view);
     const first = rows.find((row) => row.owner === owner);
     const hash = ownerHash(owner);
@@ -261,7 +261,13 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
 
   async #start(): Promise<void> {
     if (this.#pipeline) await this.#submitOps([{ op: 'addTable' }, { op: 'addRegistry', name: this.#registry }]);
-    this.#adopt(reconcile(await this.#backend.read({ elements: true, registry: this.#registry }), this.prefix));
+    this.#adopt(reconcile(await this.#read(true), this.prefix));
+  }
+
+  /** The kernel's view; a writer reads between its transactions, as the table's sole writer. */
+  #read(elements: boolean): Promise<KernelView> {
+    const read = () => this.#backend.read({ elements, registry: this.#registry, soleWriter: this.#pipeline !== null });
+    return this.#pipeline ? this.#pipeline.exclusive(read) : read();
   }
 
   #rows(view: KernelView): SetInfo[] {
@@ -312,7 +318,8 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
       prefix: this.prefix,
       registry: this.#registry,
       now: () => this.#clock.now(),
-      read: (elements) => this.#backend.read({ elements, registry: this.#registry }),
+      // gc reads inside its own exclusive section (host.exclusive): not through #read, which would wait for that section.
+      read: (elements) => this.#backend.read({ elements, registry: this.#registry, soleWriter: true }),
       exclusive: (work) => this.#pipeline!.exclusive(work),
       submitJob: (job) => this.#pipeline!.submit(job),
       submitCollect: (state, liveHashes) => this.#submit(state, { kind: 'collect', liveHashes }),

@@ -15,7 +15,7 @@ import { rangesOf } from '../nftables/elements.js';
 import type { TableName } from '../nftables/messages.js';
 import { openNftables } from '../nftables/socket.js';
 import { entryFromRange, type Family } from './addresses.js';
-import { emptyView, type AddrsetBackend, type KernelSet, type KernelView, type WriterLock } from './backend.js';
+import { emptyView, type AddrsetBackend, type KernelSet, type KernelView, type ReadOptions, type WriterLock } from './backend.js';
 import { encodeOps } from './netlink-ops.js';
 import type { Op, TableRef } from './ops.js';
 import { lockTable } from './table-lock.js';
@@ -63,7 +63,7 @@ export class NetlinkBackend implements AddrsetBackend, Disposable {
     return lockTable({ inode: this.#ns.inode, path: this.#ns.path, table: this.#ref.table }, timeoutMs);
   }
 
-  async read({ elements, registry }: { elements: boolean; registry: string }): Promise<KernelView> {
+  async read({ elements, registry, soleWriter }: ReadOptions): Promise<KernelView> {
     return new TableReader(this.#handle, this.#table).consistent(async (reader) => {
       if (!(await reader.tableExists())) return emptyView();
       const view: KernelView = { tableExists: true, sets: new Map(), records: new Map() };
@@ -86,7 +86,7 @@ export class NetlinkBackend implements AddrsetBackend, Disposable {
         view.sets.set(set.name, kernelSet);
       }
       return view;
-    });
+    }, { soleWriter });
   }
 }
 

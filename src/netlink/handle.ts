@@ -141,8 +141,11 @@ export class NetlinkHandle implements Disposable {
    * NLM_F_DUMP_INTR (the table changed meanwhile, so the parts may disagree);
    * after DUMP_ATTEMPTS interrupted dumps, rejects with
    * ERR_NETNS_NETLINK_DUMP_INTERRUPTED rather than return an inconsistent view.
+   * `acceptInterrupted`: return the first dump however it was marked, for a
+   * caller that knows what it reads cannot have changed (the mark is per
+   * namespace: any change anywhere in it sets it).
    */
-  async dump(type: number, header: Buffer, attributes: readonly Attribute[], what: string): Promise<NetlinkMessage[]> {
+  async dump(type: number, header: Buffer, attributes: readonly Attribute[], what: string, { acceptInterrupted = false } = {}): Promise<NetlinkMessage[]> {
     // Only a GET (RTM_GET*: 2 modulo 4) is answered as a dump; anything else would be applied, and then wait for a DONE that never comes.
     if (!this.#isDump({ type, flags: NLM_F_DUMP, header, what })) throw netnsError(ErrorCodes.NETLINK_INVALID, `netlink: ${what}: message type ${type} is not a GET request and cannot be dumped`);
     const request: NetlinkRequest = { type, flags: NLM_F_REQUEST | NLM_F_DUMP, header, attributes, what };
@@ -150,7 +153,7 @@ export class NetlinkHandle implements Disposable {
       const [replies] = this.#transact([request], 0, false);
       const settled = settle(replies!, what, false);
       if (!settled.ok) throw settled.error;
-      if (!replies!.some((m) => (m.flags & NLM_F_DUMP_INTR) !== 0)) return settled.messages;
+      if (acceptInterrupted || !replies!.some((m) => (m.flags & NLM_F_DUMP_INTR) !== 0)) return settled.messages;
     }
     throw netnsError(
       ErrorCodes.NETLINK_DUMP_INTERRUPTED,

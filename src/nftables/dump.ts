@@ -3,6 +3,13 @@
 // (cache.c, mnl.c check_genid): GETGEN, the dumps (every reply's res_id must
 // be the generation's low 16 bits), GETGEN again, and the whole read again if
 // a transaction landed in between.
+//
+// The generation is the namespace's: a commit to any table bumps it, so a
+// process committing to its own table in a loop would starve every reader of
+// a large set. A reader that holds its table's writer lock knows that only a
+// hand edit could change *this* table meanwhile; after the strict attempts it
+// takes a read whatever the generation did (a set's dump resumes by position,
+// which stays right while the set is unchanged).
 import { ErrorCodes, netnsError, type NetnsError } from '../core/errors.js';
 import { AttributeMap } from '../netlink/attributes.js';
 import { DUMP_ATTEMPTS, type NetlinkHandle } from '../netlink/handle.js';
@@ -36,19 +43,33 @@ export class TableReader {
   readonly #ref: TableName;
   #generation = 0;
   #stale = false;
+  /** The last read of a sole writer: dumps taken as they come. */
+  #tolerant = false;
 
   constructor(handle: NetlinkHandle, ref: TableName) {
     this.#handle = handle;
     this.#ref = ref;
   }
 
-  /** Runs `read` until the generation is the same before and after it (and in every reply). */
-  async consistent<T>(read: (reader: TableReader) => Promise<T>): Promise<T> {
+  /**
+   * Runs `read` until the generation is the same before and after it (and in
+   * every reply). `soleWriter`: the caller holds the table's writer lock and has
+   * nothing in flight; then one last read is taken as it comes.
+   */
+  async consistent<T>(read: (reader: TableReader) => Promise<T>, { soleWriter = false } = {}): Promise<T> {
     for (let attempt = 1; attempt <= DUMP_ATTEMPTS; attempt++) {
       this.#generation = await this.#currentGeneration();
       this.#stale = false;
       const result = await read(this);
       if (!this.#stale && (await this.#currentGeneration()) === this.#generation) return result;
+    }
+    if (soleWriter) {
+      this.#tolerant = true;
+      try {
+        return await read(this);
+      } finally {
+        this.#tolerant = false;
+      }
     }
     throw netnsError(
       ErrorCodes.NETLINK_DUMP_INTERRUPTED,
@@ -68,14 +89,14 @@ export class TableReader {
 
   async sets(): Promise<DumpedSet[]> {
     const { type, header, attributes, what } = getSetsDump(this.#ref);
-    const messages = await this.#handle.dump(type, header, attributes, what);
+    const messages = await this.#handle.dump(type, header, attributes, what, { acceptInterrupted: this.#tolerant });
     this.#check([messages]);
     return messages.map(parseSet);
   }
 
   async elements(set: string): Promise<ElementList> {
     const { type, header, attributes, what } = getElementsDump(this.#ref, set);
-    const messages = await this.#handle.dump(type, header, attributes, what);
+    const messages = await this.#handle.dump(type, header, attributes, what, { acceptInterrupted: this.#tolerant });
     this.#check([messages]);
     const list = new ElementList();
     for (const message of messages) parseElements(message.payload, NFGENMSG_SIZE, list);

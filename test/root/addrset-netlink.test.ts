@@ -116,6 +116,31 @@ describe.skipIf(!privileged)('NetlinkBackend on real nftables', () => {
     expect(await listing(ns, 't')).toEqual(before);
   });
 
+  // nf_tables' generation id is the namespace's: every commit to any table bumps it, and marks
+  // any dump in progress interrupted. A writer elsewhere committing in a loop must not starve
+  // the table's own writer of reading its sets (open, inspect, gc).
+  it('the table\'s writer reads a large set while another program commits to another table in a loop', async () => {
+    const ns = await namespaces.create();
+    const ips = Array.from({ length: 50_000 }, (_, i) => `10.${(i >> 15) & 255}.${(i >> 7) & 255}.${(i & 127) * 2}`);
+    const first = await AddressSets.open({ netns: ns, table: 'busy' });
+    await first.ensure('ns/big', ips);
+    await first.close();
+    const churn = ns.spawn('sh', ['-c', 'while :; do nft add table inet churn && nft delete table inet churn && echo turn; done'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise((resolve) => churn.stdout!.once('data', resolve));
+      const sets = await AddressSets.open({ netns: ns, table: 'busy' });
+      try {
+        expect((await sets.inspect('ns/big')).v4.elements).toHaveLength(50_000);
+        expect(await sets.list()).toMatchObject([{ owner: 'ns/big', family: 4, elements: 50_000, state: 'orphan' }, { family: 6 }]);
+        expect((await sets.gc({ live: ['ns/big'] })).removed).toEqual([]);
+      } finally {
+        await sets.close();
+      }
+    } finally {
+      churn.kill('SIGKILL');
+    }
+  });
+
   it('fills 100,000 addresses in one batch, and refuses one that size whole', async () => {
     const ns = await namespaces.create();
     const backend = await netlinkBackend(ns, 't');
