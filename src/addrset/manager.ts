@@ -8,7 +8,8 @@ import { EventEmitter } from 'node:events';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { isNsHandle } from '../core/handle.js';
 import { NetNS } from '../netns.js';
-import { parseEntries, parseKernelText } from './addresses.js';
+import { parseEntries, parseKernelText, type Family } from './addresses.js';
+import { FamilyEntries } from './entries.js';
 import type { AddrsetBackend, KernelView, WriterLock } from './backend.js';
 import { systemClock, timerAt, type Clock } from './clock.js';
 import { collectGarbage, type GcHost } from './gc.js';
@@ -120,7 +121,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     this.#backend = backend;
     this.#ownBackend = ownBackend;
     this.#lock = lock;
-    this.#pipeline = lock && new Pipeline(backend, lock);
+    this.#pipeline = lock && new Pipeline(backend, lock, () => this.#resync(lock));
     this.#clock = options.clock ?? systemClock;
     this.#deleteDelayMs = options.deleteDelayMs;
     this.#retryIntervalMs = options.retryIntervalMs;
@@ -301,16 +302,42 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
       const state = known ?? new OwnerState(record.owner, record.ownerHash, this.prefix);
       if (!known) this.#index(state);
       state.inKernel = true;
-      for (const family of FAMILIES) {
-        for (const text of elements?.[family] ?? []) {
-          const entry = parseKernelText(text);
-          if (entry) state.entries[family].add(entry);
-        }
-      }
+      if (elements) loadEntries(state, elements);
       state.status = record.deadline === undefined ? 'orphan' : 'pending';
       state.deadline = record.deadline;
       if (state.status === 'pending') this.#scheduleDestroy(state, record.deadline!);
     }
+  }
+
+  /**
+   * Someone changed the table by hand (a request failed with ENOENT or an
+   * overlap: see pipeline.ts): makes the table and registry again if they are
+   * gone and takes the kernel's word for what each owner holds. A live owner
+   * whose sets are gone keeps its content, and its next request makes them
+   * again with it; any other such owner is gone.
+   */
+  async #resync(lock: WriterLock): Promise<void> {
+    await this.#backend.apply([{ op: 'addTable' }, { op: 'addRegistry', name: this.#registry }], lock);
+    const found = reconcile(await this.#backend.read({ elements: true, registry: this.#registry, soleWriter: true }), this.prefix);
+    const held = new Map(found.owners.map((owner) => [owner.record.ownerHash, owner]));
+    for (const state of this.#byHash.values()) {
+      if (!state.inKernel) continue;
+      const elements = held.get(state.hash)?.elements;
+      if (elements) loadEntries(state, elements);
+      else this.#lost(state);
+    }
+    this.#adopt(found);
+  }
+
+  #lost(state: OwnerState): void {
+    state.inKernel = false;
+    if (state.status === 'live') return;
+    this.#clearTimer(state);
+    state.status = 'absent';
+    state.deadline = undefined;
+    state.generation++;
+    for (const family of FAMILIES) state.entries[family] = new FamilyEntries();
+    this.#forgetIfIdle(state);
   }
 
   #gcHost(): GcHost {
@@ -457,4 +484,9 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     state.cancelTimer?.();
     state.cancelTimer = undefined;
   }
+}
+
+/** The owner's content as the kernel lists it. */
+function loadEntries(state: OwnerState, elements: Record<Family, string[]>): void {
+  for (const family of FAMILIES) state.entries[family] = FamilyEntries.of(elements[family].flatMap((text) => parseKernelText(text) ?? []));
 }

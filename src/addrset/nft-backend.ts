@@ -15,6 +15,7 @@ const FAMILY_OF_TYPE: Record<string, Family> = { ipv4_addr: 4, ipv6_addr: 6 };
 const KERNEL_ERRORS: [RegExp, ErrorCode][] = [
   [/Device or resource busy/, 'EBUSY'],
   [/No such file or directory/, 'ENOENT'],
+  [/element does not exist/, 'ENOENT'], // nft's own check, against its cache, for an interval set
   [/File exists/, 'EEXIST'],
   [/Operation not permitted/, 'EPERM'],
   [/interval overlaps/, ErrorCodes.ADDRSET_OVERLAP],

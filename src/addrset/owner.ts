@@ -89,10 +89,12 @@ function recordOps(state: OwnerState, ctx: PlanContext, deadline: number | undef
   return FAMILIES.map((family) => ({ op: 'putRecord', registry: ctx.registry, key: state.names[family], comment: encodeRecord(state.owner!, deadline) }));
 }
 
-function requireLive(state: OwnerState): void {
+/** A live owner, with its sets made again first if they were removed by hand. */
+function requireLive(state: OwnerState, ctx: PlanContext, plan: Plan): void {
   if (state.status !== 'live') {
     throw netnsError(ErrorCodes.ADDRSET_UNKNOWN_OWNER, `owner ${JSON.stringify(state.label)} is not live here: ensure() it first`);
   }
+  if (!state.inKernel) plan.ops.push(...createOps(state, ctx, plan.undo));
 }
 
 function swapEntries(state: OwnerState, family: Family, next: FamilyEntries, undo: (() => void)[]): FamilyEntries {
@@ -160,13 +162,26 @@ function emptyAll(state: OwnerState, undo: (() => void)[]): void {
   for (const family of FAMILIES) swapEntries(state, family, new FamilyEntries(), undo);
 }
 
+/**
+ * Makes the owner's sets and records. A live owner whose sets were removed
+ * by hand (see pipeline.ts, resync) gets them back with the content it was
+ * last given; any other starts empty.
+ */
+function createOps(state: OwnerState, ctx: PlanContext, undo: (() => void)[]): Op[] {
+  const ops: Op[] = FAMILIES.map((family) => ({ op: 'createSet', name: state.names[family], family }));
+  ops.push(...recordOps(state, ctx, undefined));
+  if (state.status !== 'live') emptyAll(state, undo);
+  for (const family of FAMILIES) {
+    if (state.entries[family].size > 0) ops.push({ op: 'addElements', name: state.names[family], elements: state.entries[family].entries() });
+  }
+  setField(state, 'inKernel', true, undo);
+  return ops;
+}
+
 function planEnsure(state: OwnerState, entries: Entry[] | undefined, ctx: PlanContext, plan: Plan): void {
   const { ops, undo } = plan;
   if (!state.inKernel) {
-    for (const family of FAMILIES) ops.push({ op: 'createSet', name: state.names[family], family });
-    ops.push(...recordOps(state, ctx, undefined));
-    emptyAll(state, undo);
-    setField(state, 'inKernel', true, undo);
+    ops.push(...createOps(state, ctx, undo));
     plan.outcome = { effect: 'created' };
   } else if (state.status === 'pending') {
     ops.push(...recordOps(state, ctx, undefined));
@@ -180,6 +195,13 @@ function planEnsure(state: OwnerState, entries: Entry[] | undefined, ctx: PlanCo
 
 function planDelete(state: OwnerState, ctx: PlanContext, plan: Plan): void {
   if (state.status !== 'live' && state.status !== 'orphan') return;
+  if (!state.inKernel) {
+    // A live owner whose sets were removed by hand: nothing is left to empty or destroy.
+    emptyAll(state, plan.undo);
+    setField(state, 'status', 'absent', plan.undo);
+    setField(state, 'generation', state.generation + 1, plan.undo);
+    return;
+  }
   const deadline = ctx.now + ctx.deleteDelayMs;
   for (const family of FAMILIES) plan.ops.push({ op: 'flushSet', name: state.names[family] });
   plan.ops.push(...recordOps(state, ctx, deadline));
@@ -229,15 +251,15 @@ export function planRequest(state: OwnerState, request: RequestKind, ctx: PlanCo
         planEnsure(state, request.entries, ctx, plan);
         break;
       case 'add':
-        requireLive(state);
+        requireLive(state, ctx, plan);
         plan.ops.push(...addTo(state, request.entries, plan.undo));
         break;
       case 'remove':
-        requireLive(state);
+        requireLive(state, ctx, plan);
         plan.ops.push(...removeFrom(state, request.entries, plan.undo));
         break;
       case 'replace':
-        requireLive(state);
+        requireLive(state, ctx, plan);
         plan.ops.push(...replaceWith(state, request.entries, plan.undo));
         break;
       case 'delete':

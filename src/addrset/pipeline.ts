@@ -8,6 +8,12 @@
 // reaches only the jobs that cause it: this is the only place that isolates
 // failures. A read can be run between transactions, when the kernel holds
 // exactly what the model says (see exclusive()).
+//
+// Unless someone changed the table by hand (deleted it, a set, an element):
+// then a job fails with ENOENT (or an overlap) however often it is sent. Such
+// a failure of a job on its own first brings the model back in line with the
+// kernel (`resync`), then plans and sends the job once more.
+import { ErrorCodes } from '../core/errors.js';
 import type { AddrsetBackend, WriterLock } from './backend.js';
 import { undoPlan, type Plan } from './owner.js';
 
@@ -20,17 +26,22 @@ export interface Job {
 
 type Entry = { job: Job } | { read: () => Promise<void> };
 
+/** Failures that mean the kernel no longer holds what the model says. */
+const DRIFT: ReadonlySet<unknown> = new Set(['ENOENT', ErrorCodes.ADDRSET_OVERLAP]);
+
 export class Pipeline {
   readonly #backend: AddrsetBackend;
   readonly #lock: WriterLock;
+  readonly #resync: () => Promise<void>;
   #queue: Entry[] = [];
   #running: Promise<void> | undefined;
   transactions = 0;
   failedTransactions = 0;
 
-  constructor(backend: AddrsetBackend, lock: WriterLock) {
+  constructor(backend: AddrsetBackend, lock: WriterLock, resync: () => Promise<void>) {
     this.#backend = backend;
     this.#lock = lock;
+    this.#resync = resync;
   }
 
   submit(job: Job): void {
@@ -72,7 +83,7 @@ export class Pipeline {
     }
   }
 
-  async #transact(jobs: Job[]): Promise<void> {
+  async #transact(jobs: Job[], resynced = false): Promise<void> {
     const planned: { job: Job; plan: Plan }[] = [];
     for (const job of jobs) {
       try {
@@ -86,11 +97,26 @@ export class Pipeline {
       if (ops.length > 0) await this.#apply(ops);
     } catch (error) {
       for (const { plan } of [...planned].reverse()) undoPlan(plan);
-      if (planned.length === 1) settle(() => planned[0]!.job.failed(error));
-      else for (const { job } of planned) await this.#transact([job]);
+      if (planned.length > 1) {
+        for (const { job } of planned) await this.#transact([job]);
+      } else if (!resynced && DRIFT.has((error as { code?: unknown }).code) && (await this.#resynced())) {
+        await this.#transact([planned[0]!.job], true);
+      } else {
+        settle(() => planned[0]!.job.failed(error));
+      }
       return;
     }
     for (const { job, plan } of planned) settle(() => job.landed(plan));
+  }
+
+  /** Whether the model could be brought in line (a failure to do so leaves the job's own error to report). */
+  async #resynced(): Promise<boolean> {
+    try {
+      await this.#resync();
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   async #apply(ops: Parameters<AddrsetBackend['apply']>[0]): Promise<void> {

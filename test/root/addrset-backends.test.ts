@@ -153,6 +153,38 @@ describe.skipIf(!privileged)('address-set backends', () => {
     });
   }
 
+  // Someone deletes our table, a live set or an element by hand: requests failed ENOENT until a
+  // restart. Now the writer takes the kernel's word, makes what is gone again, and goes on.
+  for (const backend of ['netlink', 'nft'] as const) {
+    it(`(${backend} backend) goes on after the table, a live set or an element was deleted by hand`, async () => {
+      const ns = await namespaces.create();
+      const sets = await AddressSets.open({ netns: ns, table: 'assets', backend, deleteDelayMs: DELAY });
+      const nft = (...args: string[]) => ns.execFile('nft', args);
+      try {
+        const a = await sets.ensure('ns/a', ['10.1.0.1', 'fd00::1']);
+        await sets.ensure('ns/b', ['10.2.0.1']);
+        await sets.delete('ns/b'); // pending, its destroy far ahead
+        await nft('delete', 'table', 'inet', 'assets');
+        // The live owner gets its sets back with what it was given, plus the new address.
+        await sets.add('ns/a', ['10.1.0.2']);
+        expect(await sets.inspect('ns/a')).toMatchObject({ state: 'live', v4: { name: a.v4, elements: ['10.1.0.1', '10.1.0.2'] }, v6: { elements: ['fd00::1'] } });
+        expect((await sets.list()).map((row) => row.owner)).toEqual(['ns/a', 'ns/a']); // b went with the table
+        expect(sets.stats()).toMatchObject({ live: 1, pending: 0 });
+
+        await nft('delete', 'set', 'inet', 'assets', a.v4);
+        await sets.add('ns/a', ['10.1.0.3']);
+        expect((await sets.inspect('ns/a')).v4.elements).toEqual(['10.1.0.1', '10.1.0.2', '10.1.0.3']);
+
+        await nft('delete', 'element', 'inet', 'assets', a.v4, '{ 10.1.0.1 }');
+        await sets.remove('ns/a', ['10.1.0.1', '10.1.0.2']);
+        expect((await sets.inspect('ns/a')).v4.elements).toEqual(['10.1.0.3']);
+        expect(await sets.ensure('ns/c', ['10.3.0.1'])).toBeDefined();
+      } finally {
+        await sets.close();
+      }
+    });
+  }
+
   it('refuses a backend that is neither a name nor a backend, before opening anything', async () => {
     for (const backend of ['iptables', null, {}, { apply() {}, read() {} }]) {
       await expect(AddressSets.open({ netns: NetNS.current(), table: TABLE, backend: backend as never })).rejects.toMatchObject({

@@ -76,6 +76,7 @@ describe('NftBackend (fake nft)', () => {
     const cases: [string, string][] = [
       ['Error: Could not process rule: Device or resource busy', 'EBUSY'],
       ['Error: Could not process rule: No such file or directory', 'ENOENT'],
+      ['/dev/stdin:1:46-53: Error: element does not exist', 'ENOENT'],
       ['Error: Could not process rule: File exists', 'EEXIST'],
       ['Error: Could not process rule: Operation not permitted', 'EPERM'],
       ['Error: interval overlaps with an existing one', 'ERR_NETNS_ADDRSET_OVERLAP'],
