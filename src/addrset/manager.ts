@@ -422,7 +422,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
         this.#forgetIfIdle(state);
       };
       this.#pipeline!.submit({
-        plan: () => planRequest(state, request, { registry: this.#registry, now: this.#clock.now(), deleteDelayMs: this.#deleteDelayMs }),
+        plan: () => planRequest(state, request, { registry: this.#registry, now: this.#clock.now(), deleteDelayMs: this.#deleteDelayMs, slowDeletes: this.#backend.slowDeletes === true }),
         landed: (plan) => {
           done();
           this.#afterLanded(state, plan.outcome);
