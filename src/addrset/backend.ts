@@ -3,14 +3,14 @@
 // of our table. Errors carry Node-style codes: EBUSY (a set still referenced
 // by a rule), ENOENT, EEXIST, ERR_NETNS_ADDRSET_OVERLAP, or the kernel's or
 // nft's own words (ERR_NETNS_NFT from the nft backend).
-import type { Family } from './addresses.js';
+import type { Entry, Family } from './addresses.js';
 import type { Op } from './ops.js';
 
 export interface KernelSet {
   name: string;
   family: Family | 'other';
-  /** Elements in nft's canonical text; null when read without elements. */
-  elements: string[] | null;
+  /** Elements, their text as nft lists them; null when read without elements. */
+  elements: Entry[] | null;
 }
 
 export interface KernelView {

@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { isNsHandle } from '../core/handle.js';
 import { NetNS } from '../netns.js';
-import { parseEntries, parseKernelText, type Family } from './addresses.js';
+import { parseEntries, type Entry, type Family } from './addresses.js';
 import { FamilyEntries } from './entries.js';
 import type { AddrsetBackend, KernelView, WriterLock } from './backend.js';
 import { systemClock, timerAt, type Clock } from './clock.js';
@@ -201,7 +201,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     const names = { v4: setName(this.prefix, 4, hash), v6: setName(this.prefix, 6, hash) };
     // Names are a short hash: the sets under them may be another owner's, whose addresses are not this one's.
     const holder = rows.find((row) => row.name === names.v4 || row.name === names.v6)?.owner;
-    const elementsOf = (name: string) => (holder !== undefined && holder !== null && holder !== owner ? [] : (view.sets.get(name)?.elements ?? []));
+    const elementsOf = (name: string) => (holder !== undefined && holder !== null && holder !== owner ? [] : (view.sets.get(name)?.elements ?? []).map((entry) => entry.text));
     return {
       owner,
       state: first?.state ?? 'absent',
@@ -487,6 +487,6 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
 }
 
 /** The owner's content as the kernel lists it. */
-function loadEntries(state: OwnerState, elements: Record<Family, string[]>): void {
-  for (const family of FAMILIES) state.entries[family] = FamilyEntries.of(elements[family].flatMap((text) => parseKernelText(text) ?? []));
+function loadEntries(state: OwnerState, elements: Record<Family, Entry[]>): void {
+  for (const family of FAMILIES) state.entries[family] = FamilyEntries.of(elements[family]);
 }

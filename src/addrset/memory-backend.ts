@@ -7,7 +7,7 @@
 // before the next writer gets the lock, and set identity (a set destroyed and
 // made again is another set), so tests can tell a kept set from a re-made one.
 import { ErrorCodes, netnsError, type ErrorCode } from '../core/errors.js';
-import type { Family } from './addresses.js';
+import { parseKernelText, type Family } from './addresses.js';
 import type { AddrsetBackend, KernelView, WriterLock } from './backend.js';
 import type { Op } from './ops.js';
 
@@ -142,7 +142,7 @@ export class MemoryBackend implements AddrsetBackend {
       if (name === registry) {
         for (const [key, comment] of set.elements) view.records.set(key, comment);
       } else if (set.family !== 'registry') {
-        view.sets.set(name, { name, family: set.family, elements: elements ? [...set.elements.keys()] : null });
+        view.sets.set(name, { name, family: set.family, elements: elements ? [...set.elements.keys()].flatMap((text) => parseKernelText(text) ?? []) : null });
       }
     }
     return view;

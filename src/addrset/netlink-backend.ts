@@ -81,7 +81,7 @@ export class NetlinkBackend implements AddrsetBackend, Disposable {
         const kernelSet: KernelSet = { name: set.name, family, elements: null };
         if (elements && family !== 'other') {
           const ranges = rangesOf(await reader.elements(set.name));
-          kernelSet.elements = ranges.map((range) => entryFromRange(family, range.first, range.last).text);
+          kernelSet.elements = ranges.map((range) => entryFromRange(family, range.first, range.last));
         }
         view.sets.set(set.name, kernelSet);
       }

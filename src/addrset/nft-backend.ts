@@ -134,7 +134,7 @@ function parseListing(stdout: string, registry: string, withElements: boolean): 
     const family = FAMILY_OF_TYPE[set.type] ?? 'other';
     const kernelSet: KernelSet = { name: set.name, family, elements: null };
     if (withElements && family !== 'other') {
-      kernelSet.elements = (set.elem ?? []).flatMap((e) => entryFromNft(e, family)?.text ?? []);
+      kernelSet.elements = (set.elem ?? []).flatMap((e) => entryFromNft(e, family) ?? []);
     }
     view.sets.set(set.name, kernelSet);
   }

@@ -3,7 +3,7 @@
 // record, a record without its set, half an owner), which only tampering or
 // an older writer can leave, since every transaction makes or removes an
 // owner whole. Pure: the manager decides what to do with it.
-import type { Family } from './addresses.js';
+import type { Entry, Family } from './addresses.js';
 import type { KernelView } from './backend.js';
 import { decodeRecord, familyOfSetName, setName, type OwnerRecord } from './naming.js';
 import { FAMILIES } from './owner.js';
@@ -11,8 +11,8 @@ import { FAMILIES } from './owner.js';
 export interface RecordedOwner {
   record: OwnerRecord;
   names: Record<Family, string>;
-  /** Elements in canonical text, when the view was read with them. */
-  elements: Record<Family, string[]> | null;
+  /** Elements, when the view was read with them. */
+  elements: Record<Family, Entry[]> | null;
 }
 
 export interface Leftover {
