@@ -32,7 +32,8 @@ export interface WriterLock {
 }
 
 export interface ReadOptions {
-  elements: boolean;
+  /** Whose elements to read: every set's, none, or the named sets' only. */
+  elements: boolean | ReadonlySet<string>;
   registry: string;
   soleWriter?: boolean;
 }
@@ -60,6 +61,11 @@ export interface AddrsetBackend {
   lock(options: { timeoutMs: number }): Promise<WriterLock>;
   /** Gives up what the backend holds open (the netlink backend's socket); idempotent. */
   close?(): void;
+}
+
+/** Whether a read with these options wants the elements of `set`. */
+export function wantsElements(elements: ReadOptions['elements'], set: string): boolean {
+  return elements === true || (elements !== false && elements.has(set));
 }
 
 export function emptyView(): KernelView {

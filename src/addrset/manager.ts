@@ -10,7 +10,7 @@ import { isNsHandle } from '../core/handle.js';
 import { NetNS } from '../netns.js';
 import { parseEntries, type Entry, type Family } from './addresses.js';
 import { FamilyEntries } from './entries.js';
-import type { AddrsetBackend, KernelView, WriterLock } from './backend.js';
+import type { AddrsetBackend, KernelView, ReadOptions, WriterLock } from './backend.js';
 import { systemClock, timerAt, type Clock } from './clock.js';
 import { collectGarbage, type GcHost } from './gc.js';
 import { NetlinkBackend } from './netlink-backend.js';
@@ -194,11 +194,12 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
   async inspect(owner: string): Promise<OwnerDetails> {
     checkOwner(owner);
     this.#assertOpen();
-    const view = await this.#read(true);
-    const rows = this.#rows(view);
-    const first = rows.find((row) => row.owner === owner);
     const hash = ownerHash(owner);
     const names = { v4: setName(this.prefix, 4, hash), v6: setName(this.prefix, 6, hash) };
+    // The elements of this owner's two sets only: a table may hold thousands.
+    const view = await this.#read(new Set([names.v4, names.v6]));
+    const rows = this.#rows(view);
+    const first = rows.find((row) => row.owner === owner);
     // Names are a short hash: the sets under them may be another owner's, whose addresses are not this one's.
     const holder = rows.find((row) => row.name === names.v4 || row.name === names.v6)?.owner;
     const elementsOf = (name: string) => (holder !== undefined && holder !== null && holder !== owner ? [] : (view.sets.get(name)?.elements ?? []).map((entry) => entry.text));
@@ -266,7 +267,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
   }
 
   /** The kernel's view; a writer reads between its transactions, as the table's sole writer. */
-  #read(elements: boolean): Promise<KernelView> {
+  #read(elements: ReadOptions['elements']): Promise<KernelView> {
     const read = () => this.#backend.read({ elements, registry: this.#registry, soleWriter: this.#pipeline !== null });
     return this.#pipeline ? this.#pipeline.exclusive(read) : read();
   }

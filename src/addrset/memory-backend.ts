@@ -8,7 +8,7 @@
 // made again is another set), so tests can tell a kept set from a re-made one.
 import { ErrorCodes, netnsError, type ErrorCode } from '../core/errors.js';
 import { parseKernelText, type Family } from './addresses.js';
-import type { AddrsetBackend, KernelView, WriterLock } from './backend.js';
+import { wantsElements, type AddrsetBackend, type KernelView, type ReadOptions, type WriterLock } from './backend.js';
 import type { Op } from './ops.js';
 
 interface MemorySet {
@@ -135,14 +135,14 @@ export class MemoryBackend implements AddrsetBackend {
     if (held.dead) return never;
   }
 
-  async read({ elements, registry }: { elements: boolean; registry: string }): Promise<KernelView> {
+  async read({ elements, registry }: ReadOptions): Promise<KernelView> {
     await Promise.resolve();
     const view: KernelView = { tableExists: this.#tableExists, sets: new Map(), records: new Map() };
     for (const [name, set] of this.#sets) {
       if (name === registry) {
         for (const [key, comment] of set.elements) view.records.set(key, comment);
       } else if (set.family !== 'registry') {
-        view.sets.set(name, { name, family: set.family, elements: elements ? [...set.elements.keys()].flatMap((text) => parseKernelText(text) ?? []) : null });
+        view.sets.set(name, { name, family: set.family, elements: wantsElements(elements, name) ? [...set.elements.keys()].flatMap((text) => parseKernelText(text) ?? []) : null });
       }
     }
     return view;

@@ -15,7 +15,7 @@ import { rangesOf } from '../nftables/elements.js';
 import type { TableName } from '../nftables/messages.js';
 import { openNftables } from '../nftables/socket.js';
 import { entryFromRange, type Family } from './addresses.js';
-import { emptyView, type AddrsetBackend, type KernelSet, type KernelView, type ReadOptions, type WriterLock } from './backend.js';
+import { emptyView, wantsElements, type AddrsetBackend, type KernelSet, type KernelView, type ReadOptions, type WriterLock } from './backend.js';
 import { encodeOps } from './netlink-ops.js';
 import type { Op, TableRef } from './ops.js';
 import { lockTable } from './table-lock.js';
@@ -79,7 +79,7 @@ export class NetlinkBackend implements AddrsetBackend, Disposable {
         }
         const family: Family | 'other' = set.keyType === TYPE_IPADDR ? 4 : set.keyType === TYPE_IP6ADDR ? 6 : 'other';
         const kernelSet: KernelSet = { name: set.name, family, elements: null };
-        if (elements && family !== 'other') {
+        if (family !== 'other' && wantsElements(elements, set.name)) {
           const ranges = rangesOf(await reader.elements(set.name));
           kernelSet.elements = ranges.map((range) => entryFromRange(family, range.first, range.last));
         }

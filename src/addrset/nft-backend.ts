@@ -6,7 +6,7 @@ import { ErrorCodes, netnsError, toolMissing, type ErrorCode, type NetnsError } 
 import { execFileIn } from '../io/spawn.js';
 import type { NetNS } from '../netns.js';
 import { entryFromNft, type Family } from './addresses.js';
-import { emptyView, type AddrsetBackend, type KernelSet, type KernelView, type WriterLock } from './backend.js';
+import { emptyView, wantsElements, type AddrsetBackend, type KernelSet, type KernelView, type ReadOptions, type WriterLock } from './backend.js';
 import type { Op, TableRef } from './ops.js';
 import { renderJson, renderText } from './render.js';
 import { lockTable } from './table-lock.js';
@@ -89,18 +89,18 @@ export class NftBackend implements AddrsetBackend {
     return lockTable({ inode: this.#ns.inode, path: this.#ns.path, table: this.#ref.table }, timeoutMs);
   }
 
-  async read({ elements, registry }: { elements: boolean; registry: string }): Promise<KernelView> {
+  async read({ elements, registry }: ReadOptions): Promise<KernelView> {
     const { family, table } = this.#ref;
     const list = (what: object) => JSON.stringify({ nftables: [{ list: what }] });
     let stdout: string;
     try {
-      stdout = await run(this.#exec, elements ? ['-j', '-f', '-'] : ['-j', '-t', '-f', '-'], list({ table: { family, name: table } }));
+      stdout = await run(this.#exec, elements !== false ? ['-j', '-f', '-'] : ['-j', '-t', '-f', '-'], list({ table: { family, name: table } }));
     } catch (error) {
       if ((error as NetnsError).code === 'ENOENT') return emptyView();
       throw error;
     }
     const view = parseListing(stdout, registry, elements);
-    if (!elements && view.sets.has(registry)) {
+    if (elements === false && view.sets.has(registry)) {
       // terse listings drop elements, and the registry's elements are the records
       const records = await run(this.#exec, ['-j', '-f', '-'], list({ set: { family, table, name: registry } }));
       view.records = parseListing(records, registry, false).records;
@@ -110,7 +110,7 @@ export class NftBackend implements AddrsetBackend {
   }
 }
 
-function parseListing(stdout: string, registry: string, withElements: boolean): KernelView {
+function parseListing(stdout: string, registry: string, elements: ReadOptions['elements']): KernelView {
   const view: KernelView = { tableExists: true, sets: new Map(), records: new Map() };
   let items: Record<string, Record<string, unknown>>[];
   try {
@@ -133,7 +133,7 @@ function parseListing(stdout: string, registry: string, withElements: boolean): 
     }
     const family = FAMILY_OF_TYPE[set.type] ?? 'other';
     const kernelSet: KernelSet = { name: set.name, family, elements: null };
-    if (withElements && family !== 'other') {
+    if (family !== 'other' && wantsElements(elements, set.name)) {
       kernelSet.elements = (set.elem ?? []).flatMap((e) => entryFromNft(e, family) ?? []);
     }
     view.sets.set(set.name, kernelSet);
