@@ -1,6 +1,6 @@
 // The five ways address sets used to destroy sets a user still held, each on
 // real nftables in a namespace of its own.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -25,24 +25,17 @@ async function kernelSets(ns: NetNS, table: string): Promise<Map<string, string[
   return sets;
 }
 
-function waitForLine(child: ReturnType<typeof spawn>, wanted: string): Promise<void> {
+/** The rest of the first line the child prints that starts with `prefix`. */
+function lineAfter(child: ReturnType<typeof spawn>, prefix: string): Promise<string> {
   return new Promise((resolve, reject) => {
     let seen = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       seen += chunk;
-      if (seen.includes(`${wanted}\n`)) resolve();
+      const line = seen.split('\n').slice(0, -1).find((text) => text.startsWith(prefix));
+      if (line !== undefined) resolve(line.slice(prefix.length));
     });
-    child.once('exit', () => reject(new Error(`child exited before "${wanted}": ${seen}`)));
+    child.once('exit', () => reject(new Error(`child exited before "${prefix}": ${seen}`)));
   });
-}
-
-/** The pids of nft processes whose parent is `pid`. */
-function nftChildren(pid: number): number[] {
-  try {
-    return execFileSync('pgrep', ['-P', String(pid), '-x', 'nft'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
 }
 
 async function gone(pid: number): Promise<void> {
@@ -111,20 +104,37 @@ describe.skipIf(!privileged)('address sets never destroy what an owner holds (re
   // The nft backend's case: its transactions are nft processes that can outlive their writer. (The netlink
   // backend's land or fail within the writer's own sendmsg.) The next writer is on the netlink default.
   it('3. the nft of a killed writer (nft backend) lands before the next writer reads the table', { timeout: 120_000 }, async () => {
+    // The writer itself catches the nft of one of its replaces in flight and stops it (held back, so that
+    // it surely lands after its writer died), trying again with other content while one finishes first:
+    // watching from here, a busy machine could let every nft finish unseen.
     const script = `
       const { AddressSets } = await import(${JSON.stringify(addrset)});
+      const { execFileSync } = await import('node:child_process');
       const addresses = (base) => Array.from({ length: 6000 }, (_, i) => '10.' + base + '.' + (i >> 8) + '.' + (i & 255));
+      const nftChildren = () => {
+        try {
+          return execFileSync('pgrep', ['-P', String(process.pid), '-x', 'nft'], { encoding: 'utf8' }).trim().split('\\n').filter(Boolean);
+        } catch {
+          return [];
+        }
+      };
       const sets = await AddressSets.open({ netns: process.argv[1], table: 'killed', backend: 'nft' });
       await sets.ensure('big', addresses(5));
-      void sets.replace('big', addresses(6));
-      console.log('replacing');
-      await new Promise(() => {});`;
+      for (let round = 0; ; round++) {
+        let finished = false;
+        void sets.replace('big', addresses(6 + (round % 2))).then(() => (finished = true));
+        while (!finished) {
+          const pids = nftChildren();
+          if (pids.length > 0) {
+            for (const pid of pids) process.kill(Number(pid), 'SIGSTOP');
+            console.log('stopped ' + pids.join(' '));
+            await new Promise(() => {});
+          }
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      }`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script, network.hosts.c.path], { stdio: ['ignore', 'pipe', 'inherit'] });
-    await waitForLine(child, 'replacing');
-    let inFlight: number[] = [];
-    while (inFlight.length === 0) inFlight = nftChildren(child.pid!);
-    // Hold the transaction back, so that it surely lands after its writer died.
-    for (const pid of inFlight) process.kill(pid, 'SIGSTOP');
+    const inFlight = (await lineAfter(child, 'stopped ')).split(' ').map(Number);
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));
     const opening = AddressSets.open({ netns: network.hosts.c, table: 'killed', lockTimeoutMs: 60_000 });
