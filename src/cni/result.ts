@@ -201,7 +201,7 @@ function writeBefore1_1(result: Result): Result {
 
 function write040(result: Result, version: string): Result040 {
   const older = writeBefore1_1(result);
-  const ips = older.ips?.map((ip) => ({ ...ip, version: String(cidrFamily(ip.address, 'address')) as '4' | '6' }));
+  const ips = older.ips?.map((ip) => ({ version: String(cidrFamily(ip.address, 'address')) as '4' | '6', ...ip }));
   return withDefined({ ...older, cniVersion: version, ips });
 }
 
