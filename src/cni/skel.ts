@@ -82,8 +82,8 @@ async function readStdin(): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** The configuration: JSON (else 6) with a valid network name (else 7). */
-function parseConfig(stdin: Buffer): NetConf {
+/** The configuration: a JSON object, else code 6. */
+function decodeConfig(stdin: Buffer): NetConf {
   let config: unknown;
   try {
     config = JSON.parse(stdin.toString('utf8'));
@@ -93,12 +93,16 @@ function parseConfig(stdin: Buffer): NetConf {
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     throw new CniError(CniCode.DECODING_FAILURE, 'error decoding the network configuration: it is not a JSON object');
   }
+  return config as NetConf;
+}
+
+/** Code 7 unless the network has a name of the characters CNI allows. */
+function checkName(config: NetConf): void {
   const name = Object.hasOwn(config, 'name') ? (config as { name: unknown }).name : undefined;
   if (name === undefined || name === '') throw new CniError(CniCode.INVALID_NETWORK_CONFIG, 'missing network name');
   if (typeof name !== 'string' || !CNI_NAME.test(name)) {
     throw new CniError(CniCode.INVALID_NETWORK_CONFIG, 'invalid characters in the network name', JSON.stringify(name));
   }
-  return config as NetConf;
 }
 
 /** Code 1 unless the configuration's version has this command and is one the plugin speaks. */
@@ -141,8 +145,9 @@ export async function pluginMain<C extends NetConf = NetConf>(funcs: PluginFunct
     const env = readEnvironment(process.env);
     if (env.command === 'VERSION') return print({ cniVersion: CURRENT_VERSION, supportedVersions: [...info.versions] });
     const stdin = await readStdin();
-    const config = parseConfig(stdin);
+    const config = decodeConfig(stdin);
     version = versionOf(config);
+    checkName(config);
     checkVersion(env.command, version, info);
     const result = await dispatch(env, stdin, config as C, version, funcs);
     if (result) print(result);
