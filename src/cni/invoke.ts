@@ -2,10 +2,11 @@
 // in CNI_PATH, given this process's whole environment with CNI_COMMAND set to
 // the verb, and the same configuration bytes on stdin. Its answer is read as
 // the spec has it: a result or an error object on stdout, stderr only for logs.
-import { spawn } from 'node:child_process';
-import { stat } from 'node:fs/promises';
+//
+// node:child_process, node:fs/promises and node:timers/promises are loaded
+// when first needed (process.getBuiltinModule, synchronous): a plugin answering
+// VERSION, or one that never delegates, does not load them at start-up.
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { CniCode, CniError } from './errors.js';
 import { parseResult } from './result.js';
@@ -28,6 +29,7 @@ export async function findInPath(plugin: string, paths: readonly string[]): Prom
   if (typeof plugin !== 'string' || !Array.isArray(paths)) throw netnsError(ErrorCodes.INVALID_ARG, 'findInPath takes a plugin name and a list of directories');
   if (plugin === '' || plugin.includes('/')) throw new CniError(CniCode.INVALID_NETWORK_CONFIG, `invalid plugin name ${JSON.stringify(plugin)}`);
   if (paths.length === 0) throw new CniError(CniCode.INVALID_ENVIRONMENT, `CNI_PATH is empty: cannot find plugin ${JSON.stringify(plugin)}`);
+  const { stat } = process.getBuiltinModule('node:fs/promises');
   for (const dir of paths) {
     const candidate = join(dir, plugin);
     if (await stat(candidate).then((s) => s.isFile(), () => false)) return candidate;
@@ -43,6 +45,7 @@ interface Exit {
 }
 
 function runOnce(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv): Promise<Exit> {
+  const { spawn } = process.getBuiltinModule('node:child_process');
   return new Promise((resolve, reject) => {
     const child = spawn(pluginPath, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
@@ -88,7 +91,8 @@ export async function execPlugin(pluginPath: string, stdin: ConfigBytes, env: No
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ETXTBSY' && attempt < BUSY_ATTEMPTS) {
-        await sleep(BUSY_PAUSE_MS); // nothing to wait on: the writer holding the file open is another process
+        // Nothing to wait on: the writer holding the file open is another process.
+        await process.getBuiltinModule('node:timers/promises').setTimeout(BUSY_PAUSE_MS);
         continue;
       }
       throw new CniError(CniCode.INTERNAL, `cannot run plugin ${pluginPath}: ${(error as Error).message}`);
