@@ -3,12 +3,12 @@
 // exit code are checked case by case. The plugin's handlers report what they
 // were given on stderr (a line starting HANDLER), so a test also sees whether
 // a handler ran at all.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pluginMain } from '../../dist/cni/index.js';
+import { runPlugin, type PluginRun } from '../helpers/cni-run.js';
 import { distUrl } from '../helpers/node-child.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cni-skel-'));
@@ -44,41 +44,9 @@ await pluginMain(
 `,
 );
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  /** What each handler call was given (none: no handler ran). */
-  calls: Record<string, unknown>[];
-  /** stdout parsed, when it is one JSON value. */
-  json?: Record<string, unknown>;
-}
-
-/** Runs the plugin with exactly `env` (plus nothing inherited); stdin gets `input`, or is never closed when input is null. */
-function run(env: Record<string, string>, input: string | null = '{"cniVersion":"1.1.0","name":"net1","type":"test"}'): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [plugin], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const calls = stderr
-        .split('\n')
-        .filter((line) => line.startsWith('HANDLER '))
-        .map((line) => JSON.parse(line.slice(8)) as Record<string, unknown>);
-      let json: Record<string, unknown> | undefined;
-      try {
-        json = JSON.parse(stdout) as Record<string, unknown>;
-      } catch {
-        json = undefined;
-      }
-      resolve({ code, stdout, stderr, calls, ...(json ? { json } : {}) });
-    });
-    if (input !== null) child.stdin.end(input);
-  });
-}
+/** Runs the test plugin; the default input is a 1.1.0 configuration. */
+const run = (env: Record<string, string>, input: string | null = '{"cniVersion":"1.1.0","name":"net1","type":"test"}'): Promise<PluginRun> =>
+  runPlugin(plugin, env, input);
 
 const attachment = { CNI_CONTAINERID: 'c1', CNI_IFNAME: 'eth0', CNI_PATH: '/opt/cni/bin:/usr/lib/cni' };
 // The test's own namespace is a real one that exists; the override lets ADD and CHECK use it.
