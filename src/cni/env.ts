@@ -13,7 +13,7 @@ export interface Environment {
   ifname: string;
   /** CNI_ARGS as given; parseCniArgs reads it. */
   args: string;
-  /** CNI_PATH split on ':', empty entries dropped (an empty entry would search the working directory). */
+  /** CNI_PATH's directories (splitPath). */
   path: string[];
   /** CNI_NETNS_OVERRIDE=1|true: CNI_NETNS may be the plugin's own namespace (test harnesses set it). */
   netnsOverride: boolean;
@@ -29,6 +29,11 @@ const REQUIRED: Record<CniCommand, readonly string[]> = {
   STATUS: [],
   VERSION: [],
 };
+
+/** CNI_PATH's directories; an empty entry is dropped, since joined with a name it would search the working directory. */
+export function splitPath(text: string): string[] {
+  return text.split(':').filter((dir) => dir !== '');
+}
 
 /** The characters CNI allows in container IDs and network names. */
 export const CNI_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
@@ -68,7 +73,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv): Environment {
     netns: value('CNI_NETNS'),
     ifname: value('CNI_IFNAME'),
     args: value('CNI_ARGS'),
-    path: value('CNI_PATH').split(':').filter((dir) => dir !== ''),
+    path: splitPath(value('CNI_PATH')),
     netnsOverride: override === '1' || override.toLowerCase() === 'true',
   };
 }

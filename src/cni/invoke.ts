@@ -8,6 +8,7 @@
 // VERSION, or one that never delegates, does not load them at start-up.
 import { join } from 'node:path';
 import { ErrorCodes, netnsError } from '../core/errors.js';
+import { splitPath } from './env.js';
 import { CniCode, CniError } from './errors.js';
 import { parseResult } from './result.js';
 import type { Result } from './types.js';
@@ -106,12 +107,8 @@ export async function execPlugin(pluginPath: string, stdin: ConfigBytes, env: No
 /** The verbs delegated without a result. */
 export type DelegatedCommand = 'DEL' | 'CHECK' | 'GC' | 'STATUS';
 
-function pathList(): string[] {
-  return (process.env.CNI_PATH ?? '').split(':').filter((dir) => dir !== '');
-}
-
 async function runDelegate(command: 'ADD' | DelegatedCommand, plugin: string, stdin: ConfigBytes): Promise<Buffer> {
-  const pluginPath = await findInPath(plugin, pathList());
+  const pluginPath = await findInPath(plugin, splitPath(process.env.CNI_PATH ?? ''));
   return execPlugin(pluginPath, stdin, { ...process.env, CNI_COMMAND: command });
 }
 

@@ -54,6 +54,8 @@ export interface PluginInfo {
   about?: string;
 }
 
+const HANDLER_OF = { ADD: 'add', DEL: 'del', CHECK: 'check', GC: 'gc', STATUS: 'status' } as const;
+
 /** The version a command first appeared in, for the commands that came after 0.1.0. */
 const INTRODUCED: Partial<Record<CniCommand, string>> = { CHECK: '0.4.0', GC: '1.1.0', STATUS: '1.1.0' };
 
@@ -117,11 +119,12 @@ function checkVersion(command: CniCommand, version: string, info: PluginInfo): v
 /** Runs one invocation; returns what goes to stdout on success (ADD's result), or undefined. */
 async function dispatch<C extends NetConf>(env: Environment, stdin: Buffer, config: C, version: string, funcs: PluginFunctions<C>): Promise<WireResult | undefined> {
   const command = env.command as CmdArgs['command'];
-  const handler = { ADD: funcs.add, DEL: funcs.del, CHECK: funcs.check, GC: funcs.gc, STATUS: funcs.status }[command];
+  const handler: Handler<C, Result | void> | undefined = funcs[HANDLER_OF[command]];
   if (!handler) return undefined;
   const netnsGone = await checkNetns(env);
   const { containerId, ifname, netns, args, path } = env;
-  const returned = await handler({ command, containerId, ifname, netns, netnsGone, args, path, stdin, config });
+  // Called as a method: a plugin may keep its handlers on a class.
+  const returned = await Reflect.apply(handler, funcs, [{ command, containerId, ifname, netns, netnsGone, args, path, stdin, config }]);
   if (command !== 'ADD') return undefined;
   if (returned === undefined) throw new CniError(CniCode.INTERNAL, 'the plugin\'s ADD handler returned no result');
   return convertResult(returned, version);

@@ -226,6 +226,26 @@ describe('pluginMain: CNI_NETNS, checked before the handler', () => {
   });
 });
 
+describe('pluginMain with handlers on a class', () => {
+  it('calls them as methods, so they can use this', async () => {
+    const file = join(dir, 'class-plugin.mjs');
+    writeFileSync(
+      file,
+      `import { pluginMain } from ${JSON.stringify(distUrl('cni/index.js'))};
+class Plugin {
+  address = '10.3.0.2/24';
+  add() { return { cniVersion: '1.1.0', ips: [{ address: this.address }] }; }
+  del() {}
+  check() {}
+}
+await pluginMain(new Plugin(), { versions: ['1.1.0'] });
+`,
+    );
+    const out = await runPlugin(file, { ...ownNetns, CNI_COMMAND: 'ADD' }, config('1.1.0'));
+    expect(out.json).toEqual({ cniVersion: '1.1.0', ips: [{ address: '10.3.0.2/24' }] });
+  });
+});
+
 describe('pluginMain misuse', () => {
   it('rejects with ERR_NETNS_INVALID_ARG before touching the environment', async () => {
     const noop = (): void => {};
