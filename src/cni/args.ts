@@ -1,10 +1,11 @@
 // What a runtime passes besides the configuration's own keys: CNI_ARGS (the
-// old "K=V;K=V" channel, kept for runtimes that still use it) and
-// runtimeConfig (the capability arguments the plugin declared it takes).
+// old "K=V;K=V" channel, kept for runtimes that still use it), runtimeConfig
+// (the capability arguments the plugin declared it takes) and GC's list of
+// attachments still valid.
 import { isIP } from 'node:net';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { CniCode, CniError } from './errors.js';
-import type { NetConf } from './types.js';
+import type { Attachment, NetConf } from './types.js';
 
 /** How a declared CNI_ARGS key's value is read: as is, as an IP address, or as 1/true/0/false (any case). */
 export type ArgKind = 'string' | 'ip' | 'boolean';
@@ -109,4 +110,30 @@ export function runtimeConfig(config: NetConf, key: string): unknown {
   const given = Object.hasOwn(config, 'runtimeConfig') ? config.runtimeConfig : undefined;
   if (typeof given !== 'object' || given === null) return undefined;
   return Object.hasOwn(given, key) ? given[key] : undefined;
+}
+
+/** The keys GC's list may come under: the spec's, then the one of the 1.1.0 tag that libcni also sends (cni#1101). */
+const ATTACHMENT_KEYS = ['cni.dev/valid-attachments', 'cni.dev/attachments'] as const;
+
+function readAttachment(value: unknown, where: string): Attachment {
+  const item = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  const containerID = Object.hasOwn(item, 'containerID') ? item.containerID : undefined;
+  const ifname = Object.hasOwn(item, 'ifname') ? item.ifname : undefined;
+  if (typeof containerID !== 'string' || containerID === '' || typeof ifname !== 'string' || ifname === '') {
+    throw new CniError(CniCode.INVALID_NETWORK_CONFIG, `${where} must be an object with non-empty containerID and ifname`);
+  }
+  return { containerID, ifname };
+}
+
+/**
+ * GC's attachments still valid, or undefined when the runtime sent no list.
+ * Undefined is not an empty list: a GC that took it as one would remove every
+ * attachment of the network, so a plugin then removes nothing. Code 7 when malformed.
+ */
+export function validAttachments(config: NetConf): Attachment[] | undefined {
+  const key = ATTACHMENT_KEYS.find((k) => Object.hasOwn(config, k) && config[k] !== undefined);
+  if (key === undefined) return undefined;
+  const list = config[key];
+  if (!Array.isArray(list)) throw new CniError(CniCode.INVALID_NETWORK_CONFIG, `${key} must be an array`);
+  return list.map((item, i) => readAttachment(item, `${key}[${i}]`));
 }

@@ -8,7 +8,7 @@ export { CniCode, CniError, toCniError } from './errors.js';
 export { CURRENT_VERSION, versionAtLeast } from './version.js';
 export { convertResult, parseResult, passThrough, prevResultOf } from './result.js';
 export type { IpConfig020, Result020, WireResult } from './result.js';
-export { hasCapability, parseCniArgs, runtimeConfig } from './args.js';
+export { hasCapability, parseCniArgs, runtimeConfig, validAttachments } from './args.js';
 export type { ArgKind, ArgSpec, CniArgs, PortMapping, WellKnownRuntimeConfig } from './args.js';
 export { delegate, delegateAdd, execPlugin, findInPath } from './invoke.js';
 export type { ConfigBytes, DelegatedCommand } from './invoke.js';

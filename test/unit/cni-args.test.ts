@@ -2,7 +2,7 @@
 // the runtime's extra keys refused unless it said IgnoreUnknown, every
 // malformed piece code 4; capability arguments only as own properties.
 import { describe, expect, it } from 'vitest';
-import { hasCapability, parseCniArgs, runtimeConfig, type NetConf } from '../../dist/cni/index.js';
+import { hasCapability, parseCniArgs, runtimeConfig, validAttachments, type NetConf } from '../../dist/cni/index.js';
 
 const spec = { IP: 'ip', K8S_POD_NAME: 'string', DEBUG: 'boolean' } as const;
 
@@ -85,6 +85,28 @@ describe('runtimeConfig and capabilities', () => {
     } finally {
       delete polluted.mac;
       delete polluted.bandwidth;
+    }
+  });
+});
+
+describe('validAttachments', () => {
+  const gc = (extra: object): NetConf => ({ cniVersion: '1.1.0', name: 'n', type: 't', ...extra });
+
+  it('is undefined without a list, which is not an empty one', () => {
+    expect(validAttachments(gc({}))).toBeUndefined();
+    expect(validAttachments(gc({ 'cni.dev/valid-attachments': [] }))).toEqual([]);
+  });
+
+  it("reads the spec's key, else the 1.1.0 tag's that libcni also sends", () => {
+    const one = [{ containerID: 'c1', ifname: 'eth0' }];
+    const other = [{ containerID: 'c2', ifname: 'eth0' }];
+    expect(validAttachments(gc({ 'cni.dev/attachments': one }))).toEqual(one);
+    expect(validAttachments(gc({ 'cni.dev/valid-attachments': other, 'cni.dev/attachments': one }))).toEqual(other);
+  });
+
+  it('refuses a malformed list (code 7)', () => {
+    for (const list of [{}, [null], [{ containerID: 'c1' }], [{ containerID: '', ifname: 'eth0' }]]) {
+      expect(() => validAttachments(gc({ 'cni.dev/valid-attachments': list })), JSON.stringify(list)).toThrow(expect.objectContaining({ code: 7 }));
     }
   });
 });
