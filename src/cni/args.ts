@@ -4,7 +4,7 @@
 // attachments still valid.
 import { isIP } from 'node:net';
 import { ErrorCodes, netnsError } from '../core/errors.js';
-import { CniCode, CniError } from './errors.js';
+import { assertConfig, CniCode, CniError } from './errors.js';
 import type { Attachment, NetConf } from './types.js';
 
 /** How a declared CNI_ARGS key's value is read: as is, as an IP address, or as 1/true/0/false (any case). */
@@ -51,6 +51,7 @@ function readValue(kind: ArgKind, pair: string, value: string): string | boolean
  */
 export function parseCniArgs<S extends ArgSpec>(text: string | undefined, spec: S): CniArgs<S> {
   checkSpec(spec);
+  if (text !== undefined && typeof text !== 'string') throw netnsError(ErrorCodes.INVALID_ARG, 'parseCniArgs takes the CNI_ARGS text');
   if (text === undefined || text === '') return {} as CniArgs<S>;
   const entries: [string, string | boolean][] = [];
   const unknown: string[] = [];
@@ -94,6 +95,7 @@ export interface WellKnownRuntimeConfig {
 
 /** Whether the configuration declares `capability` (so the runtime may pass it in runtimeConfig). */
 export function hasCapability(config: NetConf, capability: string): boolean {
+  assertConfig(config, 'hasCapability');
   const capabilities = Object.hasOwn(config, 'capabilities') ? config.capabilities : undefined;
   return typeof capabilities === 'object' && capabilities !== null && Object.hasOwn(capabilities, capability) && capabilities[capability] === true;
 }
@@ -107,6 +109,7 @@ export function hasCapability(config: NetConf, capability: string): boolean {
 export function runtimeConfig<K extends keyof WellKnownRuntimeConfig>(config: NetConf, key: K): WellKnownRuntimeConfig[K] | undefined;
 export function runtimeConfig(config: NetConf, key: string): unknown;
 export function runtimeConfig(config: NetConf, key: string): unknown {
+  assertConfig(config, 'runtimeConfig');
   const given = Object.hasOwn(config, 'runtimeConfig') ? config.runtimeConfig : undefined;
   if (typeof given !== 'object' || given === null) return undefined;
   return Object.hasOwn(given, key) ? given[key] : undefined;
@@ -131,6 +134,7 @@ function readAttachment(value: unknown, where: string): Attachment {
  * attachment of the network, so a plugin then removes nothing. Code 7 when malformed.
  */
 export function validAttachments(config: NetConf): Attachment[] | undefined {
+  assertConfig(config, 'validAttachments');
   const key = ATTACHMENT_KEYS.find((k) => Object.hasOwn(config, k) && config[k] !== undefined);
   if (key === undefined) return undefined;
   const list = config[key];

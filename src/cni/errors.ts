@@ -43,6 +43,13 @@ export class CniError extends Error {
   }
 }
 
+/** ERR_NETNS_INVALID_ARG unless `config` is a parsed configuration (an object): the API's functions read it. */
+export function assertConfig(config: unknown, caller: string): asserts config is Record<string, unknown> {
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `${caller} takes a parsed configuration (an object)`);
+  }
+}
+
 /** A CniError as is; anything else thrown becomes 999 with its message, as Go's skel does. */
 export function toCniError(error: unknown): CniError {
   if (error instanceof CniError) return error;

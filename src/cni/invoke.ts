@@ -17,6 +17,12 @@ import { versionOf } from './version.js';
 /** A delegate's stdin: the configuration's bytes as the plugin received them (CmdArgs.stdin), or the same text. */
 export type ConfigBytes = Buffer | string;
 
+function assertBytes(stdin: unknown, caller: string): asserts stdin is ConfigBytes {
+  if (typeof stdin !== 'string' && !Buffer.isBuffer(stdin)) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `${caller} takes the configuration's bytes, a Buffer or a string`);
+  }
+}
+
 /** Attempts and pause for a plugin binary being replaced while we exec it (ETXTBSY), as Go's invoke retries. */
 const BUSY_ATTEMPTS = 6;
 const BUSY_PAUSE_MS = 1000;
@@ -85,6 +91,10 @@ function pluginFailure(pluginPath: string, exit: Exit): CniError {
  * is a CniError carrying the plugin's own code and message.
  */
 export async function execPlugin(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv): Promise<Buffer> {
+  assertBytes(stdin, 'execPlugin');
+  if (typeof pluginPath !== 'string' || typeof env !== 'object' || env === null) {
+    throw netnsError(ErrorCodes.INVALID_ARG, 'execPlugin takes a path, the configuration bytes and an environment object');
+  }
   for (let attempt = 1; ; attempt++) {
     let exit: Exit;
     try {
@@ -114,6 +124,7 @@ async function runDelegate(command: 'ADD' | DelegatedCommand, plugin: string, st
 
 /** The configuration's version, for a delegate's result that states none (Go's invoke does the same, cni#895). */
 function configVersion(stdin: ConfigBytes): string {
+  assertBytes(stdin, 'delegateAdd');
   try {
     return versionOf(JSON.parse(stdin.toString()) as Record<string, unknown>);
   } catch (error) {
@@ -124,7 +135,7 @@ function configVersion(stdin: ConfigBytes): string {
 
 /** ADD by `plugin` (found in CNI_PATH): its result, read by its own version (else the configuration's), in the current shape. */
 export async function delegateAdd(plugin: string, stdin: ConfigBytes): Promise<Result> {
-  const fallback = configVersion(stdin);
+  const fallback = configVersion(stdin); // before ADD: a failure after it would leave an allocation behind
   const stdout = await runDelegate('ADD', plugin, stdin);
   let parsed: unknown;
   try {

@@ -2,7 +2,7 @@
 // with the configuration's own bytes (SPEC §4): ADD for addresses, and the
 // other commands forwarded, as the spec requires of a plugin that delegates.
 import { ErrorCodes, netnsError } from '../core/errors.js';
-import { CniCode, CniError } from './errors.js';
+import { assertConfig, CniCode, CniError } from './errors.js';
 import { delegate, delegateAdd, type ConfigBytes } from './invoke.js';
 import type { NetConf, Result } from './types.js';
 
@@ -14,7 +14,7 @@ export interface IpamInput {
 
 /** `ipam.type` of the configuration; code 7 if it names no plugin. */
 export function ipamType(config: NetConf): string {
-  if (typeof config !== 'object' || config === null) throw netnsError(ErrorCodes.INVALID_ARG, 'ipamType takes a parsed configuration');
+  assertConfig(config, 'ipamType');
   const ipam = Object.hasOwn(config, 'ipam') ? config.ipam : undefined;
   const type = typeof ipam === 'object' && ipam !== null && Object.hasOwn(ipam, 'type') ? ipam.type : undefined;
   if (typeof type !== 'string' || type === '') throw new CniError(CniCode.INVALID_NETWORK_CONFIG, 'ipam.type is required: it names the IPAM plugin');

@@ -5,7 +5,7 @@
 // 0.4.0, the mistake of cni#862), and convertResult writes the shape of the
 // version a configuration asked for.
 import { isIP } from 'node:net';
-import { CniCode, CniError } from './errors.js';
+import { assertConfig, CniCode, CniError } from './errors.js';
 import type { Dns, Interface, IpConfig, NetConf, Result, Result040, Route } from './types.js';
 import { CURRENT_VERSION, isSpecVersion, versionOf } from './version.js';
 
@@ -239,6 +239,7 @@ export function convertResult(result: WireResult, toVersion: string): WireResult
 
 /** The configuration's prevResult read by its own cniVersion (else the configuration's), or undefined on the first ADD of a chain. */
 export function prevResultOf(config: NetConf): Result | undefined {
+  assertConfig(config, 'prevResultOf');
   const prev = field(config, 'prevResult');
   return prev === undefined ? undefined : parseResult(prev, versionOf(config), 'prevResult');
 }

@@ -9,7 +9,7 @@ export const CURRENT_VERSION = '1.1.0';
 
 /** The version of a parsed configuration or result: a missing or empty cniVersion means 0.1.0, as the spec's first version had none. */
 export function versionOf(value: Record<string, unknown>): string {
-  const version = value.cniVersion;
+  const version = Object.hasOwn(value, 'cniVersion') ? value.cniVersion : undefined;
   if (version === undefined || version === '') return '0.1.0';
   if (typeof version !== 'string') {
     throw new CniError(CniCode.DECODING_FAILURE, `cniVersion must be a string, got ${JSON.stringify(version)}`);

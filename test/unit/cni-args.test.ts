@@ -48,6 +48,10 @@ describe('parseCniArgs', () => {
     expect(Object.getOwnPropertyDescriptor(args, '__proto__')?.value).toBe('x');
   });
 
+  it('refuses a CNI_ARGS that is not text (ERR_NETNS_INVALID_ARG)', () => {
+    expect(() => parseCniArgs(5 as never, spec)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+  });
+
   it('refuses a spec that is not a map of kinds (ERR_NETNS_INVALID_ARG)', () => {
     expect(() => parseCniArgs('IP=1.2.3.4', { IP: 'address' } as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
     expect(() => parseCniArgs('IP=1.2.3.4', null as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
@@ -73,6 +77,12 @@ describe('runtimeConfig and capabilities', () => {
     expect(hasCapability(config, 'portMappings')).toBe(true);
     expect(hasCapability(config, 'ips')).toBe(false);
     expect(hasCapability(config, 'bandwidth')).toBe(false);
+  });
+
+  it('refuse what is not a parsed configuration (ERR_NETNS_INVALID_ARG)', () => {
+    for (const call of [() => runtimeConfig(null as never, 'mac'), () => hasCapability(undefined as never, 'mac'), () => validAttachments('{}' as never)]) {
+      expect(call).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+    }
   });
 
   it('reads own properties only', () => {

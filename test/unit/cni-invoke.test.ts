@@ -3,7 +3,7 @@
 // configuration bytes, and its answer (a result by its own version, or an
 // error object, or only stderr) comes back typed. The delegates here are tiny
 // sh scripts that log what they were given.
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -122,6 +122,12 @@ describe('execPlugin', () => {
     closeSync(writer);
     expect(JSON.parse((await running).toString())).toMatchObject({ cniVersion: '0.4.0' });
     expect(commands()).toEqual(['ADD']);
+  });
+
+  it('refuses stdin that is not bytes, before running anything (ERR_NETNS_INVALID_ARG)', async () => {
+    await expect(execPlugin(join(bin, 'ipam-ok'), { cniVersion: '1.0.0' } as never, process.env)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    await expect(delegateAdd('ipam-ok', 42 as never)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    expect(existsSync(log)).toBe(false);
   });
 
   it('refuses a file it cannot execute (999, with the reason)', async () => {

@@ -157,6 +157,19 @@ describe('prevResult', () => {
     expect(() => prevResultOf(conf({ cniVersion: '1.0.0', ips: 3 }))).toThrow(expect.objectContaining({ code: 6, message: 'prevResult.ips must be an array' }));
   });
 
+  it('is read with own properties only, and refuses what is not a configuration (ERR_NETNS_INVALID_ARG)', () => {
+    const polluted = Object.prototype as Record<string, unknown>;
+    polluted.cniVersion = '1.0.0';
+    try {
+      // No own cniVersion: 0.1.0, whose results have ip4 (read as 1.0.0, ip4 would be refused).
+      const bare = { name: 'n', type: 't', prevResult: { ip4: { ip: '10.0.0.2/24' } } } as unknown as NetConf;
+      expect(prevResultOf(bare)?.ips).toEqual([{ address: '10.0.0.2/24' }]);
+    } finally {
+      delete polluted.cniVersion;
+    }
+    expect(() => prevResultOf(null as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+  });
+
   it('passThrough gives ADD the previous result to print, and code 7 without one', () => {
     const prev = { cniVersion: '0.4.0', ips: [{ version: '4', address: '10.0.0.2/24' }] };
     const result = passThrough(conf(prev));
