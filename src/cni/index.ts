@@ -10,7 +10,7 @@ export { convertResult, parseResult, passThrough, prevResultOf } from './result.
 export type { IpConfig020, Result020, WireResult } from './result.js';
 export { hasCapability, parseCniArgs, runtimeConfig, validAttachments } from './args.js';
 export type { ArgKind, ArgSpec, CniArgs, PortMapping, WellKnownRuntimeConfig } from './args.js';
-export { delegate, delegateAdd, execPlugin, findInPath } from './invoke.js';
+export { delegate, delegateAdd, delegateVersions, execPlugin, findInPath } from './invoke.js';
 export type { ConfigBytes, DelegatedCommand } from './invoke.js';
 export { execAdd, execAddThen, execCheck, execDel, execGc, execStatus, ipamType } from './ipam.js';
 export type { IpamInput } from './ipam.js';

@@ -12,7 +12,7 @@ import { splitPath } from './env.js';
 import { CniCode, CniError } from './errors.js';
 import { parseResult } from './result.js';
 import type { Result } from './types.js';
-import { versionOf } from './version.js';
+import { CURRENT_VERSION, versionOf } from './version.js';
 
 /** A delegate's stdin: the configuration's bytes as the plugin received them (CmdArgs.stdin), or the same text. */
 export type ConfigBytes = Buffer | string;
@@ -150,4 +150,34 @@ export async function delegateAdd(plugin: string, stdin: ConfigBytes): Promise<R
 export async function delegate(command: DelegatedCommand, plugin: string, stdin: ConfigBytes): Promise<void> {
   if (!['DEL', 'CHECK', 'GC', 'STATUS'].includes(command)) throw netnsError(ErrorCodes.INVALID_ARG, `delegate runs DEL, CHECK, GC or STATUS, not ${String(command)}`);
   await runDelegate(command, plugin, stdin);
+}
+
+/**
+ * The spec versions `plugin` (found in CNI_PATH) supports, from its VERSION
+ * answer; ['0.1.0'] for a plugin from before VERSION existed. A plugin can ask
+ * before forwarding GC or STATUS, which a delegate older than 1.1.0 refuses
+ * (Debian's host-local 1.1.1 among them).
+ */
+export async function delegateVersions(plugin: string): Promise<string[]> {
+  const pluginPath = await findInPath(plugin, splitPath(process.env.CNI_PATH ?? ''));
+  // Plugins built on an old skel require these even for VERSION: any value does.
+  const env = { ...process.env, CNI_COMMAND: 'VERSION', CNI_NETNS: 'dummy', CNI_IFNAME: 'dummy', CNI_PATH: 'dummy' };
+  let stdout: Buffer;
+  try {
+    stdout = await execPlugin(pluginPath, JSON.stringify({ cniVersion: CURRENT_VERSION }), env);
+  } catch (error) {
+    if (error instanceof CniError && error.message === 'unknown CNI_COMMAND: VERSION') return ['0.1.0'];
+    throw error;
+  }
+  let answer: unknown;
+  try {
+    answer = JSON.parse(stdout.toString('utf8'));
+  } catch {
+    answer = undefined;
+  }
+  const versions = typeof answer === 'object' && answer !== null ? (answer as { supportedVersions?: unknown }).supportedVersions : undefined;
+  if (!Array.isArray(versions) || !versions.every((v) => typeof v === 'string')) {
+    throw new CniError(CniCode.DECODING_FAILURE, `plugin ${plugin} answered VERSION without a list of versions: ${stdout.toString('utf8').trim()}`);
+  }
+  return versions;
 }

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execAdd, execAddThen, execCheck, execDel, type IpamInput, type NetConf } from '../../dist/cni/index.js';
+import { delegateVersions, execAdd, execAddThen, execCheck, execDel, execStatus, type IpamInput, type NetConf } from '../../dist/cni/index.js';
 import { privileged } from '../helpers/privileges.js';
 
 const CNI_BIN = '/usr/lib/cni';
@@ -79,6 +79,15 @@ describe.skipIf(!privileged || !hostLocal)('IPAM delegation to host-local', () =
     expect((await execAdd(conf)).ips).toEqual([{ address: '10.99.4.2/24', gateway: '10.99.4.1' }]);
     await execDel(conf);
     expect(holder('net4', '10.99.4.2')).toBeNull();
+  });
+
+  it('says which versions host-local speaks; before 1.1.0 it refuses a forwarded STATUS', async () => {
+    const versions = await delegateVersions('host-local');
+    expect(versions).toContain('1.0.0');
+    delete process.env.CNI_CONTAINERID; // a runtime sends STATUS without one
+    const status = execStatus(input('1.1.0', 'net6', 6));
+    if (versions.includes('1.1.0')) await status;
+    else await expect(status).rejects.toMatchObject({ code: expect.any(Number) });
   });
 
   it('execAddThen frees the address when a later step fails', async () => {

@@ -7,7 +7,7 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CniError, delegate, delegateAdd, execAdd, execAddThen, execDel, execPlugin, findInPath, ipamType, type NetConf } from '../../dist/cni/index.js';
+import { CniError, delegate, delegateAdd, delegateVersions, execAdd, execAddThen, execDel, execPlugin, findInPath, ipamType, type NetConf } from '../../dist/cni/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cni-invoke-'));
 const bin = join(dir, 'bin');
@@ -111,6 +111,21 @@ describe('delegateAdd and delegate', () => {
 
   it('refuses ADD or VERSION through delegate (ERR_NETNS_INVALID_ARG): ADD has a result, delegateAdd reads it', async () => {
     await expect(delegate('ADD' as never, 'ipam-ok', configText('1.0.0'))).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+  });
+});
+
+describe('delegateVersions', () => {
+  it("gives the delegate's supportedVersions, asking as an old skel needs", async () => {
+    script('versions', `[ -n "$CNI_NETNS" ] && [ -n "$CNI_IFNAME" ] && echo '{"cniVersion":"1.0.0","supportedVersions":["0.4.0","1.0.0"]}'`);
+    expect(await delegateVersions('versions')).toEqual(['0.4.0', '1.0.0']);
+    expect(commands()).toEqual(['VERSION']);
+  });
+
+  it('is 0.1.0 for a plugin from before VERSION, and code 6 for an answer without versions', async () => {
+    script('ancient', `echo '{"code":4,"msg":"unknown CNI_COMMAND: VERSION"}'\nexit 1`);
+    expect(await delegateVersions('ancient')).toEqual(['0.1.0']);
+    script('confused', `echo '{"cniVersion":"1.0.0"}'`);
+    await expect(delegateVersions('confused')).rejects.toMatchObject({ code: 6 });
   });
 });
 
