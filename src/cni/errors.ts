@@ -1,0 +1,58 @@
+// The CNI error a plugin reports: a numeric code from the spec (SPEC §5) or
+// the plugin's own (100 and up), printed on stdout as the spec's error object.
+// Library misuse (a wrong argument to this API) is a NetnsError with
+// ERR_NETNS_INVALID_ARG instead: that is a bug in the plugin, not a CNI answer.
+import { ErrorCodes, netnsError } from '../core/errors.js';
+import type { ErrorObject } from './types.js';
+
+/** The spec's well-known codes, plus Go's 8 and 999 that runtimes already see from Go plugins. */
+export const CniCode = {
+  INCOMPATIBLE_VERSION: 1,
+  UNSUPPORTED_FIELD: 2,
+  UNKNOWN_CONTAINER: 3,
+  INVALID_ENVIRONMENT: 4,
+  IO_FAILURE: 5,
+  DECODING_FAILURE: 6,
+  INVALID_NETWORK_CONFIG: 7,
+  /** Not in the spec: Go's code for a CNI_NETNS that cannot be used. */
+  INVALID_NETNS: 8,
+  TRY_AGAIN_LATER: 11,
+  PLUGIN_NOT_AVAILABLE: 50,
+  LIMITED_CONNECTIVITY: 51,
+  /** Not in the spec: Go's code for any other failure; a plain thrown Error becomes this. */
+  INTERNAL: 999,
+} as const;
+
+export class CniError extends Error {
+  override name = 'CniError';
+  readonly code: number;
+  readonly details: string;
+
+  constructor(code: number, message: string, details = '') {
+    if (!Number.isSafeInteger(code) || code < 0) {
+      throw netnsError(ErrorCodes.INVALID_ARG, `a CNI error code is a non-negative integer, got ${String(code)}`);
+    }
+    super(message);
+    this.code = code;
+    this.details = details;
+  }
+
+  /** The spec's error object; `cniVersion` is the configuration's, which Go leaves out and the spec asks for. */
+  toErrorObject(cniVersion: string): ErrorObject {
+    return { cniVersion, code: this.code, msg: this.message, ...(this.details ? { details: this.details } : {}) };
+  }
+}
+
+/** ERR_NETNS_INVALID_ARG unless `config` is a parsed configuration (an object): the API's functions read it. */
+export function assertConfig(config: unknown, caller: string): asserts config is Record<string, unknown> {
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `${caller} takes a parsed configuration (an object)`);
+  }
+}
+
+/** A CniError as is; anything else thrown becomes 999 with its message, as Go's skel does. */
+export function toCniError(error: unknown): CniError {
+  if (error instanceof CniError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new CniError(CniCode.INTERNAL, message);
+}

@@ -1,0 +1,183 @@
+// Running another plugin (a delegate, usually IPAM) as a runtime would: found
+// in CNI_PATH, given this process's whole environment with CNI_COMMAND set to
+// the verb, and the same configuration bytes on stdin. Its answer is read as
+// the spec has it: a result or an error object on stdout, stderr only for logs.
+//
+// node:child_process, node:fs/promises and node:timers/promises are loaded
+// when first needed (process.getBuiltinModule, synchronous): a plugin answering
+// VERSION, or one that never delegates, does not load them at start-up.
+import { join } from 'node:path';
+import { ErrorCodes, netnsError } from '../core/errors.js';
+import { splitPath } from './env.js';
+import { CniCode, CniError } from './errors.js';
+import { parseResult } from './result.js';
+import type { Result } from './types.js';
+import { CURRENT_VERSION, versionOf } from './version.js';
+
+/** A delegate's stdin: the configuration's bytes as the plugin received them (CmdArgs.stdin), or the same text. */
+export type ConfigBytes = Buffer | string;
+
+function assertBytes(stdin: unknown, caller: string): asserts stdin is ConfigBytes {
+  if (typeof stdin !== 'string' && !Buffer.isBuffer(stdin)) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `${caller} takes the configuration's bytes, a Buffer or a string`);
+  }
+}
+
+/** Attempts and pause for a plugin binary being replaced while we exec it (ETXTBSY), as Go's invoke retries. */
+const BUSY_ATTEMPTS = 6;
+const BUSY_PAUSE_MS = 1000;
+
+/**
+ * The first `dir/plugin` that is a regular file, in CNI_PATH's order. A name
+ * that is empty or holds a `/` is code 7 (it comes from the configuration);
+ * an empty path list or no match is code 4 (CNI_PATH is the runtime's).
+ */
+export async function findInPath(plugin: string, paths: readonly string[]): Promise<string> {
+  if (typeof plugin !== 'string' || !Array.isArray(paths)) throw netnsError(ErrorCodes.INVALID_ARG, 'findInPath takes a plugin name and a list of directories');
+  if (plugin === '' || plugin.includes('/')) throw new CniError(CniCode.INVALID_NETWORK_CONFIG, `invalid plugin name ${JSON.stringify(plugin)}`);
+  if (paths.length === 0) throw new CniError(CniCode.INVALID_ENVIRONMENT, `CNI_PATH is empty: cannot find plugin ${JSON.stringify(plugin)}`);
+  const { stat } = process.getBuiltinModule('node:fs/promises');
+  for (const dir of paths) {
+    const candidate = join(dir, plugin);
+    if (await stat(candidate).then((s) => s.isFile(), () => false)) return candidate;
+  }
+  throw new CniError(CniCode.INVALID_ENVIRONMENT, `failed to find plugin ${JSON.stringify(plugin)} in CNI_PATH [${paths.join(' ')}]`);
+}
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+  stderr: Buffer;
+}
+
+function runOnce(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv): Promise<Exit> {
+  const { spawn } = process.getBuiltinModule('node:child_process');
+  return new Promise((resolve, reject) => {
+    const child = spawn(pluginPath, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stdin.on('error', () => {}); // a plugin may exit without reading its stdin (EPIPE): its exit says what happened
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr) }));
+    child.stdin.end(stdin);
+  });
+}
+
+/** The error a failed plugin reported: its stdout's error object, else its stderr, else how it exited. */
+function pluginFailure(pluginPath: string, exit: Exit): CniError {
+  const how = exit.signal ? `killed by ${exit.signal}` : `exit status ${String(exit.code)}`;
+  const stdout = exit.stdout.toString('utf8').trim();
+  if (stdout === '') {
+    const stderr = exit.stderr.toString('utf8').trim();
+    return new CniError(CniCode.INTERNAL, stderr ? `plugin ${pluginPath} failed (${how}): ${stderr}` : `plugin ${pluginPath} failed with no error message (${how})`);
+  }
+  try {
+    const { code, msg, details } = JSON.parse(stdout) as { code?: unknown; msg?: unknown; details?: unknown };
+    if (typeof code === 'number' && Number.isSafeInteger(code) && code >= 0 && typeof msg === 'string') {
+      return new CniError(code, msg, typeof details === 'string' ? details : '');
+    }
+  } catch {
+    // not JSON: reported below with the text itself
+  }
+  return new CniError(CniCode.INTERNAL, `plugin ${pluginPath} failed (${how}) and its error could not be read: ${stdout}`);
+}
+
+/**
+ * Runs the plugin at `pluginPath` (no shell) with `env` and `stdin`; its
+ * stdout on success (its stderr is passed on to ours, for the logs). A failure
+ * is a CniError carrying the plugin's own code and message.
+ */
+export async function execPlugin(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv): Promise<Buffer> {
+  assertBytes(stdin, 'execPlugin');
+  if (typeof pluginPath !== 'string' || typeof env !== 'object' || env === null) {
+    throw netnsError(ErrorCodes.INVALID_ARG, 'execPlugin takes a path, the configuration bytes and an environment object');
+  }
+  for (let attempt = 1; ; attempt++) {
+    let exit: Exit;
+    try {
+      exit = await runOnce(pluginPath, stdin, env);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ETXTBSY' && attempt < BUSY_ATTEMPTS) {
+        // Nothing to wait on: the writer holding the file open is another process.
+        await process.getBuiltinModule('node:timers/promises').setTimeout(BUSY_PAUSE_MS);
+        continue;
+      }
+      throw new CniError(CniCode.INTERNAL, `cannot run plugin ${pluginPath}: ${(error as Error).message}`);
+    }
+    if (exit.code !== 0) throw pluginFailure(pluginPath, exit);
+    if (exit.stderr.length > 0) process.stderr.write(exit.stderr);
+    return exit.stdout;
+  }
+}
+
+/** The verbs delegated without a result. */
+export type DelegatedCommand = 'DEL' | 'CHECK' | 'GC' | 'STATUS';
+
+async function runDelegate(command: 'ADD' | DelegatedCommand, plugin: string, stdin: ConfigBytes): Promise<Buffer> {
+  const pluginPath = await findInPath(plugin, splitPath(process.env.CNI_PATH ?? ''));
+  return execPlugin(pluginPath, stdin, { ...process.env, CNI_COMMAND: command });
+}
+
+/** The configuration's version, for a delegate's result that states none (Go's invoke does the same, cni#895). */
+function configVersion(stdin: ConfigBytes): string {
+  assertBytes(stdin, 'delegateAdd');
+  try {
+    return versionOf(JSON.parse(stdin.toString()) as Record<string, unknown>);
+  } catch (error) {
+    if (error instanceof CniError) throw error;
+    throw new CniError(CniCode.DECODING_FAILURE, `the configuration given to a delegate is not JSON: ${(error as Error).message}`);
+  }
+}
+
+/** ADD by `plugin` (found in CNI_PATH): its result, read by its own version (else the configuration's), in the current shape. */
+export async function delegateAdd(plugin: string, stdin: ConfigBytes): Promise<Result> {
+  const fallback = configVersion(stdin); // before ADD: a failure after it would leave an allocation behind
+  const stdout = await runDelegate('ADD', plugin, stdin);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stdout.toString('utf8'));
+  } catch (error) {
+    throw new CniError(CniCode.DECODING_FAILURE, `plugin ${plugin} printed a result that is not JSON: ${(error as Error).message}`);
+  }
+  return parseResult(parsed, fallback, `the result of ${plugin}`);
+}
+
+/** DEL, CHECK, GC or STATUS by `plugin` (found in CNI_PATH); resolves when it succeeded. */
+export async function delegate(command: DelegatedCommand, plugin: string, stdin: ConfigBytes): Promise<void> {
+  if (!['DEL', 'CHECK', 'GC', 'STATUS'].includes(command)) throw netnsError(ErrorCodes.INVALID_ARG, `delegate runs DEL, CHECK, GC or STATUS, not ${String(command)}`);
+  await runDelegate(command, plugin, stdin);
+}
+
+/**
+ * The spec versions `plugin` (found in CNI_PATH) supports, from its VERSION
+ * answer; ['0.1.0'] for a plugin from before VERSION existed. A plugin can ask
+ * before forwarding GC or STATUS, which a delegate older than 1.1.0 refuses
+ * (Debian's host-local 1.1.1 among them).
+ */
+export async function delegateVersions(plugin: string): Promise<string[]> {
+  const pluginPath = await findInPath(plugin, splitPath(process.env.CNI_PATH ?? ''));
+  // Plugins built on an old skel require these even for VERSION: any value does.
+  const env = { ...process.env, CNI_COMMAND: 'VERSION', CNI_NETNS: 'dummy', CNI_IFNAME: 'dummy', CNI_PATH: 'dummy' };
+  let stdout: Buffer;
+  try {
+    stdout = await execPlugin(pluginPath, JSON.stringify({ cniVersion: CURRENT_VERSION }), env);
+  } catch (error) {
+    if (error instanceof CniError && error.message === 'unknown CNI_COMMAND: VERSION') return ['0.1.0'];
+    throw error;
+  }
+  let answer: unknown;
+  try {
+    answer = JSON.parse(stdout.toString('utf8'));
+  } catch {
+    answer = undefined;
+  }
+  const versions = typeof answer === 'object' && answer !== null ? (answer as { supportedVersions?: unknown }).supportedVersions : undefined;
+  if (!Array.isArray(versions) || !versions.every((v) => typeof v === 'string')) {
+    throw new CniError(CniCode.DECODING_FAILURE, `plugin ${plugin} answered VERSION without a list of versions: ${stdout.toString('utf8').trim()}`);
+  }
+  return versions;
+}

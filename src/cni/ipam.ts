@@ -1,0 +1,70 @@
+// The IPAM plugin named by the configuration's `ipam.type`, run as a delegate
+// with the configuration's own bytes (SPEC §4): ADD for addresses, and the
+// other commands forwarded, as the spec requires of a plugin that delegates.
+import { ErrorCodes, netnsError } from '../core/errors.js';
+import { assertConfig, CniCode, CniError } from './errors.js';
+import { delegate, delegateAdd, type ConfigBytes } from './invoke.js';
+import type { NetConf, Result } from './types.js';
+
+/** What the IPAM calls need of a handler's CmdArgs: the parsed configuration and its bytes. */
+export interface IpamInput {
+  config: NetConf;
+  stdin: ConfigBytes;
+}
+
+/** `ipam.type` of the configuration; code 7 if it names no plugin. */
+export function ipamType(config: NetConf): string {
+  assertConfig(config, 'ipamType');
+  const ipam = Object.hasOwn(config, 'ipam') ? config.ipam : undefined;
+  const type = typeof ipam === 'object' && ipam !== null && Object.hasOwn(ipam, 'type') ? ipam.type : undefined;
+  if (typeof type !== 'string' || type === '') throw new CniError(CniCode.INVALID_NETWORK_CONFIG, 'ipam.type is required: it names the IPAM plugin');
+  return type;
+}
+
+/** IPAM ADD: the addresses (and routes, DNS) the IPAM plugin allocated, in the current result shape. */
+export function execAdd(input: IpamInput): Promise<Result> {
+  return delegateAdd(ipamType(input.config), input.stdin);
+}
+
+/** IPAM DEL: releases what ADD allocated for this CNI_CONTAINERID and CNI_IFNAME; a second DEL succeeds. */
+export function execDel(input: IpamInput): Promise<void> {
+  return delegate('DEL', ipamType(input.config), input.stdin);
+}
+
+/** IPAM CHECK (the spec asks a plugin's CHECK to run its delegate's and pass on its error). */
+export function execCheck(input: IpamInput): Promise<void> {
+  return delegate('CHECK', ipamType(input.config), input.stdin);
+}
+
+/** IPAM GC (MUST be forwarded): the configuration carries cni.dev/valid-attachments. */
+export function execGc(input: IpamInput): Promise<void> {
+  return delegate('GC', ipamType(input.config), input.stdin);
+}
+
+/** IPAM STATUS (MUST be forwarded when ADD depends on it). */
+export function execStatus(input: IpamInput): Promise<void> {
+  return delegate('STATUS', ipamType(input.config), input.stdin);
+}
+
+/**
+ * IPAM ADD, then `use(result)` (make the interface, set the addresses...);
+ * if `use` fails, IPAM DEL releases the allocation before `use`'s error is
+ * rethrown, so a failed ADD leaks no address (a DEL failure then is written to
+ * stderr: the first error is the one the runtime needs).
+ *
+ * Nothing is released when IPAM ADD itself fails: host-local refuses a second
+ * ADD for an attachment it already holds ("duplicate allocation is not
+ * allowed"), and a DEL then would free the address of the live first ADD.
+ */
+export async function execAddThen<T>(input: IpamInput, use: (result: Result) => T | Promise<T>): Promise<T> {
+  if (typeof use !== 'function') throw netnsError(ErrorCodes.INVALID_ARG, 'execAddThen needs a function to run with the IPAM result');
+  const result = await execAdd(input);
+  try {
+    return await use(result);
+  } catch (error) {
+    await execDel(input).catch((cleanup: unknown) => {
+      process.stderr.write(`releasing the IPAM allocation after a failed ADD failed too: ${(cleanup as Error).message}\n`);
+    });
+    throw error;
+  }
+}

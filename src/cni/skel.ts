@@ -1,0 +1,170 @@
+// pluginMain: a plugin's whole main, as Go's skel is. It reads the command
+// from the environment and the configuration from stdin, checks both, calls
+// the handler for the command, and prints what the spec says: ADD's result in
+// the configuration's version, nothing for the other commands, the error
+// object (with cniVersion) on stdout and a non-zero exit on failure.
+import { ErrorCodes, netnsError } from '../core/errors.js';
+import { CNI_NAME, readEnvironment, type Environment } from './env.js';
+import { CniCode, CniError, toCniError } from './errors.js';
+import { convertResult, type WireResult } from './result.js';
+import { checkNetns } from './sandbox.js';
+import type { CniCommand, NetConf, Result } from './types.js';
+import { assertSupported, CURRENT_VERSION, isSpecVersion, versionAtLeast, versionOf } from './version.js';
+
+/** What a handler is given: the environment, read and checked, and the configuration. */
+export interface CmdArgs<C extends NetConf = NetConf> {
+  command: Exclude<CniCommand, 'VERSION'>;
+  containerId: string;
+  ifname: string;
+  /** CNI_NETNS as the runtime gave it ('' when it gave none, which only DEL, GC and STATUS allow). */
+  netns: string;
+  /**
+   * DEL only: true when CNI_NETNS is empty, gone, or no longer a namespace.
+   * The handler then cleans up what lives outside it (host routes, IPAM,
+   * firewall rules) and succeeds; the container's interface went with it.
+   */
+  netnsGone: boolean;
+  /** CNI_ARGS as given: parseCniArgs reads it. */
+  args: string;
+  /** CNI_PATH's directories. */
+  path: string[];
+  /** The configuration's bytes, as received: what a delegated (IPAM) plugin gets on its stdin. */
+  stdin: Buffer;
+  /** The configuration, parsed; only cniVersion and name have been checked, the plugin checks its own keys. */
+  config: C;
+}
+
+type Handler<C extends NetConf, R> = (args: CmdArgs<C>) => R | Promise<R>;
+
+export interface PluginFunctions<C extends NetConf = NetConf> {
+  /** Returns the result (in any version, usually built as 1.x); pluginMain prints it in the configuration's version. */
+  add: Handler<C, Result>;
+  del: Handler<C, void>;
+  check: Handler<C, void>;
+  /** Without one, GC succeeds (there is nothing of this plugin's to collect), as with Go's skel. */
+  gc?: Handler<C, void>;
+  /** Without one, STATUS succeeds (the plugin is taken to be always ready), as with Go's skel. */
+  status?: Handler<C, void>;
+}
+
+export interface PluginInfo {
+  /** The spec versions this plugin speaks; a configuration's must be one of them exactly. */
+  versions: readonly string[];
+  /** Printed on stderr when the plugin is run without CNI_COMMAND, e.g. "CNI plugin ptp v1.2.0". */
+  about?: string;
+}
+
+const HANDLER_OF = { ADD: 'add', DEL: 'del', CHECK: 'check', GC: 'gc', STATUS: 'status' } as const;
+
+/** The version a command first appeared in, for the commands that came after 0.1.0. */
+const INTRODUCED: Partial<Record<CniCommand, string>> = { CHECK: '0.4.0', GC: '1.1.0', STATUS: '1.1.0' };
+
+function checkArguments(funcs: PluginFunctions<never>, info: PluginInfo): void {
+  for (const name of ['add', 'del', 'check', 'gc', 'status'] as const) {
+    const given = funcs?.[name];
+    const optional = name === 'gc' || name === 'status';
+    if (typeof given !== 'function' && !(optional && given === undefined)) {
+      throw netnsError(ErrorCodes.INVALID_ARG, `pluginMain needs ${name} as a function${optional ? ' or left out' : ''}`);
+    }
+  }
+  const versions = info?.versions;
+  if (!Array.isArray(versions) || versions.length === 0 || !versions.every(isSpecVersion)) {
+    throw netnsError(ErrorCodes.INVALID_ARG, 'pluginMain needs info.versions: a non-empty list of spec versions (0.1.0 to 1.1.0)');
+  }
+  if (info.about !== undefined && typeof info.about !== 'string') throw netnsError(ErrorCodes.INVALID_ARG, 'info.about must be a string');
+}
+
+async function readStdin(): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  } catch (error) {
+    throw new CniError(CniCode.IO_FAILURE, `error reading the configuration from stdin: ${(error as Error).message}`);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The configuration: a JSON object, else code 6. */
+function decodeConfig(stdin: Buffer): NetConf {
+  let config: unknown;
+  try {
+    config = JSON.parse(stdin.toString('utf8'));
+  } catch (error) {
+    throw new CniError(CniCode.DECODING_FAILURE, `error decoding the network configuration: ${(error as Error).message}`);
+  }
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    throw new CniError(CniCode.DECODING_FAILURE, 'error decoding the network configuration: it is not a JSON object');
+  }
+  return config as NetConf;
+}
+
+/** Code 7 unless the network has a name of the characters CNI allows. */
+function checkName(config: NetConf): void {
+  const name = Object.hasOwn(config, 'name') ? (config as { name: unknown }).name : undefined;
+  if (name === undefined || name === '') throw new CniError(CniCode.INVALID_NETWORK_CONFIG, 'missing network name');
+  if (typeof name !== 'string' || !CNI_NAME.test(name)) {
+    throw new CniError(CniCode.INVALID_NETWORK_CONFIG, 'invalid characters in the network name', JSON.stringify(name));
+  }
+}
+
+/** Code 1 unless the configuration's version has this command and is one the plugin speaks. */
+function checkVersion(command: CniCommand, version: string, info: PluginInfo): void {
+  const introduced = INTRODUCED[command];
+  if (introduced && !versionAtLeast(version, introduced)) {
+    throw new CniError(CniCode.INCOMPATIBLE_VERSION, `config version does not allow ${command}`, `${command} came in spec ${introduced}; the config is ${version}`);
+  }
+  assertSupported(version, info.versions);
+}
+
+/** Runs one invocation; returns what goes to stdout on success (ADD's result), or undefined. */
+async function dispatch<C extends NetConf>(env: Environment, stdin: Buffer, config: C, version: string, funcs: PluginFunctions<C>): Promise<WireResult | undefined> {
+  const command = env.command as CmdArgs['command'];
+  const handler: Handler<C, Result | void> | undefined = funcs[HANDLER_OF[command]];
+  if (!handler) return undefined;
+  const netnsGone = await checkNetns(env);
+  const { containerId, ifname, netns, args, path } = env;
+  // Called as a method: a plugin may keep its handlers on a class.
+  const returned = await Reflect.apply(handler, funcs, [{ command, containerId, ifname, netns, netnsGone, args, path, stdin, config }]);
+  if (command !== 'ADD') return undefined;
+  if (returned === undefined) throw new CniError(CniCode.INTERNAL, 'the plugin\'s ADD handler returned no result');
+  return convertResult(returned, version);
+}
+
+/**
+ * The main of a CNI plugin. With no CNI_COMMAND it prints `about` and the
+ * versions on stderr and exits 0. VERSION is answered here, without reading
+ * stdin. Otherwise: the environment (code 4), the configuration (6, 7) and its
+ * version (1; CHECK needs 0.4.0, GC and STATUS 1.1.0) are checked, then
+ * CNI_NETNS (code 8; see sandbox.ts), and only then the handler runs. A
+ * CniError it throws is printed as is, anything else as code 999 with its
+ * message. Sets process.exitCode; the process ends when nothing else keeps it
+ * alive. Misuse (a missing handler, no versions) rejects with ERR_NETNS_INVALID_ARG.
+ */
+export async function pluginMain<C extends NetConf = NetConf>(funcs: PluginFunctions<C>, info: PluginInfo): Promise<void> {
+  checkArguments(funcs as PluginFunctions<never>, info);
+  if (!process.env.CNI_COMMAND) return about(info);
+  let version = CURRENT_VERSION; // the error object's, until the configuration says otherwise
+  try {
+    const env = readEnvironment(process.env);
+    if (env.command === 'VERSION') return print({ cniVersion: CURRENT_VERSION, supportedVersions: [...info.versions] });
+    const stdin = await readStdin();
+    const config = decodeConfig(stdin);
+    version = versionOf(config);
+    checkName(config);
+    checkVersion(env.command, version, info);
+    const result = await dispatch(env, stdin, config as C, version, funcs);
+    if (result) print(result);
+  } catch (error) {
+    print(toCniError(error).toErrorObject(version));
+    process.exitCode = 1;
+  }
+}
+
+function print(value: object): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+function about(info: PluginInfo): void {
+  if (info.about) process.stderr.write(`${info.about}\n`);
+  process.stderr.write(`CNI protocol versions supported: ${info.versions.join(', ')}\n`);
+}

@@ -1,0 +1,184 @@
+// Delegation as a plugin relies on it: the delegate is found in CNI_PATH, gets
+// this process's environment with CNI_COMMAND set to the verb and the same
+// configuration bytes, and its answer (a result by its own version, or an
+// error object, or only stderr) comes back typed. The delegates here are tiny
+// sh scripts that log what they were given.
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CniError, delegate, delegateAdd, delegateVersions, execAdd, execAddThen, execDel, execPlugin, findInPath, ipamType, type NetConf } from '../../dist/cni/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cni-invoke-'));
+const bin = join(dir, 'bin');
+const other = join(dir, 'other');
+const later = join(dir, 'later');
+const log = join(dir, 'log');
+for (const path of [bin, other, later]) mkdirSync(path);
+
+const RESULT_040 = '{"cniVersion":"0.4.0","ips":[{"version":"4","address":"10.7.0.2/24","gateway":"10.7.0.1"}],"routes":[{"dst":"0.0.0.0/0"}],"dns":{}}';
+
+/** A delegate: logs its command, keeps its stdin and environment marks, then runs `body`. */
+function script(name: string, body: string, where = bin): string {
+  const path = join(where, name);
+  writeFileSync(
+    path,
+    `#!/bin/sh\necho "$CNI_COMMAND" >> ${log}\ncat > ${dir}/stdin-${name}\necho "$TEST_MARK $CNI_COMMAND $CNI_CONTAINERID" > ${dir}/env-${name}\n${body}\n`,
+    { mode: 0o755 },
+  );
+  return path;
+}
+
+script('ipam-ok', `echo "ipam-ok says hello" >&2\n[ "$CNI_COMMAND" = ADD ] && echo '${RESULT_040}'\nexit 0`);
+script('ipam-bare', `echo '{"ip4":{"ip":"10.8.0.2/24"}}'`);
+script('ipam-error', `echo '{"cniVersion":"1.0.0","code":11,"msg":"try again","details":"pool busy"}'\nexit 1`);
+script('ipam-stderr', 'echo "disk full" >&2\nexit 3');
+script('ipam-silent', 'exit 2');
+script('ipam-garbage', 'echo "panic: runtime error"\nexit 2');
+script('ipam-notjson', 'echo "ok"');
+mkdirSync(join(other, 'ipam-ok')); // a directory of the name, earlier in the path, is skipped
+script('ipam-ok', 'echo shadowed; exit 9', later);
+
+const saved = { ...process.env };
+beforeAll(() => {
+  process.env.CNI_PATH = `${other}:${bin}:${later}`;
+  process.env.CNI_COMMAND = 'VERSION'; // the delegate's must be the verb, not ours
+  process.env.CNI_CONTAINERID = 'c-invoke';
+  process.env.TEST_MARK = 'mark-1';
+});
+afterEach(() => rmSync(log, { force: true }));
+afterAll(() => {
+  process.env = saved;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const configText = (cniVersion: string, type = 'ipam-ok'): string => JSON.stringify({ cniVersion, name: 'net1', type: 'ptp', ipam: { type } });
+const input = (cniVersion: string, type = 'ipam-ok'): { config: NetConf; stdin: Buffer } => {
+  const text = configText(cniVersion, type);
+  return { config: JSON.parse(text) as NetConf, stdin: Buffer.from(text) };
+};
+const commands = (): string[] => readFileSync(log, 'utf8').trim().split('\n');
+
+describe('findInPath', () => {
+  it('gives the first regular file of that name, in path order', async () => {
+    expect(await findInPath('ipam-ok', [join(dir, 'missing'), other, bin, later])).toBe(join(bin, 'ipam-ok'));
+  });
+
+  it('refuses an empty name or one with a separator (7), no directories or no match (4)', async () => {
+    await expect(findInPath('', [bin])).rejects.toMatchObject({ code: 7 });
+    await expect(findInPath('../bin/ipam-ok', [other])).rejects.toMatchObject({ code: 7 });
+    await expect(findInPath('ipam-ok', [])).rejects.toMatchObject({ code: 4 });
+    await expect(findInPath('dhcp-nope', [bin])).rejects.toMatchObject({ code: 4, message: expect.stringContaining('dhcp-nope') });
+  });
+});
+
+describe('delegateAdd and delegate', () => {
+  it('runs the delegate with our environment, CNI_COMMAND set to the verb, and the same stdin bytes', async () => {
+    const { stdin } = input('0.4.0');
+    await delegateAdd('ipam-ok', stdin);
+    await delegate('DEL', 'ipam-ok', stdin);
+    expect(commands()).toEqual(['ADD', 'DEL']);
+    expect(readFileSync(join(dir, 'env-ipam-ok'), 'utf8')).toBe('mark-1 DEL c-invoke\n');
+    expect(readFileSync(join(dir, 'stdin-ipam-ok'))).toEqual(stdin);
+  });
+
+  it('returns the result read by its own version, in the current shape', async () => {
+    expect(await delegateAdd('ipam-ok', configText('1.0.0'))).toEqual({
+      cniVersion: '1.1.0',
+      ips: [{ address: '10.7.0.2/24', gateway: '10.7.0.1' }],
+      routes: [{ dst: '0.0.0.0/0' }],
+      dns: {},
+    });
+  });
+
+  it("reads a result without cniVersion by the configuration's", async () => {
+    expect((await delegateAdd('ipam-bare', configText('0.2.0'))).ips).toEqual([{ address: '10.8.0.2/24' }]);
+    await expect(delegateAdd('ipam-bare', configText('1.0.0'))).rejects.toMatchObject({ code: 6 });
+  });
+
+  it("passes on the delegate's error object, code and all", async () => {
+    const error = await delegate('CHECK', 'ipam-error', configText('1.0.0')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CniError);
+    expect(error).toMatchObject({ code: 11, message: 'try again', details: 'pool busy' });
+  });
+
+  it('reports stderr when stdout is empty, else how it exited, else unreadable stdout (999)', async () => {
+    await expect(delegate('DEL', 'ipam-stderr', configText('1.0.0'))).rejects.toMatchObject({ code: 999, message: expect.stringMatching(/exit status 3.*disk full/) });
+    await expect(delegate('DEL', 'ipam-silent', configText('1.0.0'))).rejects.toMatchObject({ code: 999, message: expect.stringContaining('no error message (exit status 2)') });
+    await expect(delegate('DEL', 'ipam-garbage', configText('1.0.0'))).rejects.toMatchObject({ code: 999, message: expect.stringContaining('panic: runtime error') });
+    await expect(delegateAdd('ipam-notjson', configText('1.0.0'))).rejects.toMatchObject({ code: 6 });
+  });
+
+  it('refuses ADD or VERSION through delegate (ERR_NETNS_INVALID_ARG): ADD has a result, delegateAdd reads it', async () => {
+    await expect(delegate('ADD' as never, 'ipam-ok', configText('1.0.0'))).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+  });
+});
+
+describe('delegateVersions', () => {
+  it("gives the delegate's supportedVersions, asking as an old skel needs", async () => {
+    script('versions', `[ -n "$CNI_NETNS" ] && [ -n "$CNI_IFNAME" ] && echo '{"cniVersion":"1.0.0","supportedVersions":["0.4.0","1.0.0"]}'`);
+    expect(await delegateVersions('versions')).toEqual(['0.4.0', '1.0.0']);
+    expect(commands()).toEqual(['VERSION']);
+  });
+
+  it('is 0.1.0 for a plugin from before VERSION, and code 6 for an answer without versions', async () => {
+    script('ancient', `echo '{"code":4,"msg":"unknown CNI_COMMAND: VERSION"}'\nexit 1`);
+    expect(await delegateVersions('ancient')).toEqual(['0.1.0']);
+    script('confused', `echo '{"cniVersion":"1.0.0"}'`);
+    await expect(delegateVersions('confused')).rejects.toMatchObject({ code: 6 });
+  });
+});
+
+describe('execPlugin', () => {
+  it('retries a plugin binary busy being written (ETXTBSY) and runs it once it is closed', async () => {
+    const path = script('busy', `echo '${RESULT_040}'`);
+    const writer = openSync(path, 'r+');
+    const running = execPlugin(path, configText('0.4.0'), { ...process.env, CNI_COMMAND: 'ADD' }); // the first attempt fails now
+    closeSync(writer);
+    expect(JSON.parse((await running).toString())).toMatchObject({ cniVersion: '0.4.0' });
+    expect(commands()).toEqual(['ADD']);
+  });
+
+  it('refuses stdin that is not bytes, before running anything (ERR_NETNS_INVALID_ARG)', async () => {
+    await expect(execPlugin(join(bin, 'ipam-ok'), { cniVersion: '1.0.0' } as never, process.env)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    await expect(delegateAdd('ipam-ok', 42 as never)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    expect(existsSync(log)).toBe(false);
+  });
+
+  it('refuses a file it cannot execute (999, with the reason)', async () => {
+    const path = join(dir, 'not-executable');
+    writeFileSync(path, '#!/bin/sh\n', { mode: 0o644 });
+    await expect(execPlugin(path, '{}', process.env)).rejects.toMatchObject({ code: 999, message: expect.stringContaining('EACCES') });
+  });
+});
+
+describe('IPAM', () => {
+  it("runs the plugin ipam.type names; code 7 when it names none", async () => {
+    expect((await execAdd(input('0.4.0'))).ips).toEqual([{ address: '10.7.0.2/24', gateway: '10.7.0.1' }]);
+    await execDel(input('0.4.0'));
+    expect(commands()).toEqual(['ADD', 'DEL']);
+    expect(() => ipamType({ cniVersion: '1.0.0', name: 'n', type: 't' })).toThrow(expect.objectContaining({ code: 7 }));
+    expect(() => ipamType({ cniVersion: '1.0.0', name: 'n', type: 't', ipam: { type: '' } })).toThrow(expect.objectContaining({ code: 7 }));
+  });
+
+  it('execAddThen releases the allocation when a later step fails, and rethrows that failure', async () => {
+    const failure = new Error('veth creation failed');
+    const error = await execAddThen(input('1.0.0'), () => Promise.reject(failure)).catch((e: unknown) => e);
+    expect(error).toBe(failure);
+    expect(commands()).toEqual(['ADD', 'DEL']);
+  });
+
+  it('execAddThen gives the later steps the result and returns what they return', async () => {
+    expect(await execAddThen(input('1.0.0'), (result) => result.ips?.[0]?.address)).toBe('10.7.0.2/24');
+    expect(commands()).toEqual(['ADD']);
+  });
+
+  it('execAddThen releases nothing when IPAM ADD itself fails (a DEL could free a live allocation)', async () => {
+    script('ipam-refuses', `echo '{"code":999,"msg":"duplicate allocation is not allowed"}'\nexit 1`);
+    let ran = false;
+    const error = await execAddThen(input('1.0.0', 'ipam-refuses'), () => (ran = true)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 999, message: 'duplicate allocation is not allowed' });
+    expect(ran).toBe(false);
+    expect(commands()).toEqual(['ADD']);
+  });
+});

@@ -1,0 +1,207 @@
+// Results across spec versions, as a plugin author relies on them: a result
+// converted down and read back keeps what the lower version can hold; a
+// prevResult is read by its own cniVersion; malformed input is code 6 naming
+// where; errors carry their codes.
+import { describe, expect, it } from 'vitest';
+import {
+  CniCode,
+  CniError,
+  convertResult,
+  parseResult,
+  passThrough,
+  prevResultOf,
+  toCniError,
+  versionAtLeast,
+  type NetConf,
+  type Result,
+} from '../../dist/cni/index.js';
+
+const FULL: Result = {
+  cniVersion: '1.1.0',
+  interfaces: [
+    { name: 'veth1234', mac: '0a:00:00:00:00:01' },
+    { name: 'eth0', mac: '0a:00:00:00:00:02', sandbox: '/run/netns/c1', mtu: 9000, socketPath: '/run/vhost.sock', pciID: '0000:00:1f.6' },
+  ],
+  ips: [
+    { interface: 1, address: '10.1.1.2/24', gateway: '10.1.1.1' },
+    { interface: 1, address: '10.2.0.5/16' },
+    { interface: 1, address: 'fd00::2/64', gateway: 'fd00::1' },
+  ],
+  routes: [
+    { dst: '0.0.0.0/0', gw: '10.1.1.1', mtu: 1400, advmss: 1360, priority: 10, table: 100, scope: 0 },
+    { dst: '::/0', gw: 'fd00::1' },
+  ],
+  dns: { nameservers: ['10.1.1.1'], domain: 'cluster.local', search: ['svc'], options: ['ndots:5'] },
+};
+
+/** FULL without what 1.1.0 added. */
+const WITHOUT_1_1: Result = {
+  ...FULL,
+  interfaces: [FULL.interfaces![0]!, { name: 'eth0', mac: '0a:00:00:00:00:02', sandbox: '/run/netns/c1' }],
+  routes: [{ dst: '0.0.0.0/0', gw: '10.1.1.1' }, { dst: '::/0', gw: 'fd00::1' }],
+};
+
+describe('convertResult', () => {
+  it('gives 1.1.0 as is and 1.0.0 without the 1.1 fields; both read back', () => {
+    expect(convertResult(FULL, '1.1.0')).toEqual(FULL);
+    const v10 = convertResult(FULL, '1.0.0');
+    expect(v10).toEqual({ ...WITHOUT_1_1, cniVersion: '1.0.0' });
+    expect(parseResult(v10)).toEqual(WITHOUT_1_1);
+  });
+
+  it('adds ips[].version by address family for 0.3.0, 0.3.1 and 0.4.0, and drops it reading back', () => {
+    for (const version of ['0.3.0', '0.3.1', '0.4.0']) {
+      const old = convertResult(FULL, version) as { cniVersion: string; ips: { version: string; address: string }[] };
+      expect(old.cniVersion).toBe(version);
+      expect(old.ips.map((ip) => [ip.version, ip.address])).toEqual([
+        ['4', '10.1.1.2/24'],
+        ['4', '10.2.0.5/16'],
+        ['6', 'fd00::2/64'],
+      ]);
+      expect(parseResult(old)).toEqual(WITHOUT_1_1);
+      expect(convertResult(old, '1.0.0')).toEqual({ ...WITHOUT_1_1, cniVersion: '1.0.0' });
+    }
+  });
+
+  it('keeps the first address of each family for 0.1.0 and 0.2.0, with that family routes', () => {
+    const old = convertResult(FULL, '0.2.0');
+    expect(old).toEqual({
+      cniVersion: '0.2.0',
+      ip4: { ip: '10.1.1.2/24', gateway: '10.1.1.1', routes: [{ dst: '0.0.0.0/0', gw: '10.1.1.1' }] },
+      ip6: { ip: 'fd00::2/64', gateway: 'fd00::1', routes: [{ dst: '::/0', gw: 'fd00::1' }] },
+      dns: FULL.dns,
+    });
+    expect(parseResult(old)).toEqual({
+      cniVersion: '1.1.0',
+      ips: [
+        { address: '10.1.1.2/24', gateway: '10.1.1.1' },
+        { address: 'fd00::2/64', gateway: 'fd00::1' },
+      ],
+      routes: [{ dst: '0.0.0.0/0', gw: '10.1.1.1' }, { dst: '::/0', gw: 'fd00::1' }],
+      dns: FULL.dns,
+    });
+    expect(convertResult({ cniVersion: '1.0.0', ips: [{ address: 'fd00::2/64' }], routes: [{ dst: '0.0.0.0/0' }] }, '0.1.0')).toEqual({
+      cniVersion: '0.1.0',
+      ip6: { ip: 'fd00::2/64' },
+    });
+  });
+
+  it('refuses 0.1.0 and 0.2.0 for a result without an address, and versions no spec defines (code 1)', () => {
+    expect(() => convertResult({ cniVersion: '1.0.0', interfaces: [{ name: 'eth0' }] }, '0.2.0')).toThrow(expect.objectContaining({ code: 1 }));
+    expect(() => convertResult(FULL, '1.2.0')).toThrow(expect.objectContaining({ code: 1 }));
+  });
+
+  it('does not share objects with its input', () => {
+    const out = convertResult(FULL, '1.1.0') as Result;
+    out.ips![0]!.address = '10.9.9.9/24';
+    expect(FULL.ips![0]!.address).toBe('10.1.1.2/24');
+  });
+});
+
+describe('parseResult', () => {
+  it('reads a result by its own cniVersion, or the fallback when it has none', () => {
+    expect(parseResult({ ip4: { ip: '10.0.0.2/24' } }, '0.2.0')).toEqual({ cniVersion: '1.1.0', ips: [{ address: '10.0.0.2/24' }], routes: [] });
+    expect(parseResult({ cniVersion: '', ips: [{ address: '10.0.0.2/24' }] }, '0.4.0')).toEqual({ cniVersion: '1.1.0', ips: [{ address: '10.0.0.2/24' }] });
+  });
+
+  it('refuses the other generation shape, so a result labelled with the wrong version fails loudly (code 6)', () => {
+    expect(() => parseResult({ cniVersion: '0.2.0', ips: [{ address: '10.0.0.2/24' }] })).toThrow(expect.objectContaining({ code: 6 }));
+    expect(() => parseResult({ cniVersion: '1.0.0', ip4: { ip: '10.0.0.2/24' } })).toThrow(expect.objectContaining({ code: 6 }));
+  });
+
+  it('names where a malformed result is wrong (code 6)', () => {
+    const cases: [unknown, string][] = [
+      [null, 'result must be an object'],
+      [{ cniVersion: '1.0.0', ips: {} }, 'result.ips must be an array'],
+      [{ cniVersion: '1.0.0', ips: [{ address: '10.0.0.2' }] }, 'result.ips[0].address must be an address with a prefix length'],
+      [{ cniVersion: '1.0.0', ips: [{ address: '10.0.0.2/33' }] }, 'result.ips[0].address must be'],
+      [{ cniVersion: '0.4.0', ips: [{ version: '6', address: '10.0.0.2/24' }] }, 'result.ips[0].version is "6" for an IPv4 address'],
+      [{ cniVersion: '1.0.0', ips: [{ address: '10.0.0.2/24', gateway: 'x' }] }, 'result.ips[0].gateway must be an IP address'],
+      [{ cniVersion: '1.0.0', interfaces: [{ mac: 'x' }] }, 'result.interfaces[0].name is required'],
+      [{ cniVersion: '1.0.0', ips: [{ address: '10.0.0.2/24', interface: -1 }] }, 'result.ips[0].interface must be a non-negative integer'],
+      [{ cniVersion: '1.1.0', routes: [{ dst: '0.0.0.0/0', table: '1' }] }, 'result.routes[0].table must be a non-negative integer'],
+      [{ cniVersion: 4 }, 'cniVersion must be a string'],
+    ];
+    for (const [value, message] of cases) {
+      expect(() => parseResult(value), message).toThrow(expect.objectContaining({ code: 6, message: expect.stringContaining(message) }));
+    }
+    expect(() => parseResult({ cniVersion: '0.5.0' })).toThrow(expect.objectContaining({ code: 1 }));
+  });
+
+  it('reads only own fields: a polluted Object.prototype adds nothing', () => {
+    const polluted = Object.prototype as Record<string, unknown>;
+    polluted.gateway = '10.6.6.6';
+    polluted.dns = { domain: 'evil' };
+    try {
+      expect(parseResult({ cniVersion: '1.0.0', ips: [{ address: '10.0.0.2/24' }] })).toEqual({ cniVersion: '1.1.0', ips: [{ address: '10.0.0.2/24' }] });
+    } finally {
+      delete polluted.gateway;
+      delete polluted.dns;
+    }
+  });
+});
+
+describe('prevResult', () => {
+  const conf = (prevResult?: Record<string, unknown>): NetConf => ({ cniVersion: '1.0.0', name: 'n', type: 't', ...(prevResult ? { prevResult } : {}) });
+
+  it('is read by its own cniVersion, not the configuration one (cni#862)', () => {
+    const prev = { cniVersion: '0.4.0', interfaces: [{ name: 'eth0' }], ips: [{ version: '4', interface: 0, address: '10.0.0.2/24' }], dns: {} };
+    expect(prevResultOf(conf(prev))).toEqual({ cniVersion: '1.1.0', interfaces: [{ name: 'eth0' }], ips: [{ interface: 0, address: '10.0.0.2/24' }], dns: {} });
+    const old = { cniVersion: '0.2.0', ip4: { ip: '10.0.0.2/24' } };
+    expect(prevResultOf(conf(old))?.ips).toEqual([{ address: '10.0.0.2/24' }]);
+  });
+
+  it("takes the configuration's version when prevResult states none, and is undefined when absent", () => {
+    expect(prevResultOf(conf({ ips: [{ address: '10.0.0.2/24' }] }))?.ips).toEqual([{ address: '10.0.0.2/24' }]);
+    expect(prevResultOf(conf())).toBeUndefined();
+    expect(() => prevResultOf(conf({ cniVersion: '1.0.0', ips: 3 }))).toThrow(expect.objectContaining({ code: 6, message: 'prevResult.ips must be an array' }));
+  });
+
+  it('is read with own properties only, and refuses what is not a configuration (ERR_NETNS_INVALID_ARG)', () => {
+    const polluted = Object.prototype as Record<string, unknown>;
+    polluted.cniVersion = '1.0.0';
+    try {
+      // No own cniVersion: 0.1.0, whose results have ip4 (read as 1.0.0, ip4 would be refused).
+      const bare = { name: 'n', type: 't', prevResult: { ip4: { ip: '10.0.0.2/24' } } } as unknown as NetConf;
+      expect(prevResultOf(bare)?.ips).toEqual([{ address: '10.0.0.2/24' }]);
+    } finally {
+      delete polluted.cniVersion;
+    }
+    expect(() => prevResultOf(null as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+  });
+
+  it('passThrough gives ADD the previous result to print, and code 7 without one', () => {
+    const prev = { cniVersion: '0.4.0', ips: [{ version: '4', address: '10.0.0.2/24' }] };
+    const result = passThrough(conf(prev));
+    expect(convertResult(result, '1.0.0')).toEqual({ cniVersion: '1.0.0', ips: [{ address: '10.0.0.2/24' }] });
+    expect(() => passThrough(conf())).toThrow(expect.objectContaining({ code: 7 }));
+  });
+});
+
+describe('CniError and versions', () => {
+  it('prints the spec error object with cniVersion, details only when given', () => {
+    expect(new CniError(CniCode.TRY_AGAIN_LATER, 'busy').toErrorObject('1.0.0')).toEqual({ cniVersion: '1.0.0', code: 11, msg: 'busy' });
+    expect(new CniError(107, 'x', 'why').toErrorObject('0.4.0')).toEqual({ cniVersion: '0.4.0', code: 107, msg: 'x', details: 'why' });
+  });
+
+  it('turns anything else thrown into 999 with its message', () => {
+    const typed = new CniError(3, 'gone');
+    expect(toCniError(typed)).toBe(typed);
+    expect(toCniError(new TypeError('bad'))).toMatchObject({ code: 999, message: 'bad' });
+    expect(toCniError('text')).toMatchObject({ code: 999, message: 'text' });
+  });
+
+  it('refuses a code that is not a non-negative integer (ERR_NETNS_INVALID_ARG)', () => {
+    for (const code of [-1, 1.5, Number.NaN, '4' as unknown as number]) {
+      expect(() => new CniError(code, 'x')).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+    }
+  });
+
+  it('orders versions numerically; a malformed one is code 6', () => {
+    expect(versionAtLeast('1.1.0', '0.4.0')).toBe(true);
+    expect(versionAtLeast('0.10.0', '0.4.0')).toBe(true);
+    expect(versionAtLeast('0.3.1', '0.4.0')).toBe(false);
+    expect(versionAtLeast('1.0.0', '1.0.0')).toBe(true);
+    expect(() => versionAtLeast('1.0', '1.0.0')).toThrow(expect.objectContaining({ code: 6 }));
+  });
+});
