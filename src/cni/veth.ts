@@ -6,10 +6,10 @@
 // host end up with IPv6 router advertisements ignored (accept_ra=0).
 import { randomBytes } from 'node:crypto';
 import { ErrorCodes, NetnsError, netnsError } from '../core/errors.js';
-import { attr } from '../netlink/attributes.js';
-import { RTM_NEWLINK } from '../netlink/constants.js';
-import { openNetlink, type Netlink } from '../netlink/index.js';
-import { ifinfomsg } from '../netlink/links.js';
+import { attr, AttributeMap } from '../netlink/attributes.js';
+import { IFINFOMSG_SIZE, RTM_GETLINK, RTM_NEWLINK } from '../netlink/constants.js';
+import { openNetlink, type Link, type Netlink } from '../netlink/index.js';
+import { ifinfomsg, parseLink } from '../netlink/links.js';
 import type { NetNS } from '../netns.js';
 import type { Interface } from './types.js';
 
@@ -98,4 +98,15 @@ export async function setAlias(nl: Netlink, link: string | number, alias: string
   }
   const index = await nl.links.index(link);
   await nl.handle.request([{ type: RTM_NEWLINK, flags: 0, header: ifinfomsg(index), attributes: [attr.rawString(IFLA_IFALIAS, alias)], what: `set link #${index} alias` }]);
+}
+
+/** Every link of `nl`'s namespace with its IFLA_IFALIAS (links.list() does not read aliases). */
+export async function listWithAliases(nl: Netlink): Promise<(Link & { alias?: string })[]> {
+  const messages = await nl.handle.dump(RTM_GETLINK, ifinfomsg(), [], 'list links');
+  return messages
+    .filter((m) => m.type === RTM_NEWLINK)
+    .map((m) => {
+      const alias = AttributeMap.parse(m.payload, IFINFOMSG_SIZE).string(IFLA_IFALIAS);
+      return alias === undefined ? parseLink(m) : { ...parseLink(m), alias };
+    });
 }
