@@ -16,6 +16,7 @@ import { newTable } from '../nftables/messages.js';
 import { deleteRule, listRules, newRule, openRuleReader, type ChainRef, type DumpedRule } from '../nftables/rules.js';
 import { AF_INET } from '../netlink/constants.js';
 import type { NetlinkHandle } from '../netlink/handle.js';
+import type { NetlinkRequest } from '../netlink/message.js';
 import { parsePrefix } from '../netlink/validate.js';
 import type { NetNS } from '../netns.js';
 import { attachmentKey, attachmentTag, keyOfTag } from './identity.js';
@@ -37,25 +38,27 @@ export interface AttachmentRef extends Attachment {
  * transaction. A /0 subnet gets no rule: nothing is outside it.
  */
 export async function addMasquerade(hostNs: NetNS, attachment: AttachmentRef, addresses: readonly string[]): Promise<void> {
-  const tag = attachmentTag(attachment.network, attachment);
-  const rules = addresses.map((cidr) => {
-    const prefix = parsePrefix(cidr, 'masquerade address', false);
-    const family = prefix.family === AF_INET ? 4 : 6;
-    const host = { ...prefix, prefixLength: family === 4 ? 32 : 128 };
-    return { family, prefix, host } as const;
-  });
+  const rules = masqueradeRules(attachmentTag(attachment.network, attachment), addresses);
   await withRules(hostNs, async (handle) => {
     const stale = (await rulesOf(handle, attachment.network)).filter((rule) => rule.key === attachmentKey(attachment.network, attachment));
     commit(handle, [
       newTable(MASQUERADE_CHAIN),
       newChain(MASQUERADE_CHAIN, MASQUERADE_CHAIN.chain, { type: 'nat', hook: 'postrouting', priority: SRCNAT }),
       ...stale.map((rule) => deleteRule(MASQUERADE_CHAIN, rule.handle)),
-      ...rules
-        .filter(({ prefix }) => prefix.prefixLength > 0)
-        .map(({ family, prefix, host }) =>
-          newRule(MASQUERADE_CHAIN, [...matchFamily(family), ...matchAddress(family, 'saddr', 'eq', host), ...matchAddress(family, 'daddr', 'neq', prefix), masquerade()], tag),
-        ),
+      ...rules,
     ]);
+  });
+}
+
+/** The NEWRULE messages: `ip saddr IP ip daddr != SUBNET masquerade comment "COMMENT"` per address (ip6 for IPv6). */
+export function masqueradeRules(comment: string | undefined, addresses: readonly string[]): NetlinkRequest[] {
+  return addresses.flatMap((cidr) => {
+    const prefix = parsePrefix(cidr, 'masquerade address', false);
+    if (prefix.prefixLength === 0) return [];
+    const family = prefix.family === AF_INET ? 4 : 6;
+    const host = { ...prefix, prefixLength: family === 4 ? 32 : 128 };
+    const expressions = [...matchFamily(family), ...matchAddress(family, 'saddr', 'eq', host), ...matchAddress(family, 'daddr', 'neq', prefix), masquerade()];
+    return [newRule(MASQUERADE_CHAIN, expressions, comment)];
   });
 }
 
