@@ -4,6 +4,9 @@
 // missing; masquerade rules show in `nft list ruleset` and go on teardown; GC
 // removes one network's leftovers only.
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NetNS } from '../../dist/index.js';
@@ -19,7 +22,10 @@ import { listWithAliases, setupVeth, type Veth } from '../../dist/cni/veth.js';
 import type { Result } from '../../dist/cni/types.js';
 import { privileged } from '../helpers/privileges.js';
 
-type Hosts = 'host' | 'c1' | 'c2' | 'c3';
+type Hosts = 'host' | 'c1' | 'c2' | 'c3' | 'c4' | 'c5';
+/** Debian's containernetworking-plugins (1.1.1): the official Go plugins, to compare with. */
+const GO_PLUGINS = '/usr/lib/cni';
+const haveGoPtp = existsSync(`${GO_PLUGINS}/ptp`) && existsSync(`${GO_PLUGINS}/host-local`);
 
 /** A TCP round trip: `server` listens in `inside`, `outside` connects to `address` and reads one line back. */
 async function tcpRoundTrip(inside: NetNS, outside: NetNS, address: string, bind: string): Promise<string> {
@@ -72,7 +78,7 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
   });
 
   beforeAll(async () => {
-    network = await createTestNetwork({ prefix: `nsplumb-${randomBytes(2).toString('hex')}-`, hosts: { host: {}, c1: {}, c2: {}, c3: {} } });
+    network = await createTestNetwork({ prefix: `nsplumb-${randomBytes(2).toString('hex')}-`, hosts: { host: {}, c1: {}, c2: {}, c3: {}, c4: {}, c5: {} } });
     ({ host, c1 } = network.hosts);
   });
 
@@ -226,5 +232,46 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
     expect(none.removed.map((r) => r.kind)).toEqual(['veth', 'masquerade']);
     expect(await listMasquerade(host, 'net-b')).toHaveLength(1);
     expect(await hostLinks()).toContain(made.b1.host.name);
+  });
+  it('GC goes on past failures and returns them all', async () => {
+    const gone = await createTestNetwork({ prefix: `nsplumbgone-${randomBytes(2).toString('hex')}-`, hosts: { h: {} } });
+    const closed = gone.hosts.h;
+    await gone.close(); // its NetNS handle is closed: every step fails
+    const report = await collectGarbage({ hostNs: closed, network: 'net-a', validAttachments: [] });
+    expect(report).toEqual({ removed: [], errors: [expect.objectContaining({ code: 'ERR_NETNS_CLOSED' }), expect.objectContaining({ code: 'ERR_NETNS_CLOSED' })] });
+  });
+
+  it.skipIf(!haveGoPtp)("matches the official Go ptp plugin's plumbing: its veth as setupVeth makes one, and the CHECK helpers accept its container", async () => {
+    const { c4, c5 } = network.hosts;
+    const dataDir = mkdtempSync(join(tmpdir(), 'nsplumb-ipam-'));
+    const config = { cniVersion: '1.0.0', name: 'goptp', type: 'ptp', mtu: 1400, ipam: { type: 'host-local', subnet: '10.44.0.0/24', dataDir, routes: [{ dst: '0.0.0.0/0' }] } };
+    const env = (command: string) => ({ CNI_COMMAND: command, CNI_CONTAINERID: 'ctr-go', CNI_NETNS: c4.path, CNI_IFNAME: 'eth0', CNI_PATH: GO_PLUGINS, PATH: process.env.PATH ?? '' });
+    try {
+      const added = JSON.parse((await host.execFile(`${GO_PLUGINS}/ptp`, [], { env: env('ADD'), input: JSON.stringify(config) })).stdout) as Result;
+      expect(added).toMatchObject({ interfaces: [{ name: expect.stringMatching(/^veth[0-9a-f]{8}$/) }, { name: 'eth0', sandbox: c4.path }], ips: [{ address: '10.44.0.2/24', gateway: '10.44.0.1', interface: 1 }] });
+      // Its plumbing passes our CHECK helpers, as it passes its own CHECK.
+      await checkInterface(c4, 'eth0', added, { kind: 'veth' });
+      await checkRoutes(c4, added);
+      // Our pair for the same result, side by side with Go's.
+      const ours = await setupVeth({ containerNs: c5, ifname: 'eth0', mtu: 1400, hostNs: host });
+      await configureInterface(c5, 'eth0', { ...added, interfaces: [ours.host, ours.container] });
+      const describeEnds = async (hostName: string, container: NetNS) => {
+        const nl = await openNetlink(host);
+        const inside = await openNetlink(container);
+        try {
+          const h = await nl.links.get(hostName);
+          const c = await inside.links.get('eth0');
+          const addresses = (await inside.addresses.list({ link: 'eth0', family: 4 })).map((a) => `${a.address}/${a.prefixLength}`);
+          return { host: [h.kind, h.mtu, h.up, await host.sysctl.get(`net/ipv6/conf/${hostName}/accept_ra`)], container: [c.kind, c.mtu, c.up, addresses] };
+        } finally {
+          nl.close();
+          inside.close();
+        }
+      };
+      expect(await describeEnds(ours.host.name, c5)).toEqual(await describeEnds(added.interfaces![0]!.name, c4));
+      await host.execFile(`${GO_PLUGINS}/ptp`, [], { env: env('DEL'), input: JSON.stringify(config) });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
