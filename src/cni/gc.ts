@@ -8,7 +8,7 @@
 import { ErrorCodes, type NetnsError, netnsError } from '../core/errors.js';
 import { openNetlink } from '../netlink/index.js';
 import type { NetNS } from '../netns.js';
-import { attachmentKey, keyOfTag } from './identity.js';
+import { attachmentKey, keyOfTag, networkTagPrefix } from './identity.js';
 import { deleteMasqueradeRules, listMasquerade } from './masquerade.js';
 import type { Attachment } from './types.js';
 import { listWithAliases } from './veth.js';
@@ -36,11 +36,11 @@ export interface GcReport {
 }
 
 export async function collectGarbage(options: GcOptions): Promise<GcReport> {
-  const { hostNs, network, validAttachments } = options ?? ({} as GcOptions);
+  const { hostNs, network, validAttachments } = options;
   if (!Array.isArray(validAttachments)) {
     throw netnsError(ErrorCodes.INVALID_ARG, 'collectGarbage: validAttachments is required (an empty list means none is valid); without it nothing is removed');
   }
-  if (typeof network !== 'string' || network === '') throw netnsError(ErrorCodes.INVALID_ARG, 'collectGarbage: network must be a non-empty string');
+  networkTagPrefix(network); // checks it
   const keep = new Set(validAttachments.map((a) => attachmentKey(network, a)));
   const report: GcReport = { removed: [], errors: [] };
   await collectVeths(hostNs, network, keep, report).catch((error: Error) => report.errors.push(error));

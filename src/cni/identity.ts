@@ -7,19 +7,27 @@
 // [A-Za-z0-9_.-] written %XX, and cut to 128 bytes (nft's comment limit).
 // The format is the official ptp plugin's nftables masquerade comment.
 import { createHash } from 'node:crypto';
+import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { Attachment } from './types.js';
 
 const MAX_TAG = 128;
+
+function checkName(what: string, value: unknown): void {
+  if (typeof value !== 'string' || value === '') throw netnsError(ErrorCodes.INVALID_ARG, `${what} must be a non-empty string, got ${JSON.stringify(value)}`);
+}
 
 const hash16 = (text: string): string => createHash('sha512').update(text).digest('hex').slice(0, 16);
 
 /** The first field of every tag of this network's resources, '-' included. */
 export function networkTagPrefix(network: string): string {
+  checkName('network', network);
   return `${hash16(network)}-`;
 }
 
 /** `<network hash>-<attachment hash>`: the part of a tag that identifies the attachment. */
 export function attachmentKey(network: string, attachment: Attachment): string {
+  checkName('containerID', attachment?.containerID);
+  checkName('ifname', attachment?.ifname);
   return `${networkTagPrefix(network)}${hash16(`${attachment.ifname}:${attachment.containerID}`)}`;
 }
 

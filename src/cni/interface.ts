@@ -99,7 +99,10 @@ async function awaitDad(nl: Netlink, index: number, addresses: string[]): Promis
     };
     watcher.on('data', (event: NetlinkEvent) => {
       if (event.type === 'synced') synced = true;
-      else if (event.type === 'overflow') synced = false; // a fresh dump follows
+      else if (event.type === 'overflow') {
+        synced = false; // a fresh dump follows
+        flags.clear();
+      }
       else if (event.type === 'address' && event.address.index === index && event.address.family === 6) {
         if (event.action === 'delete') flags.delete(key(event.address));
         else flags.set(key(event.address), event.address.flags);
