@@ -22,7 +22,7 @@ import { listWithAliases, setupVeth, type Veth } from '../../dist/cni/veth.js';
 import type { Result } from '../../dist/cni/types.js';
 import { privileged } from '../helpers/privileges.js';
 
-type Hosts = 'host' | 'c1' | 'c2' | 'c3' | 'c4' | 'c5';
+type Hosts = 'host' | 'c1' | 'c2' | 'c3' | 'c4' | 'c5' | 'out';
 /** Debian's containernetworking-plugins (1.1.1): the official Go plugins, to compare with. */
 const GO_PLUGINS = '/usr/lib/cni';
 const haveGoPtp = existsSync(`${GO_PLUGINS}/ptp`) && existsSync(`${GO_PLUGINS}/host-local`);
@@ -78,7 +78,11 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
   });
 
   beforeAll(async () => {
-    network = await createTestNetwork({ prefix: `nsplumb-${randomBytes(2).toString('hex')}-`, hosts: { host: {}, c1: {}, c2: {}, c3: {}, c4: {}, c5: {} } });
+    network = await createTestNetwork<Hosts>({
+      prefix: `nsplumb-${randomBytes(2).toString('hex')}-`,
+      hosts: { host: {}, c1: {}, c2: {}, c3: {}, c4: {}, c5: {}, out: {} },
+      links: [['host', 'out', { host: '10.77.0.1/24', out: '10.77.0.2/24' }]],
+    });
     ({ host, c1 } = network.hosts);
   });
 
@@ -186,6 +190,18 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
         '',
       ].join('\n'),
     );
+    // And it masquerades: the container reaches a namespace beyond the host, which sees the host's address.
+    await enableForward(host, [4]);
+    const server = net.createServer((socket) => socket.end(String(socket.remoteAddress)));
+    await network.hosts.out.listen(server, { host: '10.77.0.2', port: 0 });
+    try {
+      const socket = await c1.connect({ host: '10.77.0.2', port: (server.address() as net.AddressInfo).port });
+      const chunks: Buffer[] = [];
+      for await (const chunk of socket) chunks.push(chunk as Buffer);
+      expect(Buffer.concat(chunks).toString()).toBe('10.77.0.1');
+    } finally {
+      server.close();
+    }
     expect(await removeMasquerade(host, attachment)).toBe(2);
     expect(await removeMasquerade(host, attachment)).toBe(0);
     expect(await listMasquerade(host, 'plumb-net')).toEqual([]);
