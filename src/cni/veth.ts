@@ -10,6 +10,7 @@ import { attr, AttributeMap } from '../netlink/attributes.js';
 import { IFINFOMSG_SIZE, RTM_GETLINK, RTM_NEWLINK } from '../netlink/constants.js';
 import { openNetlink, type Link, type Netlink } from '../netlink/index.js';
 import { ifinfomsg, parseLink } from '../netlink/links.js';
+import { own } from '../netlink/validate.js';
 import type { NetNS } from '../netns.js';
 import type { Interface } from './types.js';
 
@@ -42,8 +43,9 @@ export interface Veth {
 const randomName = (): string => `veth${randomBytes(4).toString('hex')}`;
 
 export async function setupVeth(options: VethOptions): Promise<Veth> {
-  const { containerNs, hostNs, ifname, mac, hostAlias } = options;
-  const mtu = options.mtu ? options.mtu : undefined;
+  const { containerNs, hostNs, ifname, mac, hostAlias, mtu: asked } = own(options);
+  if (hostAlias !== undefined) checkAlias(hostAlias);
+  const mtu = asked ? asked : undefined;
   const inside = await openNetlink(containerNs);
   try {
     await refuseExisting(inside, ifname);
@@ -91,11 +93,15 @@ async function finishHostEnd(hostNs: NetNS, name: string, alias: string | undefi
   }
 }
 
+function checkAlias(alias: unknown): void {
+  if (typeof alias !== 'string' || Buffer.byteLength(alias) > 255 || /[\0-\x1f\x7f]/.test(alias)) {
+    throw netnsError(ErrorCodes.INVALID_ARG, 'an interface alias is a string of at most 255 bytes without control characters');
+  }
+}
+
 /** IFLA_IFALIAS of a link (`ip link set NAME alias TEXT`): sent as bytes, never through a shell. */
 export async function setAlias(nl: Netlink, link: string | number, alias: string): Promise<void> {
-  if (typeof alias !== 'string' || Buffer.byteLength(alias) > 255 || /[\0-\x1f\x7f]/.test(alias)) {
-    throw netnsError(ErrorCodes.INVALID_ARG, 'an interface alias is at most 255 bytes without control characters');
-  }
+  checkAlias(alias);
   const index = await nl.links.index(link);
   await nl.handle.request([{ type: RTM_NEWLINK, flags: 0, header: ifinfomsg(index), attributes: [attr.rawString(IFLA_IFALIAS, alias)], what: `set link #${index} alias` }]);
 }

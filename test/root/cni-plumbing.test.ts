@@ -106,10 +106,12 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
     expect(await host.sysctl.get(`net/ipv6/conf/${veth.host.name}/accept_ra`)).toBe('0');
   });
 
-  it('setupVeth refuses an ifname the container has already, and leaves nothing behind', async () => {
+  it('setupVeth refuses an ifname the container has already, or a bad alias, and leaves nothing behind', async () => {
     const before = await linkNames(host);
     await expect(setupVeth({ containerNs: c1, ifname: 'eth0', hostNs: host })).rejects.toMatchObject({ code: 'EEXIST', message: expect.stringContaining('already has an interface named eth0') });
+    await expect(setupVeth({ containerNs: c1, ifname: 'eth5', hostNs: host, hostAlias: 'a\nb' })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
     expect(await linkNames(host)).toEqual(before);
+    expect(await linkNames(c1)).toEqual(['lo', 'eth0']);
   });
 
   it('configureInterface adds the addresses, brings the link up, waits out DAD, adds the routes with the gateway fallback; TCP crosses the pair both families', async () => {
