@@ -22,7 +22,7 @@ import { listWithAliases, setupVeth, type Veth } from '../../dist/cni/veth.js';
 import type { Result } from '../../dist/cni/types.js';
 import { privileged } from '../helpers/privileges.js';
 
-type Hosts = 'host' | 'c1' | 'c2' | 'c3' | 'c4' | 'c5' | 'out';
+type Hosts = 'host' | 'c1' | 'c2' | 'c3' | 'c4' | 'c5' | 'c6' | 'out';
 /** Debian's containernetworking-plugins (1.1.1): the official Go plugins, to compare with. */
 const GO_PLUGINS = '/usr/lib/cni';
 const haveGoPtp = existsSync(`${GO_PLUGINS}/ptp`) && existsSync(`${GO_PLUGINS}/host-local`);
@@ -80,7 +80,7 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
   beforeAll(async () => {
     network = await createTestNetwork<Hosts>({
       prefix: `nsplumb-${randomBytes(2).toString('hex')}-`,
-      hosts: { host: {}, c1: {}, c2: {}, c3: {}, c4: {}, c5: {}, out: {} },
+      hosts: { host: {}, c1: {}, c2: {}, c3: {}, c4: {}, c5: {}, c6: {}, out: {} },
       links: [['host', 'out', { host: '10.77.0.1/24', out: '10.77.0.2/24' }]],
     });
     ({ host, c1 } = network.hosts);
@@ -137,6 +137,13 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
     expect(await tcpRoundTrip(c1, host, '10.1.1.2', '0.0.0.0')).toBe('hello from the container\n');
     expect(await tcpRoundTrip(c1, host, 'fd00:1::2', '::')).toBe('hello from the container\n');
     expect(await tcpRoundTrip(host, c1, '10.1.1.1', '10.1.1.1')).toBe('hello from the container\n');
+  });
+
+  it('configureInterface reports an IPv6 address that failed duplicate address detection (EADDRINUSE)', async () => {
+    const pair = await setupVeth({ containerNs: network.hosts.c6, ifname: 'eth0', hostNs: host });
+    await hostSide(host, pair, ['fd00:6::2/64'], []); // the host end holds the address the container will ask for
+    const taken: Result = { cniVersion: '1.1.0', interfaces: [pair.host, pair.container], ips: [{ interface: 1, address: 'fd00:6::2/64' }] };
+    await expect(configureInterface(network.hosts.c6, 'eth0', taken)).rejects.toMatchObject({ code: 'EADDRINUSE', message: expect.stringContaining('fd00:6::2/64 failed duplicate address detection') });
   });
 
   it('configureInterface refuses a result whose ips point at another interface', async () => {
