@@ -5,8 +5,8 @@
 // result's routes through it, a route without a gateway taking the first
 // gateway of its family. All over netlink and the namespace's sysctls.
 import { ErrorCodes, type NetnsError, netnsError } from '../core/errors.js';
-import { openNetlink, type Address, type Netlink, type NetlinkEvent } from '../netlink/index.js';
-import { parsePrefix } from '../netlink/validate.js';
+import { openNetlink, type Address, type Netlink, type NetlinkEvent, type RouteSpec } from '../netlink/index.js';
+import { parseAddress, parsePrefix } from '../netlink/validate.js';
 import type { NetNS } from '../netns.js';
 import type { IpConfig, Result, Route } from './types.js';
 
@@ -32,6 +32,7 @@ export function ipsFor(result: Result, ifname: string): IpConfig[] {
 export async function configureInterface(ns: NetNS, ifname: string, result: Result): Promise<void> {
   const ips = ipsFor(result, ifname);
   if (ips.length === 0) throw invalid(`the result has no IP address for ${ifname}`);
+  for (const ip of ips) parsePrefix(ip.address, 'result address', false); // every input checked before the first change
   const routes = (result.routes ?? []).map((route) => routeSpec(route, ips));
   const nl = await openNetlink(ns);
   try {
@@ -56,14 +57,14 @@ export async function configureInterface(ns: NetNS, ifname: string, result: Resu
   }
 }
 
-type RouteSpecOf = Omit<Parameters<Netlink['routes']['add']>[0], 'device'>;
-
 /** A result route as a netlink route spec; the gateway falls back to the first of its family among `ips`. */
-function routeSpec(route: Route, ips: IpConfig[]): RouteSpecOf {
+function routeSpec(route: Route, ips: IpConfig[]): RouteSpec {
   if (route.mtu !== undefined || route.advmss !== undefined) throw invalid(`route ${route.dst}: mtu and advmss are not supported`);
   const family = familyOf(route.dst);
   const gateway = route.gw ?? ips.find((ip) => ip.gateway !== undefined && familyOf(ip.gateway) === family)?.gateway;
-  const spec: RouteSpecOf = { destination: route.dst };
+  parsePrefix(route.dst, 'route dst');
+  if (gateway !== undefined) parseAddress(gateway, 'route gateway');
+  const spec: RouteSpec = { destination: route.dst };
   if (gateway !== undefined) spec.gateway = gateway;
   if (route.priority !== undefined) spec.metric = route.priority;
   if (route.table !== undefined) spec.table = route.table;

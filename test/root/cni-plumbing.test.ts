@@ -146,11 +146,19 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
     await expect(configureInterface(network.hosts.c6, 'eth0', taken)).rejects.toMatchObject({ code: 'EADDRINUSE', message: expect.stringContaining('fd00:6::2/64 failed duplicate address detection') });
   });
 
-  it('configureInterface refuses a result whose ips point at another interface', async () => {
+  it('configureInterface refuses a result whose ips point at another interface, or with a bad route, before changing anything', async () => {
     await expect(configureInterface(c1, 'eth0', { cniVersion: '1.1.0', interfaces: [{ name: 'eth9' }], ips: [{ interface: 0, address: '10.3.0.2/24' }] })).rejects.toMatchObject({
       code: 'ERR_NETNS_INVALID_ARG',
       message: expect.stringContaining('for interface eth9, not eth0'),
     });
+    const badRoute: Result = { cniVersion: '1.1.0', interfaces: [veth.container], ips: [{ interface: 0, address: '10.1.1.7/24' }], routes: [{ dst: '10.8.0.0/33' }] };
+    await expect(configureInterface(c1, 'eth0', badRoute)).rejects.toMatchObject({ code: 'ERR_NETNS_NETLINK_INVALID' });
+    const nl = await openNetlink(c1);
+    try {
+      expect((await nl.addresses.list({ link: 'eth0', family: 4 })).map((a) => a.address)).toEqual(['10.1.1.2']); // nothing was changed
+    } finally {
+      nl.close();
+    }
   });
 
   it('CHECK helpers pass on what was made and name what goes missing (ERR_NETNS_CNI_CHECK)', async () => {
