@@ -7,6 +7,7 @@
 // "none is valid" (a runtime without GC arguments sends no key at all).
 import { ErrorCodes, type NetnsError, netnsError } from '../core/errors.js';
 import { openNetlink } from '../netlink/index.js';
+import { own } from '../netlink/validate.js';
 import type { NetNS } from '../netns.js';
 import { attachmentKey, keyOfTag, networkTagPrefix } from './identity.js';
 import { deleteMasqueradeRules, listMasquerade } from './masquerade.js';
@@ -36,7 +37,8 @@ export interface GcReport {
 }
 
 export async function collectGarbage(options: GcOptions): Promise<GcReport> {
-  const { hostNs, network, validAttachments } = options;
+  // Own properties only: an inherited validAttachments (a polluted Object.prototype) must never stand for the list.
+  const { hostNs, network, validAttachments } = own(options);
   if (!Array.isArray(validAttachments)) {
     throw netnsError(ErrorCodes.INVALID_ARG, 'collectGarbage: validAttachments is required (an empty list means none is valid); without it nothing is removed');
   }

@@ -241,6 +241,12 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
     const hostLinks = () => linkNames(host);
 
     await expect(collectGarbage({ hostNs: host, network: 'net-a', validAttachments: undefined as never })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    Object.defineProperty(Object.prototype, 'validAttachments', { value: [], configurable: true }); // a polluted prototype is no list either
+    try {
+      await expect(collectGarbage({ hostNs: host, network: 'net-a' } as never)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).validAttachments;
+    }
     expect(await hostLinks()).toEqual(expect.arrayContaining([made.a1.host.name, made.a2.host.name, made.b1.host.name]));
 
     const report = await collectGarbage({ hostNs: host, network: 'net-a', validAttachments: [a1] });
