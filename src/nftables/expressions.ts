@@ -29,7 +29,7 @@ const NFTA_BITWISE_XOR = 5;
 const NFTA_LOOKUP_SET = 1;
 const NFTA_LOOKUP_SREG = 2;
 /** The 16-byte register nft uses for these matches. */
-export const NFT_REG_1 = 1;
+const NFT_REG_1 = 1;
 const CMP_OPS = { eq: 0, neq: 1 } as const;
 /** NFPROTO_IPV4 and NFPROTO_IPV6, as `meta nfproto` reads them. */
 const NFPROTO = { 4: 2, 6: 10 } as const;

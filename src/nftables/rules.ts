@@ -30,7 +30,6 @@ export interface ChainRef extends TableName {
 
 /** A rule as read back: what finding and deleting it needs. */
 export interface DumpedRule {
-  chain: string;
   handle: bigint;
   comment?: string;
 }
@@ -76,7 +75,7 @@ export async function listRules(handle: NetlinkHandle, ref: ChainRef): Promise<D
 function parseRule(message: NetlinkMessage): DumpedRule {
   const attributes = AttributeMap.parse(message.payload, NFGENMSG_SIZE);
   const handle = attributes.get(NFTA_RULE_HANDLE);
-  const rule: DumpedRule = { chain: attributes.string(NFTA_RULE_CHAIN) ?? '', handle: handle && handle.length >= 8 ? handle.readBigUInt64BE(0) : 0n };
+  const rule: DumpedRule = { handle: handle && handle.length >= 8 ? handle.readBigUInt64BE(0) : 0n };
   const comment = userdataString(parseUserdata(attributes.get(NFTA_RULE_USERDATA)).get(UDATA_RULE_COMMENT));
   if (comment !== undefined) rule.comment = comment;
   return rule;
