@@ -1,0 +1,76 @@
+// CHECK helpers: whether a namespace still has what a result says an ADD
+// made. Each failure is an error with code ERR_NETNS_CNI_CHECK and a message
+// naming what is missing or differs (the skel maps it to the spec's error).
+import { ErrorCodes, type NetnsError, netnsError } from '../core/errors.js';
+import { openNetlink, type Netlink, type Route as KernelRoute } from '../netlink/index.js';
+import { formatAddress, networkOf, parseAddress, parsePrefix } from '../netlink/validate.js';
+import type { NetNS } from '../netns.js';
+import { ipsFor } from './interface.js';
+import type { IpConfig, Result, Route } from './types.js';
+
+const mismatch = (message: string): NetnsError => netnsError(ErrorCodes.CNI_CHECK, `CHECK: ${message}`);
+
+async function withNetlink<T>(ns: NetNS, use: (nl: Netlink) => Promise<T>): Promise<T> {
+  const nl = await openNetlink(ns);
+  try {
+    return await use(nl);
+  } finally {
+    nl.close();
+  }
+}
+
+/**
+ * `ifname` exists in `ns` (of `kind`, e.g. 'veth', when given), has the MAC
+ * the result's interface entry gives it (if it gives one), and has every
+ * address the result's ips put on it.
+ */
+export async function checkInterface(ns: NetNS, ifname: string, result: Result, options: { kind?: string } = {}): Promise<void> {
+  const entry = result.interfaces?.find((i) => i.name === ifname);
+  if (!entry) throw mismatch(`the result has no interface named ${ifname}`);
+  const ips = ipsFor(result, ifname);
+  await withNetlink(ns, async (nl) => {
+    const link = await nl.links.get(ifname).catch((error: NetnsError) => {
+      if (error.code === 'ENODEV') throw mismatch(`interface ${ifname} is missing in ${ns.path}`);
+      throw error;
+    });
+    if (options.kind !== undefined && link.kind !== options.kind) throw mismatch(`interface ${ifname} is a ${link.kind ?? 'device without a kind'}, not a ${options.kind}`);
+    if (entry.mac !== undefined && link.mac?.toLowerCase() !== entry.mac.toLowerCase()) {
+      throw mismatch(`interface ${ifname} has MAC ${link.mac ?? 'none'}, the result says ${entry.mac}`);
+    }
+    const present = new Set((await nl.addresses.list({ link: link.index })).map((a) => `${a.address}/${a.prefixLength}`));
+    for (const ip of ips) {
+      const prefix = parsePrefix(ip.address, 'result address', false);
+      if (!present.has(`${prefix.text}/${prefix.prefixLength}`)) throw mismatch(`address ${ip.address} is missing on ${ifname}`);
+    }
+  });
+}
+
+/**
+ * Every route of the result exists, in any routing table: same destination
+ * and the same gateway (a route without one: the first gateway of its family
+ * among the result's ips, as configureInterface added it; none: any).
+ */
+export async function checkRoutes(ns: NetNS, result: Result): Promise<void> {
+  const wanted = result.routes ?? [];
+  if (wanted.length === 0) return;
+  const routes = await withNetlink(ns, (nl) => nl.routes.list({ table: 'all' }));
+  for (const route of wanted) {
+    const destination = canonicalPrefix(route.dst);
+    const gateway = expectedGateway(route, result.ips ?? []);
+    const found = routes.some((r) => r.destination === destination && (gateway === undefined || gatewaysOf(r).includes(gateway)));
+    if (!found) throw mismatch(`route to ${route.dst}${gateway === undefined ? '' : ` via ${gateway}`} is missing`);
+  }
+}
+
+function canonicalPrefix(cidr: string): string {
+  const prefix = parsePrefix(cidr, 'route destination');
+  return `${formatAddress(networkOf(prefix))}/${prefix.prefixLength}`;
+}
+
+function expectedGateway(route: Route, ips: IpConfig[]): string | undefined {
+  const v6 = route.dst.includes(':');
+  const gateway = route.gw ?? ips.find((ip) => ip.gateway !== undefined && ip.gateway.includes(':') === v6)?.gateway;
+  return gateway === undefined ? undefined : parseAddress(gateway, 'route gateway').text;
+}
+
+const gatewaysOf = (route: KernelRoute): string[] => [route.gateway, ...(route.multipath ?? []).map((hop) => hop.gateway)].filter((g): g is string => g !== undefined);

@@ -1,0 +1,48 @@
+// Who a host-side resource belongs to, written where the kernel keeps it (a
+// masquerade rule's comment, the host veth's IFLA_IFALIAS), so DEL and GC find
+// the resources of one network, and of one attachment in it, after a restart:
+//   <sha512(network)[:16]>-<sha512(ifname:containerID)[:16]>, net:<network>, if:<ifname>, id:<containerID>
+// The two hashes lead (GC scopes by the first, DEL and GC judge by both); the
+// readable tail is for people, its names with anything outside
+// [A-Za-z0-9_.-] written %XX, and cut to 128 bytes (nft's comment limit).
+// The format is the official ptp plugin's nftables masquerade comment.
+import { createHash } from 'node:crypto';
+import { ErrorCodes, netnsError } from '../core/errors.js';
+import type { Attachment } from './types.js';
+
+const MAX_TAG = 128;
+
+function checkName(what: string, value: unknown): void {
+  if (typeof value !== 'string' || value === '') throw netnsError(ErrorCodes.INVALID_ARG, `${what} must be a non-empty string, got ${JSON.stringify(value)}`);
+}
+
+const hash16 = (text: string): string => createHash('sha512').update(text).digest('hex').slice(0, 16);
+
+/** The first field of every tag of this network's resources, '-' included. */
+export function networkTagPrefix(network: string): string {
+  checkName('network', network);
+  return `${hash16(network)}-`;
+}
+
+/** `<network hash>-<attachment hash>`: the part of a tag that identifies the attachment. */
+export function attachmentKey(network: string, attachment: Attachment): string {
+  checkName('containerID', attachment?.containerID);
+  checkName('ifname', attachment?.ifname);
+  return `${networkTagPrefix(network)}${hash16(`${attachment.ifname}:${attachment.containerID}`)}`;
+}
+
+const readable = (text: string): string => text.replace(/[^A-Za-z0-9_.-]/g, (c) => [...Buffer.from(c)].map((b) => `%${b.toString(16).padStart(2, '0')}`).join(''));
+
+/** The whole tag, at most 128 bytes, safe to print anywhere. */
+export function attachmentTag(network: string, attachment: Attachment): string {
+  const tag = `${attachmentKey(network, attachment)}, net:${readable(network)}, if:${readable(attachment.ifname)}, id:${readable(attachment.containerID)}`;
+  return tag.slice(0, MAX_TAG);
+}
+
+/** The attachment key a tag starts with, if it is one of `network`'s; undefined otherwise. */
+export function keyOfTag(network: string, tag: string | undefined): string | undefined {
+  const prefix = networkTagPrefix(network);
+  if (tag === undefined || !tag.startsWith(prefix)) return undefined;
+  const key = tag.slice(0, prefix.length + 16);
+  return /^[0-9a-f]{16}-[0-9a-f]{16}$/.test(key) && (tag.length === key.length || tag[key.length] === ',') ? key : undefined;
+}

@@ -1,0 +1,118 @@
+// A veth pair between a container's namespace and the host's, as Go's
+// ip.SetupVeth: the container end named as asked, the host end `veth` + 8
+// random hex digits, both made by one message from inside the container (the
+// peer placed directly in the host namespace: no half-made pair, and no
+// moment where the host end sits in the container), the MTU on both ends, the
+// host end up with IPv6 router advertisements ignored (accept_ra=0).
+import { randomBytes } from 'node:crypto';
+import { ErrorCodes, NetnsError, netnsError } from '../core/errors.js';
+import { attr, AttributeMap } from '../netlink/attributes.js';
+import { IFINFOMSG_SIZE, RTM_GETLINK, RTM_NEWLINK } from '../netlink/constants.js';
+import { openNetlink, type Link, type Netlink } from '../netlink/index.js';
+import { ifinfomsg, parseLink } from '../netlink/links.js';
+import { own } from '../netlink/validate.js';
+import type { NetNS } from '../netns.js';
+import type { Interface } from './types.js';
+
+const IFLA_IFALIAS = 20;
+/** As Go's SetupVeth: a fresh random name this many times before giving up. */
+const NAME_ATTEMPTS = 10;
+
+export interface VethOptions {
+  /** The namespace of the container end. */
+  containerNs: NetNS;
+  /** The container end's name (CNI_IFNAME); an error if the container has one already. */
+  ifname: string;
+  /** Both ends' MTU; the kernel's default (1500) when 0 or absent. */
+  mtu?: number;
+  /** The container end's MAC; the kernel's random one when absent. */
+  mac?: string;
+  /** The namespace of the host end. */
+  hostNs: NetNS;
+  /** IFLA_IFALIAS of the host end (e.g. attachmentTag(network, attachment), by which gcHostVeths finds it). */
+  hostAlias?: string;
+}
+
+export interface Veth {
+  /** The host end: name and MAC. */
+  host: Interface & { mac: string };
+  /** The container end: name, MAC and sandbox (the container namespace's path). */
+  container: Interface & { mac: string; sandbox: string };
+}
+
+const randomName = (): string => `veth${randomBytes(4).toString('hex')}`;
+
+export async function setupVeth(options: VethOptions): Promise<Veth> {
+  const { containerNs, hostNs, ifname, mac, hostAlias, mtu: asked } = own(options);
+  if (hostAlias !== undefined) checkAlias(hostAlias);
+  const mtu = asked ? asked : undefined;
+  const inside = await openNetlink(containerNs);
+  try {
+    await refuseExisting(inside, ifname);
+    for (let attempt = 1; ; attempt++) {
+      const hostName = randomName();
+      try {
+        const peer = { name: hostName, netns: hostNs, ...(mtu === undefined ? {} : { mtu }) };
+        const link = await inside.links.add({ kind: 'veth', name: ifname, ...(mtu === undefined ? {} : { mtu }), ...(mac === undefined ? {} : { mac }), peer });
+        const host = await finishHostEnd(hostNs, hostName, hostAlias).catch(async (error: unknown) => {
+          await inside.links.delete(link.index).catch(() => {}); // the host end goes with it; the first failure is the one to report
+          throw error;
+        });
+        return { host: { name: hostName, mac: host }, container: { name: ifname, mac: link.mac!, sandbox: containerNs.path } };
+      } catch (error) {
+        if ((error as NetnsError).code !== 'EEXIST') throw error;
+        await refuseExisting(inside, ifname); // taken meanwhile: not a clash of the random name
+        if (attempt === NAME_ATTEMPTS) throw netnsError('EEXIST', `setupVeth: ${NAME_ATTEMPTS} random host interface names were all taken in ${hostNs.path}`, { cause: error });
+      }
+    }
+  } finally {
+    inside.close();
+  }
+}
+
+async function refuseExisting(nl: Netlink, ifname: string): Promise<void> {
+  const existing = await nl.links.get(ifname).catch((error: NetnsError) => {
+    if (error.code === 'ENODEV') return undefined;
+    throw error;
+  });
+  if (existing) throw netnsError('EEXIST', `setupVeth: the container already has an interface named ${ifname}`);
+}
+
+/** accept_ra=0 (when IPv6 is there at all), the alias, up; returns its MAC. */
+async function finishHostEnd(hostNs: NetNS, name: string, alias: string | undefined): Promise<string> {
+  await hostNs.sysctl.set(`net/ipv6/conf/${name}/accept_ra`, 0).catch((error: NetnsError) => {
+    if (error.code !== 'ENOENT') throw error; // no IPv6 on this host
+  });
+  const host = await openNetlink(hostNs);
+  try {
+    if (alias !== undefined) await setAlias(host, name, alias);
+    await host.links.up(name);
+    return (await host.links.get(name)).mac!;
+  } finally {
+    host.close();
+  }
+}
+
+function checkAlias(alias: unknown): void {
+  if (typeof alias !== 'string' || Buffer.byteLength(alias) > 255 || /[\0-\x1f\x7f]/.test(alias)) {
+    throw netnsError(ErrorCodes.INVALID_ARG, 'an interface alias is a string of at most 255 bytes without control characters');
+  }
+}
+
+/** IFLA_IFALIAS of a link (`ip link set NAME alias TEXT`): sent as bytes, never through a shell. */
+export async function setAlias(nl: Netlink, link: string | number, alias: string): Promise<void> {
+  checkAlias(alias);
+  const index = await nl.links.index(link);
+  await nl.handle.request([{ type: RTM_NEWLINK, flags: 0, header: ifinfomsg(index), attributes: [attr.rawString(IFLA_IFALIAS, alias)], what: `set link #${index} alias` }]);
+}
+
+/** Every link of `nl`'s namespace with its IFLA_IFALIAS (links.list() does not read aliases). */
+export async function listWithAliases(nl: Netlink): Promise<(Link & { alias?: string })[]> {
+  const messages = await nl.handle.dump(RTM_GETLINK, ifinfomsg(), [], 'list links');
+  return messages
+    .filter((m) => m.type === RTM_NEWLINK)
+    .map((m) => {
+      const alias = AttributeMap.parse(m.payload, IFINFOMSG_SIZE).string(IFLA_IFALIAS);
+      return alias === undefined ? parseLink(m) : { ...parseLink(m), alias };
+    });
+}

@@ -1,0 +1,37 @@
+// Chain messages, laid out as nft 1.0.6 sends them (test/unit/nftables-rules.test.ts).
+import { attr } from '../netlink/attributes.js';
+import { NLM_F_CREATE } from '../netlink/constants.js';
+import type { NetlinkRequest } from '../netlink/message.js';
+import { nftType } from './constants.js';
+import { be32, nest, nfgenmsg, type TableName } from './messages.js';
+
+const NFT_MSG_NEWCHAIN = 3;
+const NFTA_CHAIN_TABLE = 1;
+const NFTA_CHAIN_NAME = 3;
+const NFTA_CHAIN_HOOK = 4;
+const NFTA_CHAIN_TYPE = 7;
+const NFTA_HOOK_HOOKNUM = 1;
+const NFTA_HOOK_PRIORITY = 2;
+/** linux/netfilter.h enum nf_inet_hooks. */
+const HOOKS = { prerouting: 0, input: 1, forward: 2, output: 3, postrouting: 4 } as const;
+
+/** A base chain's hook: `type nat hook postrouting priority srcnat` is { type: 'nat', hook: 'postrouting', priority: 100 }. */
+export interface ChainHook {
+  type: 'filter' | 'nat' | 'route';
+  hook: keyof typeof HOOKS;
+  priority: number;
+}
+
+/**
+ * `add chain inet T C` (a regular chain), or with `hook` a base chain
+ * (`{ type ... hook ... priority ...; }`). NLM_F_CREATE without EXCL: an
+ * existing chain is kept as it is.
+ */
+export function newChain(ref: TableName, chain: string, hook?: ChainHook): NetlinkRequest {
+  const attributes = [attr.string(NFTA_CHAIN_TABLE, ref.table), attr.string(NFTA_CHAIN_NAME, chain)];
+  if (hook) {
+    attributes.push(attr.string(NFTA_CHAIN_TYPE, hook.type), nest(NFTA_CHAIN_HOOK, [be32(NFTA_HOOK_HOOKNUM, HOOKS[hook.hook]), be32(NFTA_HOOK_PRIORITY, hook.priority)]));
+  }
+  const shape = hook ? ` { type ${hook.type} hook ${hook.hook} priority ${hook.priority}; }` : '';
+  return { type: nftType(NFT_MSG_NEWCHAIN), flags: NLM_F_CREATE, header: nfgenmsg(ref.family), attributes, what: `add chain inet ${ref.table} ${chain}${shape}` };
+}
