@@ -26,6 +26,7 @@ type Hosts = 'host' | 'c1' | 'c2' | 'c3' | 'c4' | 'c5' | 'c6' | 'out';
 /** Debian's containernetworking-plugins (1.1.1): the official Go plugins, to compare with. */
 const GO_PLUGINS = '/usr/lib/cni';
 const haveGoPtp = existsSync(`${GO_PLUGINS}/ptp`) && existsSync(`${GO_PLUGINS}/host-local`);
+if (!haveGoPtp && process.env.CI) throw new Error('CI must install containernetworking-plugins (ptp and host-local in /usr/lib/cni) for the comparison with the Go plugin');
 
 /** A TCP round trip: `server` listens in `inside`, `outside` connects to `address` and reads one line back. */
 async function tcpRoundTrip(inside: NetNS, outside: NetNS, address: string, bind: string): Promise<string> {

@@ -1,0 +1,15 @@
+// `netns/cni/plumbing`: what Go's pkg/ip and pkg/ipam do between IPAM and the
+// result (interfaces, routes, forwarding, masquerade, CHECK, GC), over
+// netlink. A separate entry from `netns/cni` because these load the addon: a
+// plugin imports them where ADD, CHECK or DEL needs them, and VERSION, GC and
+// STATUS start without it.
+export { configureInterface, DAD_TIMEOUT_MS, ipsFor } from './interface.js';
+export { listWithAliases, setAlias, setupVeth } from './veth.js';
+export type { Veth, VethOptions } from './veth.js';
+export { enableForward, familiesOf } from './forward.js';
+export { addMasquerade, deleteMasqueradeRules, listMasquerade, MASQUERADE_CHAIN, masqueradeRules, removeMasquerade } from './masquerade.js';
+export type { AttachmentRef, MasqueradeRule } from './masquerade.js';
+export { attachmentKey, attachmentTag, keyOfTag, networkTagPrefix } from './identity.js';
+export { checkInterface, checkRoutes } from './check.js';
+export { collectGarbage } from './gc.js';
+export type { GcOptions, GcRemoved, GcReport } from './gc.js';
