@@ -39,12 +39,6 @@ export interface ReadOptions {
 }
 
 export interface AddrsetBackend {
-  /**
-   * Deleting an element costs the set's size (nft 1.0.x works out an interval
-   * set's new layout in userspace for each one): past a few deletions the
-   * manager empties the set and adds back what stays, in the same transaction.
-   */
-  readonly slowDeletes?: boolean;
   /** Applies all operations atomically, or none, as the holder of `lock`. */
   apply(ops: Op[], lock: WriterLock): Promise<void>;
   /**

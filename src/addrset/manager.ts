@@ -423,7 +423,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
         this.#forgetIfIdle(state);
       };
       this.#pipeline!.submit({
-        plan: () => planRequest(state, request, { registry: this.#registry, now: this.#clock.now(), deleteDelayMs: this.#deleteDelayMs, slowDeletes: this.#backend.slowDeletes === true }),
+        plan: () => planRequest(state, request, { registry: this.#registry, now: this.#clock.now(), deleteDelayMs: this.#deleteDelayMs }),
         landed: (plan) => {
           done();
           this.#afterLanded(state, plan.outcome);

@@ -34,16 +34,10 @@ export class MemoryBackend implements AddrsetBackend {
   #holder: MemoryLock | null = null;
   #onSend: ((ops: Op[]) => void)[] = [];
   readonly #waiting: (() => void)[] = [];
-  /** Models a backend whose deletions cost the set's size (the nft backend): see AddrsetBackend. */
-  readonly slowDeletes: boolean;
   /** Transactions applied successfully. */
   transactions = 0;
   /** Every transaction attempted, in order, for assertions. */
   readonly log: Op[][] = [];
-
-  constructor({ slowDeletes = false }: { slowDeletes?: boolean } = {}) {
-    this.slowDeletes = slowDeletes;
-  }
 
   /** A rule starts (or stops) referencing a set, as `ip saddr @name` would. */
   reference(name: string): void {

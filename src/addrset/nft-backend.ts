@@ -56,7 +56,6 @@ export function nftIn(ns: NetNS): NftExec {
 }
 
 export class NftBackend implements AddrsetBackend {
-  readonly slowDeletes = true;
   readonly #ns: NetNS;
   readonly #ref: TableRef;
   readonly #mode: 'text' | 'json';

@@ -71,8 +71,6 @@ export interface PlanContext {
   registry: string;
   now: number;
   deleteDelayMs: number;
-  /** The backend's deletions cost the set's size (see AddrsetBackend.slowDeletes). */
-  slowDeletes: boolean;
 }
 
 function byFamily(entries: Entry[]): Record<Family, Entry[]> {
@@ -121,13 +119,11 @@ function addTo(state: OwnerState, entries: Entry[], undo: (() => void)[]): Op[] 
 // nft 1.0.x deletes elements of an interval set at a cost of the set's size
 // for each one (measured: 100 of 64k take 9 s), but flushes and adds at about
 // 25 us an element. Past this many deletions, a flush followed by what stays,
-// in the same transaction (as atomic), is the cheaper way. Over netlink the
-// kernel deletes each in O(log n): 8,000 of 16,000 take 10 ms, the flush and
-// the 8,000 that stay 17 ms.
+// in the same transaction (as atomic), is the cheaper way.
 const MAX_DELETIONS = 16;
 
-function shrinkOps(name: string, stale: Entry[], kept: FamilyEntries, fresh: Entry[], ctx: PlanContext): Op[] {
-  if (ctx.slowDeletes && stale.length >= MAX_DELETIONS) {
+function shrinkOps(name: string, stale: Entry[], kept: FamilyEntries, fresh: Entry[]): Op[] {
+  if (stale.length >= MAX_DELETIONS) {
     return [{ op: 'flushSet', name }, ...(kept.size > 0 ? [{ op: 'addElements', name, elements: kept.entries() } as const] : [])];
   }
   return [
@@ -136,20 +132,20 @@ function shrinkOps(name: string, stale: Entry[], kept: FamilyEntries, fresh: Ent
   ];
 }
 
-function removeFrom(state: OwnerState, entries: Entry[], ctx: PlanContext, undo: (() => void)[]): Op[] {
+function removeFrom(state: OwnerState, entries: Entry[], undo: (() => void)[]): Op[] {
   const split = byFamily(entries);
   const ops: Op[] = [];
   for (const family of FAMILIES) {
     const taken = split[family].flatMap((entry) => state.entries[family].take(entry) ?? []);
     if (taken.length === 0) continue;
     undo.push(() => taken.forEach((entry) => state.entries[family].add(entry)));
-    ops.push(...shrinkOps(state.names[family], taken, state.entries[family], [], ctx));
+    ops.push(...shrinkOps(state.names[family], taken, state.entries[family], []));
   }
   return ops;
 }
 
 /** Sets the content to exactly `entries`, atomically (one transaction), at a cost bounded as shrinkOps says. */
-function replaceWith(state: OwnerState, entries: Entry[], ctx: PlanContext, undo: (() => void)[]): Op[] {
+function replaceWith(state: OwnerState, entries: Entry[], undo: (() => void)[]): Op[] {
   const wanted = byFamily(entries);
   const ops: Op[] = [];
   for (const family of FAMILIES) {
@@ -157,7 +153,7 @@ function replaceWith(state: OwnerState, entries: Entry[], ctx: PlanContext, undo
     const before = swapEntries(state, family, target, undo);
     const stale = before.entries().filter((entry) => !target.has(entry));
     const fresh = target.entries().filter((entry) => !before.has(entry));
-    ops.push(...shrinkOps(state.names[family], stale, target, fresh, ctx));
+    ops.push(...shrinkOps(state.names[family], stale, target, fresh));
   }
   return ops;
 }
@@ -194,7 +190,7 @@ function planEnsure(state: OwnerState, entries: Entry[] | undefined, ctx: PlanCo
   setField(state, 'status', 'live', undo);
   setField(state, 'deadline', undefined, undo);
   setField(state, 'generation', state.generation + 1, undo);
-  if (entries) ops.push(...replaceWith(state, entries, ctx, undo));
+  if (entries) ops.push(...replaceWith(state, entries, undo));
 }
 
 function planDelete(state: OwnerState, ctx: PlanContext, plan: Plan): void {
@@ -260,11 +256,11 @@ export function planRequest(state: OwnerState, request: RequestKind, ctx: PlanCo
         break;
       case 'remove':
         requireLive(state, ctx, plan);
-        plan.ops.push(...removeFrom(state, request.entries, ctx, plan.undo));
+        plan.ops.push(...removeFrom(state, request.entries, plan.undo));
         break;
       case 'replace':
         requireLive(state, ctx, plan);
-        plan.ops.push(...replaceWith(state, request.entries, ctx, plan.undo));
+        plan.ops.push(...replaceWith(state, request.entries, plan.undo));
         break;
       case 'delete':
         planDelete(state, ctx, plan);

@@ -44,8 +44,7 @@ describe('address sets against a reference model', () => {
       const random = prng(seed);
       const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)]!;
       const subset = () => POOL.filter(() => random() < 0.25);
-      // Seed 2 models nft's costly deletions: big shrinks go as a flush and what stays.
-      const backend = new MemoryBackend({ slowDeletes: seed === 2 });
+      const backend = new MemoryBackend();
       const clock = new ManualClock();
       const openWriter = () =>
         AddressSets.open({
