@@ -3,6 +3,7 @@
 import { expect } from 'vitest';
 import { attr, ErrorCodes, openNetlink, type Netlink, type NetlinkTransport } from '../../dist/netlink/index.js';
 import { encodeAttributes } from '../../dist/netlink/attributes.js';
+import { encodeMessages } from '../../dist/netlink/message.js';
 
 export const hex = (s: string): Buffer => Buffer.from(s.replace(/[^0-9a-f]/gi, ''), 'hex');
 
@@ -23,6 +24,15 @@ export function split(buffer: Buffer): Sent[] {
     o += (len + 3) & ~3;
   }
   return out;
+}
+
+/** Each request as encoded for sending (NLM_F_REQUEST), its seq zeroed, in hex: to compare with another tool's captures. */
+export function wire(requests: Parameters<typeof encodeMessages>[0]): string[] {
+  return split(encodeMessages(requests, 0, 1)).map(({ bytes }) => {
+    const message = Buffer.from(bytes);
+    message.fill(0, 8, 12);
+    return message.toString('hex');
+  });
 }
 
 export function nlmsg(type: number, flags: number, seq: number, payload: Buffer): Buffer {

@@ -3,14 +3,13 @@
 // scratch namespace (seqs zeroed: nft numbers from 0, a handle from its own
 // start, and nft gives the parts of one split command one seq).
 import { describe, expect, it } from 'vitest';
-import { encodeMessages } from '../../dist/netlink/message.js';
 import { framed, commit } from '../../dist/nftables/batch.js';
 import { deleteSet, newSet, newTable } from '../../dist/nftables/messages.js';
 import { ElementList, elementMessages, flushSet, intervalElements, parseElements, rangesOf, stringKey, type Range, type WireElement } from '../../dist/nftables/elements.js';
 import { openNftables } from '../../dist/nftables/socket.js';
 import { parseKernelText } from '../../dist/addrset/addresses.js';
 import { createHash } from 'node:crypto';
-import { errorReply, fake } from '../helpers/netlink-wire.js';
+import { errorReply, fake, wire } from '../helpers/netlink-wire.js';
 
 export const NFT_1_0_6 = {
   begin: '140000001000010000000000000000000000000a',
@@ -35,21 +34,6 @@ export const NFT_1_0_6 = {
 };
 
 const t1 = { family: 1, table: 't1' } as const;
-const NLM_F_REQUEST = 1;
-
-/** Each message's bytes with its seq zeroed. */
-function wire(requests: Parameters<typeof encodeMessages>[0]): string[] {
-  const out: string[] = [];
-  const buffer = encodeMessages(requests, 0, NLM_F_REQUEST);
-  for (let o = 0; o < buffer.length; ) {
-    const length = buffer.readUInt32LE(o);
-    const message = Buffer.from(buffer.subarray(o, o + length));
-    message.fill(0, 8, 12);
-    out.push(message.toString('hex'));
-    o += (length + 3) & ~3;
-  }
-  return out;
-}
 
 const zeroSeq = (h: string): string => `${h.slice(0, 16)}00000000${h.slice(24)}`;
 const ranges = (...texts: string[]) => texts.map((text) => parseKernelText(text)!);

@@ -8,12 +8,12 @@
 //   add rule inet cni_plugins_masquerade masq_checks ip saddr 10.1.2.2 ip daddr != 10.1.0.0/17 masquerade
 // then `delete rule inet cni_plugins_masquerade masq_checks handle 2`.
 import { describe, expect, it } from 'vitest';
-import { encodeMessages } from '../../dist/netlink/message.js';
 import { newChain } from '../../dist/nftables/chains.js';
 import { newTable } from '../../dist/nftables/messages.js';
 import { deleteRule } from '../../dist/nftables/rules.js';
 import { MASQUERADE_CHAIN, masqueradeRules } from '../../dist/cni/masquerade.js';
 import { attachmentTag, keyOfTag, networkTagPrefix } from '../../dist/cni/identity.js';
+import { wire } from '../helpers/netlink-wire.js';
 
 const NFT_1_0_6 = {
   newTable: '38000000000a01000000000000000000010000001b000100636e695f706c7567696e735f6d61737175657261646500000800020000000000',
@@ -24,20 +24,6 @@ const NFT_1_0_6 = {
   deleteRule: '4c000000080a01000000000000000000010000001b000100636e695f706c7567696e735f6d6173717565726164650000100002006d6173715f636865636b73000c0003000000000000000002',
 };
 const COMMENT = '0123456789abcdef-fedcba9876543210, net:n1, if:eth0, id:c1';
-
-/** Each message's bytes with its seq zeroed. */
-function wire(requests: Parameters<typeof encodeMessages>[0]): string[] {
-  const out: string[] = [];
-  const buffer = encodeMessages(requests, 0, 1);
-  for (let o = 0; o < buffer.length; ) {
-    const length = buffer.readUInt32LE(o);
-    const message = Buffer.from(buffer.subarray(o, o + length));
-    message.fill(0, 8, 12);
-    out.push(message.toString('hex'));
-    o += (length + 3) & ~3;
-  }
-  return out;
-}
 
 describe('nf_tables chains and rules as nft 1.0.6 sends them', () => {
   it('encodes the masquerade table and its nat base chain (hook postrouting, priority srcnat)', () => {
