@@ -40,11 +40,12 @@ export class FamilyEntries {
     const keys: KeyValue[] = [];
     const values: Entry[] = [];
     const conflicts: string[] = [];
+    let previous: Entry | undefined;
     for (const entry of sorted) {
-      const previous = values[values.length - 1];
       if (previous === undefined || entry.first > previous.last) {
         keys.push(entry.first);
         values.push(entry);
+        previous = entry;
       } else if (entry.text !== previous.text) {
         conflicts.push(`${entry.text} overlaps ${previous.text}`);
       }
@@ -60,10 +61,6 @@ export class FamilyEntries {
   /** Every entry, in address order. */
   entries(): Entry[] {
     return this.#byFirst.valuesArray();
-  }
-
-  texts(): string[] {
-    return this.entries().map((entry) => entry.text);
   }
 
   /** An entry with the same text is held. */
@@ -83,10 +80,9 @@ export class FamilyEntries {
 
   /** Removes the entry held with the same text and returns it, so that it can be put back. */
   take(entry: Entry): Entry | undefined {
-    if (!this.has(entry)) return undefined;
-    const key = entry.first;
-    const held = this.#byFirst.get(key)!;
-    this.#byFirst.delete(key);
+    const held = this.#byFirst.get(entry.first);
+    if (held?.text !== entry.text) return undefined;
+    this.#byFirst.delete(entry.first);
     return held;
   }
 }

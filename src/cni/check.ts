@@ -2,22 +2,13 @@
 // made. Each failure is an error with code ERR_NETNS_CNI_CHECK and a message
 // naming what is missing or differs (the skel maps it to the spec's error).
 import { ErrorCodes, type NetnsError, netnsError } from '../core/errors.js';
-import { openNetlink, type Netlink, type Route as KernelRoute } from '../netlink/index.js';
+import { openNetlink, type Route as KernelRoute } from '../netlink/index.js';
 import { formatAddress, networkOf, parseAddress, parsePrefix } from '../netlink/validate.js';
 import type { NetNS } from '../netns.js';
 import { ipsFor } from './interface.js';
 import type { IpConfig, Result, Route } from './types.js';
 
 const mismatch = (message: string): NetnsError => netnsError(ErrorCodes.CNI_CHECK, `CHECK: ${message}`);
-
-async function withNetlink<T>(ns: NetNS, use: (nl: Netlink) => Promise<T>): Promise<T> {
-  const nl = await openNetlink(ns);
-  try {
-    return await use(nl);
-  } finally {
-    nl.close();
-  }
-}
 
 /**
  * `ifname` exists in `ns` (of `kind`, e.g. 'veth', when given), has the MAC
@@ -28,21 +19,20 @@ export async function checkInterface(ns: NetNS, ifname: string, result: Result, 
   const entry = result.interfaces?.find((i) => i.name === ifname);
   if (!entry) throw mismatch(`the result has no interface named ${ifname}`);
   const ips = ipsFor(result, ifname);
-  await withNetlink(ns, async (nl) => {
-    const link = await nl.links.get(ifname).catch((error: NetnsError) => {
-      if (error.code === 'ENODEV') throw mismatch(`interface ${ifname} is missing in ${ns.path}`);
-      throw error;
-    });
-    if (options.kind !== undefined && link.kind !== options.kind) throw mismatch(`interface ${ifname} is a ${link.kind ?? 'device without a kind'}, not a ${options.kind}`);
-    if (entry.mac !== undefined && link.mac?.toLowerCase() !== entry.mac.toLowerCase()) {
-      throw mismatch(`interface ${ifname} has MAC ${link.mac ?? 'none'}, the result says ${entry.mac}`);
-    }
-    const present = new Set((await nl.addresses.list({ link: link.index })).map((a) => `${a.address}/${a.prefixLength}`));
-    for (const ip of ips) {
-      const prefix = parsePrefix(ip.address, 'result address', false);
-      if (!present.has(`${prefix.text}/${prefix.prefixLength}`)) throw mismatch(`address ${ip.address} is missing on ${ifname}`);
-    }
+  using nl = await openNetlink(ns);
+  const link = await nl.links.get(ifname).catch((error: NetnsError) => {
+    if (error.code === 'ENODEV') throw mismatch(`interface ${ifname} is missing in ${ns.path}`);
+    throw error;
   });
+  if (options.kind !== undefined && link.kind !== options.kind) throw mismatch(`interface ${ifname} is a ${link.kind ?? 'device without a kind'}, not a ${options.kind}`);
+  if (entry.mac !== undefined && link.mac?.toLowerCase() !== entry.mac.toLowerCase()) {
+    throw mismatch(`interface ${ifname} has MAC ${link.mac ?? 'none'}, the result says ${entry.mac}`);
+  }
+  const present = new Set((await nl.addresses.list({ link: link.index })).map((a) => `${a.address}/${a.prefixLength}`));
+  for (const ip of ips) {
+    const prefix = parsePrefix(ip.address, 'result address', false);
+    if (!present.has(`${prefix.text}/${prefix.prefixLength}`)) throw mismatch(`address ${ip.address} is missing on ${ifname}`);
+  }
 }
 
 /**
@@ -53,7 +43,8 @@ export async function checkInterface(ns: NetNS, ifname: string, result: Result, 
 export async function checkRoutes(ns: NetNS, result: Result): Promise<void> {
   const wanted = result.routes ?? [];
   if (wanted.length === 0) return;
-  const routes = await withNetlink(ns, (nl) => nl.routes.list({ table: 'all' }));
+  using nl = await openNetlink(ns);
+  const routes = await nl.routes.list({ table: 'all' });
   for (const route of wanted) {
     const destination = canonicalPrefix(route.dst);
     const gateway = expectedGateway(route, result.ips ?? []);

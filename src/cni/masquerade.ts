@@ -39,15 +39,14 @@ export interface AttachmentRef extends Attachment {
  */
 export async function addMasquerade(hostNs: NetNS, attachment: AttachmentRef, addresses: readonly string[]): Promise<void> {
   const rules = masqueradeRules(attachmentTag(attachment.network, attachment), addresses);
-  await withRules(hostNs, async (handle) => {
-    const stale = (await rulesOf(handle, attachment.network)).filter((rule) => rule.key === attachmentKey(attachment.network, attachment));
-    commit(handle, [
-      newTable(MASQUERADE_CHAIN),
-      newChain(MASQUERADE_CHAIN, MASQUERADE_CHAIN.chain, { type: 'nat', hook: 'postrouting', priority: SRCNAT }),
-      ...stale.map((rule) => deleteRule(MASQUERADE_CHAIN, rule.handle)),
-      ...rules,
-    ]);
-  });
+  using handle = await openRuleReader(hostNs);
+  const stale = (await rulesOf(handle, attachment.network)).filter((rule) => rule.key === attachmentKey(attachment.network, attachment));
+  commit(handle, [
+    newTable(MASQUERADE_CHAIN),
+    newChain(MASQUERADE_CHAIN, MASQUERADE_CHAIN.chain, { type: 'nat', hook: 'postrouting', priority: SRCNAT }),
+    ...stale.map((rule) => deleteRule(MASQUERADE_CHAIN, rule.handle)),
+    ...rules,
+  ]);
 }
 
 /** The NEWRULE messages: `ip saddr IP ip daddr != SUBNET masquerade comment "COMMENT"` per address (ip6 for IPv6). */
@@ -65,11 +64,10 @@ export function masqueradeRules(comment: string | undefined, addresses: readonly
 /** Removes this attachment's rules; none there (or no table) is success. Returns how many went. */
 export async function removeMasquerade(hostNs: NetNS, attachment: AttachmentRef): Promise<number> {
   const key = attachmentKey(attachment.network, attachment);
-  return withRules(hostNs, async (handle) => {
-    const mine = (await rulesOf(handle, attachment.network)).filter((rule) => rule.key === key);
-    commit(handle, mine.map((rule) => deleteRule(MASQUERADE_CHAIN, rule.handle)));
-    return mine.length;
-  });
+  using handle = await openRuleReader(hostNs);
+  const mine = (await rulesOf(handle, attachment.network)).filter((rule) => rule.key === key);
+  commit(handle, mine.map((rule) => deleteRule(MASQUERADE_CHAIN, rule.handle)));
+  return mine.length;
 }
 
 /** A masquerade rule of one network, with the attachment key its comment starts with. */
@@ -78,13 +76,15 @@ export interface MasqueradeRule extends DumpedRule {
 }
 
 /** The masquerade rules of `network` (by the hash their comments start with); none when the table or chain is missing. */
-export function listMasquerade(hostNs: NetNS, network: string): Promise<MasqueradeRule[]> {
-  return withRules(hostNs, (handle) => rulesOf(handle, network));
+export async function listMasquerade(hostNs: NetNS, network: string): Promise<MasqueradeRule[]> {
+  using handle = await openRuleReader(hostNs);
+  return await rulesOf(handle, network);
 }
 
 /** Deletes rules by handle, in one transaction. */
-export function deleteMasqueradeRules(hostNs: NetNS, rules: readonly DumpedRule[]): Promise<void> {
-  return withRules(hostNs, async (handle) => commit(handle, rules.map((rule) => deleteRule(MASQUERADE_CHAIN, rule.handle))));
+export async function deleteMasqueradeRules(hostNs: NetNS, rules: readonly DumpedRule[]): Promise<void> {
+  using handle = await openRuleReader(hostNs);
+  commit(handle, rules.map((rule) => deleteRule(MASQUERADE_CHAIN, rule.handle)));
 }
 
 async function rulesOf(handle: NetlinkHandle, network: string): Promise<MasqueradeRule[]> {
@@ -96,13 +96,4 @@ async function rulesOf(handle: NetlinkHandle, network: string): Promise<Masquera
     const key = keyOfTag(network, rule.comment);
     return key === undefined ? [] : [{ ...rule, key }];
   });
-}
-
-async function withRules<T>(ns: NetNS, use: (handle: NetlinkHandle) => Promise<T>): Promise<T> {
-  const handle = await openRuleReader(ns);
-  try {
-    return await use(handle);
-  } finally {
-    handle.close();
-  }
 }
