@@ -11,6 +11,7 @@ import type { NetNS } from '../netns.js';
 import { commit, type BatchError } from '../nftables/batch.js';
 import { NFPROTO_INET, NFT_SET_ANONYMOUS, NFT_SET_MAP, NFT_SET_OBJECT, TYPE_IP6ADDR, TYPE_IPADDR } from '../nftables/constants.js';
 import { TableReader } from '../nftables/dump.js';
+import { own } from '../netlink/validate.js';
 import { rangesOf } from '../nftables/elements.js';
 import type { TableName } from '../nftables/messages.js';
 import { openNftables } from '../nftables/socket.js';
@@ -63,7 +64,9 @@ export class NetlinkBackend implements AddrsetBackend, Disposable {
     return lockTable({ inode: this.#ns.inode, path: this.#ns.path, table: this.#ref.table }, timeoutMs);
   }
 
-  async read({ elements, registry, soleWriter }: ReadOptions): Promise<KernelView> {
+  async read(options: ReadOptions): Promise<KernelView> {
+    // Own properties: a polluted Object.prototype must not make a reader a sole writer (or pick its sets).
+    const { elements, registry, soleWriter } = own(options);
     return new TableReader(this.#handle, this.#table).consistent(async (reader) => {
       if (!(await reader.tableExists())) return emptyView();
       const view: KernelView = { tableExists: true, sets: new Map(), records: new Map() };

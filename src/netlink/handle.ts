@@ -145,7 +145,8 @@ export class NetlinkHandle implements Disposable {
    * caller that knows what it reads cannot have changed (the mark is per
    * namespace: any change anywhere in it sets it).
    */
-  async dump(type: number, header: Buffer, attributes: readonly Attribute[], what: string, { acceptInterrupted = false } = {}): Promise<NetlinkMessage[]> {
+  async dump(type: number, header: Buffer, attributes: readonly Attribute[], what: string, options: { acceptInterrupted?: boolean } = {}): Promise<NetlinkMessage[]> {
+    const acceptInterrupted = acceptsInterrupted(options, what);
     // Only a GET (RTM_GET*: 2 modulo 4) is answered as a dump; anything else would be applied, and then wait for a DONE that never comes.
     if (!this.#isDump({ type, flags: NLM_F_DUMP, header, what })) throw netnsError(ErrorCodes.NETLINK_INVALID, `netlink: ${what}: message type ${type} is not a GET request and cannot be dumped`);
     const request: NetlinkRequest = { type, flags: NLM_F_REQUEST | NLM_F_DUMP, header, attributes, what };
@@ -290,4 +291,11 @@ async function openAt(transport: NetlinkTransport, path: string, protocol: numbe
   } finally {
     callNative(() => native.closeFd(opened.fd));
   }
+}
+
+/** dump's option, read as an own property: an inherited acceptInterrupted must not loosen every dump. */
+function acceptsInterrupted(options: unknown, what: string): boolean {
+  const value = typeof options === 'object' && options !== null ? own(options as { acceptInterrupted?: unknown }).acceptInterrupted : options;
+  if (value === undefined || typeof value === 'boolean') return value === true;
+  throw netnsError(ErrorCodes.INVALID_ARG, `netlink: ${what}: dump options must be an object whose acceptInterrupted is true or false`);
 }

@@ -13,6 +13,7 @@
 import { ErrorCodes, netnsError, type NetnsError } from '../core/errors.js';
 import { AttributeMap } from '../netlink/attributes.js';
 import { DUMP_ATTEMPTS, type NetlinkHandle } from '../netlink/handle.js';
+import { own } from '../netlink/validate.js';
 import type { NetlinkMessage } from '../netlink/message.js';
 import {
   NFGENMSG_SIZE,
@@ -56,7 +57,9 @@ export class TableReader {
    * every reply). `soleWriter`: the caller holds the table's writer lock and has
    * nothing in flight; then one last read is taken as it comes.
    */
-  async consistent<T>(read: (reader: TableReader) => Promise<T>, { soleWriter = false } = {}): Promise<T> {
+  async consistent<T>(read: (reader: TableReader) => Promise<T>, options: { soleWriter?: boolean } = {}): Promise<T> {
+    // Own property only: an inherited soleWriter must not loosen a reader's check.
+    const soleWriter = own(options).soleWriter === true;
     for (let attempt = 1; attempt <= DUMP_ATTEMPTS; attempt++) {
       this.#generation = await this.#currentGeneration();
       this.#stale = false;

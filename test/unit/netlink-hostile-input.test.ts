@@ -148,6 +148,18 @@ describe('openNetlink options the types allow or not', () => {
     }
   });
 
+  it('an inherited acceptInterrupted does not make a dump take an interrupted answer', async () => {
+    pollute('acceptInterrupted', true);
+    // Every answer marked NLM_F_DUMP_INTR (0x10): only an explicit acceptInterrupted may take one.
+    const { transport } = fake((m) => [nlmsg(16, 2 | 0x10, m.seq, linkMessage(m.seq, 7, 'veth0').subarray(16)), nlmsg(3, 2 | 0x10, m.seq, Buffer.alloc(4))]);
+    const nl = await openNetlink(undefined, { transport });
+    await expect(nl.links.list()).rejects.toMatchObject({ code: ErrorCodes.NETLINK_DUMP_INTERRUPTED });
+    expect((await nl.handle.dump(18, Buffer.alloc(16), [], 'list links', { acceptInterrupted: true })).length).toBe(1);
+    await expect(nl.handle.dump(18, Buffer.alloc(16), [], 'list links', null as never)).rejects.toMatchObject({ code: ErrorCodes.INVALID_ARG });
+    await expect(nl.handle.dump(18, Buffer.alloc(16), [], 'list links', { acceptInterrupted: 'yes' } as never)).rejects.toMatchObject({ code: ErrorCodes.INVALID_ARG });
+    nl.close();
+  });
+
   it('never takes a transport from a polluted Object.prototype', async () => {
     const { transport, sent } = fake(ack);
     pollute('transport', transport);

@@ -9,7 +9,9 @@ import { ElementList, elementMessages, flushSet, intervalElements, parseElements
 import { openNftables } from '../../dist/nftables/socket.js';
 import { parseKernelText } from '../../dist/addrset/addresses.js';
 import { createHash } from 'node:crypto';
-import { errorReply, fake, wire } from '../helpers/netlink-wire.js';
+import { errorReply, fake, nlmsg, wire, type Sent } from '../helpers/netlink-wire.js';
+import { NetlinkBackend } from '../../dist/addrset/netlink-backend.js';
+import { NetNS } from '../../dist/index.js';
 
 export const NFT_1_0_6 = {
   begin: '140000001000010000000000000000000000000a',
@@ -193,3 +195,34 @@ describe('nf_tables batches: errors mapped to their message', () => {
     handle.close();
   });
 });
+
+describe('nf_tables reads under a polluted Object.prototype', () => {
+  // A namespace whose generation changes between any two questions (another writer committing in a loop),
+  // and where our table does not exist: a reader gives up after its attempts; only a sole writer takes the read.
+  function churning() {
+    let generation = 1;
+    return fake((m: Sent) => {
+      if (m.type === 0x0a10) {
+        const id = Buffer.alloc(8);
+        id.writeUInt16LE(8, 0);
+        id.writeUInt16LE(1, 2); // NFTA_GEN_ID
+        id.writeUInt32BE(generation++, 4);
+        return [nlmsg(0x0a0f, 0, m.seq, Buffer.concat([Buffer.alloc(4), id]))];
+      }
+      return [errorReply(m, 2)]; // GETTABLE: ENOENT
+    }).transport;
+  }
+
+  it('an inherited soleWriter does not make a reader take a read the generation check refused', async () => {
+    (Object.prototype as Record<string, unknown>).soleWriter = true;
+    try {
+      const backend = await NetlinkBackend.create(NetNS.current(), { family: 'inet', table: 't' }, { transport: churning() });
+      await expect(backend.read({ elements: true, registry: 'r' })).rejects.toMatchObject({ code: 'ERR_NETNS_NETLINK_DUMP_INTERRUPTED' });
+      expect(await backend.read({ elements: true, registry: 'r', soleWriter: true })).toMatchObject({ tableExists: false });
+      backend.close();
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).soleWriter;
+    }
+  });
+});
+
