@@ -18,4 +18,14 @@ describe('import netns/cni', () => {
     expect(out.stderr).toBe('');
     expect(JSON.parse(out.stdout)).toEqual({ opened: 0, loaded: [] });
   });
+
+  it('resolves by package name, netns/cni and netns/cni/plumbing, as a plugin imports them', async () => {
+    const out = await runNodeScript(`
+      const cni = await import('netns/cni');
+      const plumbing = await import('netns/cni/plumbing');
+      console.log(JSON.stringify([typeof cni.pluginMain, typeof cni.execAdd, typeof plumbing.setupVeth, typeof plumbing.configureInterface, typeof plumbing.collectGarbage]));
+    `);
+    expect(out.stderr).toBe('');
+    expect(JSON.parse(out.stdout)).toEqual(['function', 'function', 'function', 'function', 'function']);
+  });
 });
