@@ -109,6 +109,8 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
   /** Both set names of every indexed owner: a name held here is never debris. */
   readonly #byName = new Map<string, OwnerState>();
   #closed = false;
+  /** A read-only instance's reads in flight: close() lets them finish before it closes the backend. */
+  readonly #reads = new Set<Promise<unknown>>();
   #destroyed = 0;
   #destroyFailures = 0;
 
@@ -256,6 +258,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     this.#closed = true;
     for (const state of this.#byHash.values()) this.#clearTimer(state);
     await this.#pipeline?.idle();
+    await Promise.allSettled(this.#reads);
     this.#lock?.release();
     if (this.#ownBackend) this.#backend.close?.();
     this.#ownNs?.close();
@@ -269,7 +272,12 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
   /** The kernel's view; a writer reads between its transactions, as the table's sole writer. */
   #read(elements: ReadOptions['elements']): Promise<KernelView> {
     const read = () => this.#backend.read({ elements, registry: this.#registry, soleWriter: this.#pipeline !== null });
-    return this.#pipeline ? this.#pipeline.exclusive(read) : read();
+    if (this.#pipeline) return this.#pipeline.exclusive(read);
+    const reading = read();
+    this.#reads.add(reading);
+    const forget = () => this.#reads.delete(reading);
+    reading.then(forget, forget);
+    return reading;
   }
 
   #rows(view: KernelView): SetInfo[] {

@@ -185,6 +185,23 @@ describe.skipIf(!privileged)('address-set backends', () => {
     });
   }
 
+  // close() waits for work in flight: for a writer its pipeline, for a read-only instance its reads.
+  for (const backend of ['netlink', 'nft'] as const) {
+    it(`(${backend} backend) list and inspect of a read-only instance, called before close(), resolve`, async () => {
+      const ns = await namespaces.create();
+      const writer = await AddressSets.open({ netns: ns, table: 'assets', backend });
+      await writer.ensure('ns/read', ['10.5.0.1', '10.5.0.2']);
+      await writer.close();
+      const looking = await AddressSets.open({ netns: ns, table: 'assets', backend, readOnly: true });
+      const listed = looking.list();
+      const inspected = looking.inspect('ns/read');
+      await looking.close();
+      expect((await listed).map((row) => row.elements)).toEqual([2, 0]);
+      expect((await inspected).v4.elements).toEqual(['10.5.0.1', '10.5.0.2']);
+      await expect(looking.list()).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_CLOSED' });
+    });
+  }
+
   it('refuses a backend that is neither a name nor a backend, before opening anything', async () => {
     for (const backend of ['iptables', null, {}, { apply() {}, read() {} }]) {
       await expect(AddressSets.open({ netns: NetNS.current(), table: TABLE, backend: backend as never })).rejects.toMatchObject({
