@@ -3,9 +3,8 @@
 // naming what is missing or differs (the skel maps it to the spec's error).
 import { ErrorCodes, type NetnsError, netnsError } from '../core/errors.js';
 import { openNetlink, type Route as KernelRoute } from '../netlink/index.js';
-import { formatAddress, networkOf, parseAddress, parsePrefix } from '../netlink/validate.js';
+import { formatAddress, networkOf, own, parseAddress, parsePrefix } from '../netlink/validate.js';
 import type { NetNS } from '../netns.js';
-import { ipsFor } from './interface.js';
 import type { IpConfig, Result, Route } from './types.js';
 
 const mismatch = (message: string): NetnsError => netnsError(ErrorCodes.CNI_CHECK, `CHECK: ${message}`);
@@ -13,18 +12,23 @@ const mismatch = (message: string): NetnsError => netnsError(ErrorCodes.CNI_CHEC
 /**
  * `ifname` exists in `ns` (of `kind`, e.g. 'veth', when given), has the MAC
  * the result's interface entry gives it (if it gives one), and has every
- * address the result's ips put on it.
+ * address the result's ips put on that entry. The entry is the one named
+ * `ifname` (and, with `sandbox`, in that sandbox: a chain's result may name
+ * interfaces of several namespaces); the other entries' addresses, which
+ * earlier or later plugins of a chain made, are not judged here.
  */
-export async function checkInterface(ns: NetNS, ifname: string, result: Result, options: { kind?: string } = {}): Promise<void> {
-  const entry = result.interfaces?.find((i) => i.name === ifname);
-  if (!entry) throw mismatch(`the result has no interface named ${ifname}`);
-  const ips = ipsFor(result, ifname);
+export async function checkInterface(ns: NetNS, ifname: string, result: Result, options: { kind?: string; sandbox?: string } = {}): Promise<void> {
+  const { kind, sandbox } = own(options);
+  const index = (result.interfaces ?? []).findIndex((i) => i.name === ifname && (sandbox === undefined || i.sandbox === sandbox));
+  if (index < 0) throw mismatch(`the result has no interface named ${ifname}${sandbox === undefined ? '' : ` in ${sandbox}`}`);
+  const entry = result.interfaces![index]!;
+  const ips = (result.ips ?? []).filter((ip) => ip.interface === index);
   using nl = await openNetlink(ns);
   const link = await nl.links.get(ifname).catch((error: NetnsError) => {
     if (error.code === 'ENODEV') throw mismatch(`interface ${ifname} is missing in ${ns.path}`);
     throw error;
   });
-  if (options.kind !== undefined && link.kind !== options.kind) throw mismatch(`interface ${ifname} is a ${link.kind ?? 'device without a kind'}, not a ${options.kind}`);
+  if (kind !== undefined && link.kind !== kind) throw mismatch(`interface ${ifname} is a ${link.kind ?? 'device without a kind'}, not a ${kind}`);
   if (entry.mac !== undefined && link.mac?.toLowerCase() !== entry.mac.toLowerCase()) {
     throw mismatch(`interface ${ifname} has MAC ${link.mac ?? 'none'}, the result says ${entry.mac}`);
   }

@@ -1,173 +1,323 @@
-import { execFile, execFileSync } from 'node:child_process';
+// The cni-ptp example plugin, run as a runtime runs it (CNI_* variables,
+// configuration on stdin, in the namespace that stands for the host), side
+// by side with the official Go ptp plugin (Debian's containernetworking-plugins)
+// on the same configuration with only `type` changed: the same container and
+// host plumbing and a result of the same shape, plus an address set per
+// attachment. Each defect the earlier example had is a case here.
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NetNS, withNetNS } from '../../dist/index.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { NetNS } from '../../dist/index.js';
 import { AddressSets } from '../../dist/addrset/index.js';
+import { attachmentKey } from '../../dist/cni/identity.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
 import { pathWithout, type BarePath } from '../helpers/path-without.js';
 import { privileged } from '../helpers/privileges.js';
 
-const plugin = fileURLToPath(new URL('../../examples/cni-ptp/dist/main.js', import.meta.url));
-const tag = randomBytes(3).toString('hex');
+const OURS = fileURLToPath(new URL('../../examples/cni-ptp/dist/main.js', import.meta.url));
+/** Debian's containernetworking-plugins (1.1.1): host-local for IPAM, ptp and loopback to compare with. */
+const GO_PLUGINS = '/usr/lib/cni';
+const haveGoPlugins = existsSync(`${GO_PLUGINS}/ptp`) && existsSync(`${GO_PLUGINS}/host-local`);
+if (!haveGoPlugins && process.env.CI) throw new Error('CI must install containernetworking-plugins (ptp, host-local, loopback in /usr/lib/cni)');
+
+type Hosts = 'goHost' | 'host' | 'goC' | 'c1' | 'c2' | 'c3' | 'c4';
+type Plugin = 'ours' | 'go';
 
 interface PluginRun {
   code: number;
   stdout: string;
+  stderr: string;
   json: Record<string, unknown> | undefined;
 }
 
-/** Runs the plugin exactly as a runtime does: CNI_* variables and config on stdin. */
-function cni(env: Record<string, string>, config: object | string, path = process.env.PATH): Promise<PluginRun> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [plugin], { env: { PATH: path, ...env } }, (error, stdout) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, json: stdout.trim() ? (JSON.parse(stdout) as Record<string, unknown>) : undefined });
-    });
-    child.stdin!.end(typeof config === 'string' ? config : JSON.stringify(config));
-  });
+const parse = (text: string): Record<string, unknown> | undefined => (text.trim() ? (JSON.parse(text) as Record<string, unknown>) : undefined);
+
+/** Runs a plugin in `host` (the namespace that stands for the node) exactly as a runtime does. */
+async function run(host: NetNS, plugin: Plugin, env: Record<string, string>, config: object | string, path = process.env.PATH ?? ''): Promise<PluginRun> {
+  const [command, args] = plugin === 'go' ? [`${GO_PLUGINS}/ptp`, []] : [process.execPath, [OURS]];
+  const input = typeof config === 'string' ? config : JSON.stringify(config);
+  try {
+    const { stdout, stderr } = await host.execFile(command, args, { env: { PATH: path, CNI_PATH: GO_PLUGINS, ...env }, input });
+    return { code: 0, stdout, stderr, json: parse(stdout) };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr, json: parse(failed.stdout) };
+  }
 }
 
-describe.skipIf(!privileged)('the cni-ptp example plugin', () => {
-  let node: TestNetwork<'node'>;
-  const containers = [`cni-${tag}-c1`, `cni-${tag}-c2`];
-  let config: Record<string, unknown>;
-  let noIp: BarePath;
-  const env = (command: string, container = containers[0]!) => ({
-    CNI_COMMAND: command,
-    CNI_CONTAINERID: `ctr-${container}`,
-    CNI_NETNS: `/run/netns/${container}`,
-    CNI_IFNAME: 'eth0',
-    CNI_PATH: '/opt/cni/bin',
-  });
+const attach = (command: string, container: NetNS, containerId: string, ifname = 'eth0') => ({
+  CNI_COMMAND: command,
+  CNI_CONTAINERID: containerId,
+  CNI_NETNS: container.path,
+  CNI_IFNAME: ifname,
+});
+
+/** `ip -j ...` in a namespace, parsed. */
+async function ipJson(ns: NetNS, ...args: string[]): Promise<Record<string, unknown>[]> {
+  const { stdout } = await ns.execFile('ip', ['-j', ...args]);
+  return stdout.trim() ? (JSON.parse(stdout) as Record<string, unknown>[]) : [];
+}
+
+/** Routes as comparable lines, the host veth's random name written VETH. */
+async function routeLines(ns: NetNS, family: '-4' | '-6', hostVeth?: string): Promise<string[]> {
+  const routes = await ipJson(ns, family, 'route', 'show');
+  return routes
+    .map((r) => [r.dst, r.gateway && `via ${r.gateway}`, `dev ${r.dev === hostVeth ? 'VETH' : r.dev}`, `scope ${r.scope ?? 'global'}`, r.prefsrc && `src ${r.prefsrc}`, r.protocol && `proto ${r.protocol}`].filter(Boolean).join(' '))
+    .sort();
+}
+
+async function addressesOf(ns: NetNS, device: string): Promise<string[]> {
+  const [link] = await ipJson(ns, 'addr', 'show', 'dev', device);
+  return ((link!.addr_info as { local: string; prefixlen: number; scope: string }[]) ?? []).filter((a) => a.scope !== 'link').map((a) => `${a.local}/${a.prefixlen}`).sort();
+}
+
+async function vethNames(ns: NetNS): Promise<string[]> {
+  return (await ipJson(ns, 'link', 'show', 'type', 'veth')).map((link) => link.ifname as string).sort();
+}
+
+async function tcpHello(server: NetNS, bind: string, client: NetNS): Promise<string> {
+  const listening = await server.listen(net.createServer((socket) => socket.end('hello')), { host: bind, port: 0 });
+  try {
+    const socket = await client.connect({ host: bind, port: (listening.address() as net.AddressInfo).port });
+    const chunks: Buffer[] = [];
+    for await (const chunk of socket) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString();
+  } finally {
+    listening.close();
+  }
+}
+
+async function tableExists(ns: NetNS, table: string): Promise<boolean> {
+  const { stdout } = await ns.execFile('nft', ['-j', 'list', 'tables']);
+  return (JSON.parse(stdout).nftables as { table?: { name: string } }[]).some((entry) => entry.table?.name === table);
+}
+
+describe.skipIf(!privileged || !haveGoPlugins)('the cni-ptp example plugin beside the official ptp', () => {
+  let network: TestNetwork<Hosts>;
+  let hosts: TestNetwork<Hosts>['hosts'];
+  const dataDirs: string[] = [];
+  const tag = randomBytes(3).toString('hex');
+  let bare: BarePath;
+
+  /** A ptp configuration as the official plugin documents it, with its own host-local data directory. */
+  const conf = (name: string, subnet: string, extra: Record<string, unknown> = {}) => {
+    const dataDir = mkdtempSync(join(tmpdir(), `netns-cni-ptp-${tag}-`));
+    dataDirs.push(dataDir);
+    return { cniVersion: '1.0.0', name, type: 'ptp', ipMasq: true, mtu: 1400, ipam: { type: 'host-local', subnet, dataDir, routes: [{ dst: '0.0.0.0/0' }, { dst: '192.168.128.0/24' }] }, dns: { nameservers: ['10.1.0.1'] }, ...extra };
+  };
 
   beforeAll(async () => {
-    node = await createTestNetwork({ hosts: { node: {} } }); // stands in for the host: nothing touches the real one
-    for (const name of containers) execFileSync('ip', ['netns', 'add', name]);
-    noIp = pathWithout('ip');
-    config = {
-      cniVersion: '1.1.0',
-      name: 'ptp-test',
-      type: 'cni-ptp',
-      address: '10.22.0.2/24',
-      gateway: '10.22.0.1',
-      hostNetns: node.names.node,
-      addressSets: { table: 'cni_ptp', deleteDelayMs: 60_000 },
-    };
+    network = await createTestNetwork({ prefix: `cniptp-${tag}-`, hosts: { goHost: {}, host: {}, goC: {}, c1: {}, c2: {}, c3: {}, c4: {} } });
+    hosts = network.hosts;
+    for (const h of [hosts.goHost, hosts.host]) await h.execFile('ip', ['link', 'set', 'lo', 'up']);
+    bare = pathWithout('ip', 'nft', 'iptables', 'sysctl');
   });
+
+  // Whatever a test added is deleted after it, passed or failed, so one failure does not spread.
+  const added: [NetNS, string, object | string][] = [];
+  afterEach(async () => {
+    for (const [container, id, config] of added.splice(0)) await run(hosts.host, 'ours', attach('DEL', container, id), config);
+  });
+
+  /** ADD by our plugin, remembered for the cleanup. */
+  const add = (container: NetNS, id: string, config: object | string, path?: string): Promise<PluginRun> => {
+    added.push([container, id, config]);
+    return run(hosts.host, 'ours', attach('ADD', container, id), config, path);
+  };
 
   afterAll(async () => {
-    noIp?.dispose();
-    for (const name of containers) execFileSync('ip', ['netns', 'del', name]);
-    await node?.close();
+    bare?.dispose();
+    await network?.close();
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('answers VERSION', async () => {
-    const result = await cni({ CNI_COMMAND: 'VERSION' }, { cniVersion: '1.0.0' });
-    expect(result).toMatchObject({ code: 0, json: { cniVersion: '1.0.0', supportedVersions: expect.arrayContaining(['1.1.0', '0.4.0']) } });
+  it('the same configuration gives the same plumbing and result as the Go plugin, with no ip, nft or sysctl process', async () => {
+    const config = conf(`same-${tag}`, '10.1.0.0/24');
+    for (const h of [hosts.goHost, hosts.host]) await h.sysctl.set('net/ipv4/ip_forward', 0);
+    const go = await run(hosts.goHost, 'go', attach('ADD', hosts.goC, 'ctr-same'), { ...config, ipam: { ...config.ipam, dataDir: mkdtempSync(join(tmpdir(), `netns-cni-ptp-${tag}-go-`)) } });
+    const ours = await add(hosts.c1, 'ctr-same', config, bare.path);
+    expect(go).toMatchObject({ code: 0 });
+    expect(ours).toMatchObject({ code: 0, stderr: '' });
+
+    const shape = (result: Record<string, unknown>, container: NetNS) => ({
+      ...result,
+      interfaces: (result.interfaces as { name: string; mac: string; sandbox?: string }[]).map((i) => ({ ...i, name: i.sandbox ? i.name : 'VETH', mac: /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/.test(i.mac) ? 'MAC' : i.mac, sandbox: i.sandbox === container.path ? 'SANDBOX' : i.sandbox })),
+    });
+    expect(shape(ours.json!, hosts.c1)).toEqual(shape(go.json!, hosts.goC));
+    expect(ours.json).toMatchObject({
+      cniVersion: '1.0.0',
+      ips: [{ interface: 1, address: '10.1.0.2/24', gateway: '10.1.0.1' }],
+      routes: [{ dst: '0.0.0.0/0' }, { dst: '192.168.128.0/24' }],
+      dns: { nameservers: ['10.1.0.1'] },
+    });
+
+    // The container: its address, MTU and routes (the kernel's subnet route replaced by the gateway's).
+    expect(await routeLines(hosts.c1, '-4')).toEqual(await routeLines(hosts.goC, '-4'));
+    expect(await routeLines(hosts.c1, '-4')).toEqual([
+      '10.1.0.0/24 via 10.1.0.1 dev eth0 scope global src 10.1.0.2',
+      '10.1.0.1 dev eth0 scope link src 10.1.0.2',
+      '192.168.128.0/24 via 10.1.0.1 dev eth0 scope global',
+      'default via 10.1.0.1 dev eth0 scope global',
+    ]);
+    expect(await addressesOf(hosts.c1, 'eth0')).toEqual(await addressesOf(hosts.goC, 'eth0'));
+    const mtu = async (ns: NetNS, dev: string) => (await ipJson(ns, 'link', 'show', 'dev', dev))[0]!.mtu;
+    expect(await mtu(hosts.c1, 'eth0')).toBe(1400);
+
+    // The host: the gateway on the host end, a host route to the container, forwarding on.
+    const [goVeth] = await vethNames(hosts.goHost);
+    const [ourVeth] = await vethNames(hosts.host);
+    expect(ourVeth).toMatch(/^veth[0-9a-f]{8}$/);
+    expect(await routeLines(hosts.host, '-4', ourVeth)).toEqual(await routeLines(hosts.goHost, '-4', goVeth));
+    expect(await routeLines(hosts.host, '-4', ourVeth)).toEqual(['10.1.0.2 dev VETH scope host']);
+    expect(await addressesOf(hosts.host, ourVeth!)).toEqual(await addressesOf(hosts.goHost, goVeth!));
+    expect(await mtu(hosts.host, ourVeth!)).toBe(await mtu(hosts.goHost, goVeth!));
+    expect(await hosts.host.sysctl.get('net/ipv4/ip_forward')).toBe('1');
+
+    // Traffic: the host reaches the container, and the container its gateway.
+    expect(await tcpHello(hosts.c1, '10.1.0.2', hosts.host)).toBe('hello');
+    expect(await tcpHello(hosts.host, '10.1.0.1', hosts.c1)).toBe('hello');
+
+    // Beyond ptp: the attachment's address set, in the network's table.
+    const sets = await AddressSets.open({ netns: hosts.host, table: `cni_ptp_${attachmentKey(`same-${tag}`, { containerID: 'ctr-same', ifname: 'eth0' }).slice(0, 16)}`, readOnly: true });
+    const owner = attachmentKey(`same-${tag}`, { containerID: 'ctr-same', ifname: 'eth0' });
+    expect(await sets.inspect(owner)).toMatchObject({ state: 'orphan', v4: { elements: ['10.1.0.2'] } });
+
+    const prevResult = ours.json;
+    expect(await run(hosts.host, 'ours', attach('CHECK', hosts.c1, 'ctr-same'), { ...config, prevResult }, bare.path)).toMatchObject({ code: 0, stdout: '' });
+    expect(await run(hosts.host, 'ours', attach('DEL', hosts.c1, 'ctr-same'), config, bare.path)).toMatchObject({ code: 0, stdout: '' });
+    expect(await run(hosts.host, 'ours', attach('DEL', hosts.c1, 'ctr-same'), config, bare.path)).toMatchObject({ code: 0, stdout: '' });
+    expect(await run(hosts.goHost, 'go', attach('DEL', hosts.goC, 'ctr-same'), { ...config, ipam: { ...config.ipam, dataDir: dataDirs.at(-1) } })).toMatchObject({ code: 0 });
+    expect(await vethNames(hosts.host)).toEqual([]);
+    expect(await ipJson(hosts.c1, 'link', 'show', 'type', 'veth')).toEqual([]);
+    expect(await sets.inspect(owner)).toMatchObject({ state: 'pending', v4: { elements: [] } });
+    await sets.close();
+    // host-local released the address: only its bookkeeping files are left.
+    expect(readdirSync(join(config.ipam.dataDir, config.name)).filter((f) => f !== 'lock' && !f.startsWith('last_reserved_ip'))).toEqual([]);
   });
 
-  it('ADD wires the container to the host, CHECK confirms it, DEL (twice) undoes it', async () => {
-    const added = await cni(env('ADD'), config);
+  it('containers of one network reach each other through the host', async () => {
+    const config = conf(`pair-${tag}`, '10.2.0.0/24');
+    expect((await add(hosts.c1, 'ctr-a', config)).code).toBe(0);
+    expect((await add(hosts.c2, 'ctr-b', config)).code).toBe(0);
+    expect(await tcpHello(hosts.c2, '10.2.0.3', hosts.c1)).toBe('hello');
+    for (const [c, id] of [[hosts.c1, 'ctr-a'], [hosts.c2, 'ctr-b']] as const) expect((await run(hosts.host, 'ours', attach('DEL', c, id), config)).code).toBe(0);
+  });
+
+  it('results at 0.4.0 carry ips[].version; CHECK below 0.4.0 and GC/STATUS below 1.1.0 are refused', async () => {
+    const config = conf(`v040-${tag}`, '10.3.0.0/24', { cniVersion: '0.4.0' });
+    const added = await add(hosts.c1, 'ctr-v', config);
+    expect(added.json).toMatchObject({ cniVersion: '0.4.0', ips: [{ version: '4', interface: 1, address: '10.3.0.2/24', gateway: '10.3.0.1' }] });
+    expect(await run(hosts.host, 'ours', attach('CHECK', hosts.c1, 'ctr-v'), { ...config, prevResult: added.json })).toMatchObject({ code: 0 });
+    const old = await run(hosts.host, 'ours', attach('CHECK', hosts.c1, 'ctr-v'), { ...config, cniVersion: '0.3.1', prevResult: added.json });
+    expect(old.json).toMatchObject({ code: 1, msg: 'config version does not allow CHECK' });
+    const gc = await run(hosts.host, 'ours', { CNI_COMMAND: 'GC' }, { ...config, cniVersion: '1.0.0', 'cni.dev/valid-attachments': [] });
+    expect(gc.json).toMatchObject({ code: 1, msg: 'config version does not allow GC' });
+    expect((await run(hosts.host, 'ours', { CNI_COMMAND: 'STATUS' }, { ...config, cniVersion: '1.0.0' })).json).toMatchObject({ code: 1 });
+    expect((await run(hosts.host, 'ours', attach('DEL', hosts.c1, 'ctr-v'), config)).code).toBe(0);
+  });
+
+  it('a previous result is passed on: lo\'s addresses from the loopback plugin stay in the result', async () => {
+    const config = conf(`chain-${tag}`, '10.4.0.0/24');
+    const { stdout } = await hosts.host.execFile(`${GO_PLUGINS}/loopback`, [], { env: { ...attach('ADD', hosts.c3, 'ctr-l'), CNI_PATH: GO_PLUGINS }, input: JSON.stringify({ cniVersion: '1.0.0', name: config.name, type: 'loopback' }) });
+    const prevResult = JSON.parse(stdout) as { interfaces: unknown[]; ips: { interface: number }[] };
+    const added = await add(hosts.c3, 'ctr-l', { ...config, prevResult });
     expect(added.code).toBe(0);
-    expect(added.json).toMatchObject({
-      cniVersion: '1.1.0',
-      interfaces: [{ name: expect.stringMatching(/^cnip[0-9a-f]{11}$/) }, { name: 'eth0', sandbox: `/run/netns/${containers[0]}` }],
-      ips: [{ address: '10.22.0.2/24', gateway: '10.22.0.1', interface: 1 }],
-      routes: [{ dst: '0.0.0.0/0', gw: '10.22.0.1' }],
-    });
-
-    using container = NetNS.open(containers[0]!);
-    const inside = await withNetNS(container, () => {
-      const ip = (...args: string[]) => JSON.parse(require('node:child_process').execFileSync('ip', ['-j', ...args], { encoding: 'utf8' }));
-      return { addr: ip('addr', 'show', 'dev', 'eth0')[0].addr_info[0], route: ip('route', 'show', 'default')[0] };
-    });
-    expect(inside.addr).toMatchObject({ local: '10.22.0.2', prefixlen: 24 });
-    expect(inside.route).toMatchObject({ gateway: '10.22.0.1', dev: 'eth0' });
-
-    // traffic crosses the pair: a server in the container, reached from the "host"
-    const server = await container.listen(net.createServer((s) => s.end('from the container')), { host: '10.22.0.2', port: 0 });
-    const socket = await node.hosts.node.connect({ host: '10.22.0.2', port: (server.address() as net.AddressInfo).port });
-    const text = await new Promise<string>((resolve) => {
-      let data = '';
-      socket.setEncoding('utf8').on('data', (c) => (data += c)).on('end', () => resolve(data));
-    });
-    server.close();
-    expect(text).toBe('from the container');
-
-    const sets = await AddressSets.open({ netns: node.hosts.node, table: 'cni_ptp', readOnly: true });
-    expect((await sets.inspect(`ctr-${containers[0]}/eth0`)).v4.elements).toEqual(['10.22.0.2']);
-
-    expect(await cni(env('CHECK'), { ...config, prevResult: added.json })).toMatchObject({ code: 0, stdout: '' });
-    await container.execFile('ip', ['route', 'del', 'default']);
-    const broken = await cni(env('CHECK'), { ...config, prevResult: added.json });
-    expect(broken).toMatchObject({ code: 1, json: { code: 100, msg: expect.stringContaining('default route') } });
-
-    expect(await cni(env('DEL'), config)).toMatchObject({ code: 0, stdout: '' });
-    expect(await cni(env('DEL'), config)).toMatchObject({ code: 0, stdout: '' });
-    expect((await node.hosts.node.execFile('ip', ['-j', 'link', 'show', 'type', 'veth'])).stdout.trim()).toMatch(/^\[\]$|^$/);
-    expect(await container.execFile('ip', ['-o', 'link', 'show', 'eth0']).catch((e: { code: number }) => e.code)).toBe(1);
-    expect((await sets.inspect(`ctr-${containers[0]}/eth0`)).state).toBe('pending');
-    await sets.close();
+    const result = added.json as { interfaces: { name: string; sandbox?: string }[]; ips: { interface: number; address: string }[] };
+    expect(result.interfaces.map((i) => i.name)).toEqual(['lo', expect.stringMatching(/^veth/), 'eth0']);
+    expect(result.ips).toEqual([...prevResult.ips, expect.objectContaining({ interface: 2, address: '10.4.0.2/24' })]);
+    expect(await run(hosts.host, 'ours', attach('CHECK', hosts.c3, 'ctr-l'), { ...config, prevResult: result })).toMatchObject({ code: 0 });
+    expect((await run(hosts.host, 'ours', attach('DEL', hosts.c3, 'ctr-l'), config)).code).toBe(0);
   });
 
-  it('GC keeps the attachments the runtime lists and collects the rest', async () => {
-    expect((await cni(env('ADD', containers[0]), config)).code).toBe(0);
-    expect((await cni(env('ADD', containers[1]), { ...config, address: '10.22.0.3/24' })).code).toBe(0);
-    const valid = [{ containerID: `ctr-${containers[0]}`, ifname: 'eth0' }];
-    expect(await cni({ CNI_COMMAND: 'GC', CNI_PATH: '/opt/cni/bin' }, { ...config, 'cni.dev/valid-attachments': valid })).toMatchObject({ code: 0 });
-    const sets = await AddressSets.open({ netns: node.hosts.node, table: 'cni_ptp', readOnly: true });
-    const owners = new Set((await sets.list()).map((row) => row.owner));
-    await sets.close();
-    expect(owners).toEqual(new Set([`ctr-${containers[0]}/eth0`]));
-    const links = JSON.parse((await node.hosts.node.execFile('ip', ['-j', 'link', 'show', 'type', 'veth'])).stdout) as unknown[];
-    expect(links).toHaveLength(1);
-    expect((await cni(env('DEL', containers[0]), config)).code).toBe(0);
+  it('CHECK notices a changed MAC and a container the host can no longer reach', async () => {
+    const config = conf(`check-${tag}`, '10.5.0.0/24');
+    const added = await add(hosts.c4, 'ctr-c', config);
+    const check = () => run(hosts.host, 'ours', attach('CHECK', hosts.c4, 'ctr-c'), { ...config, prevResult: added.json });
+    expect(await check()).toMatchObject({ code: 0 });
+    await hosts.c4.execFile('ip', ['link', 'set', 'eth0', 'address', '02:00:00:00:00:42']);
+    expect((await check()).json).toMatchObject({ code: 100, msg: expect.stringContaining('MAC 02:00:00:00:00:42') });
+    const mac = (added.json!.interfaces as { mac: string }[])[1]!.mac;
+    await hosts.c4.execFile('ip', ['link', 'set', 'eth0', 'address', mac]);
+    expect(await check()).toMatchObject({ code: 0 });
+    const [veth] = await vethNames(hosts.host);
+    await hosts.host.execFile('ip', ['route', 'del', '10.5.0.2', 'dev', veth!]);
+    expect((await check()).json).toMatchObject({ code: 100, msg: `CHECK: no host route to 10.5.0.2 through ${veth}` });
+    await hosts.host.execFile('ip', ['link', 'set', veth!, 'down']);
+    expect((await check()).json).toMatchObject({ code: 100, msg: `CHECK: the host end ${veth} is down` });
+    expect((await run(hosts.host, 'ours', attach('DEL', hosts.c4, 'ctr-c'), config)).code).toBe(0);
   });
 
-  it('ADD, CHECK, GC, STATUS and DEL need no ip: they work with a PATH lacking it', async () => {
-    const added = await cni(env('ADD'), config, noIp.path);
-    expect(added).toMatchObject({ code: 0, json: { interfaces: [{ mac: expect.stringMatching(/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/) }, { name: 'eth0' }] } });
-    using container = NetNS.open(containers[0]!);
-    const route = JSON.parse((await container.execFile('ip', ['-j', 'route', 'show', 'default'])).stdout)[0];
-    expect(route).toMatchObject({ gateway: '10.22.0.1', dev: 'eth0', flags: ['onlink'] });
-    const lo = JSON.parse((await container.execFile('ip', ['-j', 'link', 'show', 'lo'])).stdout)[0];
-    expect(lo.flags).toContain('UP');
-    const hostRoute = JSON.parse((await node.hosts.node.execFile('ip', ['-j', 'route', 'show', '10.22.0.2/32'])).stdout)[0];
-    expect(hostRoute).toMatchObject({ dst: '10.22.0.2', scope: 'link' });
-    expect(await cni(env('CHECK'), { ...config, prevResult: added.json }, noIp.path)).toMatchObject({ code: 0, stdout: '' });
-    expect(await cni(env('STATUS'), config, noIp.path)).toMatchObject({ code: 0, stdout: '' });
-    expect(await cni({ CNI_COMMAND: 'GC', CNI_PATH: '/opt/cni/bin' }, { ...config, 'cni.dev/valid-attachments': [] }, noIp.path)).toMatchObject({ code: 0 });
-    expect(JSON.parse((await node.hosts.node.execFile('ip', ['-j', 'link', 'show', 'type', 'veth'])).stdout || '[]')).toEqual([]);
-    expect(await cni(env('DEL'), config, noIp.path)).toMatchObject({ code: 0, stdout: '' });
-    expect(await cni(env('DEL'), config, noIp.path)).toMatchObject({ code: 0, stdout: '' });
+  it('GC collects one network\'s attachments not listed, and never another network\'s', async () => {
+    const a = conf(`gca-${tag}`, '10.6.0.0/24');
+    const b = conf(`gcb-${tag}`, '10.7.0.0/24');
+    // ADD at 1.0.0 (Debian's host-local speaks no 1.1.0), GC at 1.1.0, as a runtime with a conflist of both would.
+    expect((await add(hosts.c1, 'ctr-a1', a)).code).toBe(0);
+    expect((await add(hosts.c2, 'ctr-a2', a)).code).toBe(0);
+    expect((await add(hosts.c3, 'ctr-b1', b)).code).toBe(0);
+    const before = await vethNames(hosts.host);
+    expect(before).toHaveLength(3);
+    // No list: nothing goes.
+    expect(await run(hosts.host, 'ours', { CNI_COMMAND: 'GC' }, { ...a, cniVersion: '1.1.0' })).toMatchObject({ code: 0 });
+    expect(await vethNames(hosts.host)).toEqual(before);
+    const valid = [{ containerID: 'ctr-a1', ifname: 'eth0' }];
+    expect(await run(hosts.host, 'ours', { CNI_COMMAND: 'GC' }, { ...a, cniVersion: '1.1.0', 'cni.dev/valid-attachments': valid })).toMatchObject({ code: 0, stdout: '' });
+    expect(await vethNames(hosts.host)).toHaveLength(2);
+    expect(await ipJson(hosts.c2, 'link', 'show', 'type', 'veth')).toEqual([]);
+    expect((await ipJson(hosts.c3, 'link', 'show', 'type', 'veth')).map((l) => l.ifname)).toEqual(['eth0']);
+    const nat = (await hosts.host.execFile('nft', ['list', 'chain', 'inet', 'cni_plugins_masquerade', 'masq_checks'])).stdout;
+    expect(nat).toContain('ip saddr 10.6.0.2 ');
+    expect(nat).not.toContain('ip saddr 10.6.0.3 ');
+    expect(nat).toContain('ip saddr 10.7.0.2 ');
+    const ownersOf = async (name: string) => {
+      const sets = await AddressSets.open({ netns: hosts.host, table: `cni_ptp_${attachmentKey(name, valid[0]!).slice(0, 16)}`, readOnly: true });
+      try {
+        return new Set((await sets.list()).map((row) => row.owner));
+      } finally {
+        await sets.close();
+      }
+    };
+    expect(await ownersOf(a.name)).toEqual(new Set([attachmentKey(a.name, valid[0]!)]));
+    expect(await ownersOf(b.name)).toEqual(new Set([attachmentKey(b.name, { containerID: 'ctr-b1', ifname: 'eth0' })]));
+    for (const [c, id, config] of [[hosts.c1, 'ctr-a1', a], [hosts.c3, 'ctr-b1', b]] as const) expect((await run(hosts.host, 'ours', attach('DEL', c, id), config)).code).toBe(0);
   });
 
-  it('an ADD failing half-way (the container already has a default route) deletes the veth it made', async () => {
-    using container = NetNS.open(containers[1]!);
-    for (const args of [['link', 'add', 'br0', 'up', 'type', 'bridge'], ['addr', 'add', '10.99.0.1/24', 'dev', 'br0'], ['route', 'add', 'default', 'via', '10.99.0.2', 'dev', 'br0', 'onlink']]) {
-      await container.execFile('ip', args);
-    }
-    const failed = await cni(env('ADD', containers[1]), { ...config, address: '10.22.0.3/24' }, noIp.path);
-    expect(failed).toMatchObject({ code: 1, json: { code: 5, msg: expect.stringMatching(/^configuring the container side: .*EEXIST/) } });
-    expect(JSON.parse((await node.hosts.node.execFile('ip', ['-j', 'link', 'show', 'type', 'veth'])).stdout || '[]')).toEqual([]);
-    expect(await container.execFile('ip', ['-o', 'link', 'show', 'eth0']).catch((e: { code: number }) => e.code)).toBe(1);
-    await container.execFile('ip', ['link', 'del', 'br0']);
+  it('a DEL of an attachment never added succeeds and creates nothing on the host', async () => {
+    const config = conf(`never-${tag}`, '10.8.0.0/24', { ipMasq: false });
+    const table = `cni_ptp_${attachmentKey(config.name, { containerID: 'x', ifname: 'eth0' }).slice(0, 16)}`;
+    expect(await run(hosts.host, 'ours', attach('DEL', hosts.c1, 'ctr-never'), config)).toMatchObject({ code: 0, stdout: '' });
+    expect(await run(hosts.host, 'ours', { CNI_COMMAND: 'DEL', CNI_CONTAINERID: 'ctr-never', CNI_IFNAME: 'eth0' }, config)).toMatchObject({ code: 0 });
+    expect(await tableExists(hosts.host, table)).toBe(false);
   });
 
-  it('answers STATUS', async () => {
-    expect(await cni({ CNI_COMMAND: 'STATUS' }, config)).toMatchObject({ code: 0, stdout: '' });
+  it('an ADD failing half-way removes what it made and releases the address', async () => {
+    const config = conf(`half-${tag}`, '10.9.0.0/24');
+    // The container already has a route to the subnet ptp's routes need: adding the gateway's route fails.
+    await hosts.c2.execFile('ip', ['link', 'add', 'br0', 'up', 'type', 'bridge']);
+    await hosts.c2.execFile('ip', ['route', 'add', '10.9.0.1/32', 'dev', 'br0']);
+    const failed = await add(hosts.c2, 'ctr-h', config);
+    expect(failed).toMatchObject({ code: 1, json: { code: 999, msg: expect.stringContaining('EEXIST') } });
+    expect(await vethNames(hosts.host)).toEqual([]);
+    expect(await ipJson(hosts.c2, 'link', 'show', 'type', 'veth')).toEqual([]);
+    expect(readdirSync(join(config.ipam.dataDir, config.name)).filter((f) => f.startsWith('10.'))).toEqual([]);
+    expect((await hosts.host.execFile('nft', ['list', 'chain', 'inet', 'cni_plugins_masquerade', 'masq_checks'])).stdout).not.toContain('10.9.0.');
+    await hosts.c2.execFile('ip', ['link', 'del', 'br0']);
   });
 
-  it('reports errors as the spec says', async () => {
-    const noNetns = await cni({ ...env('ADD'), CNI_NETNS: '' }, config);
-    expect(noNetns).toMatchObject({ code: 1, json: { cniVersion: '1.1.0', code: 4 } });
-    const gone = await cni({ ...env('ADD'), CNI_NETNS: `/run/netns/cni-${tag}-missing` }, config);
-    expect(gone.json).toMatchObject({ code: 3 });
-    expect((await cni(env('ADD'), '{not json')).json).toMatchObject({ code: 6 });
-    expect((await cni(env('ADD'), { ...config, cniVersion: '9.9.9' })).json).toMatchObject({ code: 1 });
-    expect((await cni(env('ADD'), { ...config, address: 'nope' })).json).toMatchObject({ code: 7 });
-    expect((await cni({ ...env('ADD'), CNI_COMMAND: 'FROB' }, config)).json).toMatchObject({ code: 4 });
+  it('refuses what it cannot do, with the spec\'s codes', async () => {
+    const config = conf(`bad-${tag}`, '10.10.0.0/24');
+    expect((await add(hosts.c1, 'ctr-bad', { ...config, ipam: undefined })).json).toMatchObject({ code: 7, msg: expect.stringContaining('ipam.type') });
+    const missing = await add(hosts.c1, 'ctr-bad', { ...config, ipam: { ...config.ipam, type: 'no-such-ipam' } });
+    expect(missing).toMatchObject({ code: 1, json: { msg: expect.stringContaining('no-such-ipam') } });
+    expect(await vethNames(hosts.host)).toEqual([]);
+    expect((await add(hosts.c1, 'ctr-bad', { ...config, mtu: 'big' })).json).toMatchObject({ code: 7, msg: expect.stringContaining('mtu') });
+    expect((await add(hosts.c1, 'ctr-bad', { ...config, ipMasqBackend: 'iptables' })).json).toMatchObject({ code: 2, msg: expect.stringContaining('ipMasqBackend') });
+    expect((await add(hosts.c1, 'ctr-bad', '{not json')).json).toMatchObject({ code: 6 });
+    expect((await run(hosts.host, 'ours', { ...attach('ADD', hosts.c1, 'ctr-bad'), CNI_NETNS: `/run/netns/cniptp-${tag}-missing` }, config)).json).toMatchObject({ code: 8 });
+    expect((await run(hosts.host, 'ours', { CNI_COMMAND: 'VERSION' }, '')).json).toMatchObject({ cniVersion: '1.1.0', supportedVersions: expect.arrayContaining(['0.4.0', '1.1.0']) });
+    expect(await run(hosts.host, 'ours', { CNI_COMMAND: 'STATUS' }, { ...config, cniVersion: '1.1.0' })).toMatchObject({ code: 0, stdout: '' });
   });
 });

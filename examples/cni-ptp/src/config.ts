@@ -1,55 +1,101 @@
-// The network configuration this plugin accepts on stdin.
-import { isIPv4 } from 'node:net';
-import { CniCodes, CniError, SUPPORTED_VERSIONS } from './protocol.js';
+// The network configuration: the official ptp plugin's keys (`ipam`, `mtu`,
+// `ipMasq`, `dns`, as Go reads them) plus this plugin's `addressSets`. A
+// conflist written for ptp works with only `type` changed.
+import { CniCode, CniError, type Dns, type NetConf } from 'netns/cni';
+import { networkTagPrefix } from 'netns/cni/plumbing';
 
-export interface PtpConfig {
-  cniVersion: string;
-  name: string;
-  type: string;
-  /** The container's address with prefix length, e.g. 10.22.0.2/24. */
-  address: string;
-  /** The host side's address, also the container's default gateway. */
-  gateway: string;
-  /** Where the host end of the veth pair goes (default: the plugin's own namespace). */
-  hostNetns?: string;
-  /** The nftables table of per-attachment address sets, in the host namespace. */
-  addressSets: { table: string; deleteDelayMs?: number };
-  prevResult?: PtpResult;
-  'cni.dev/valid-attachments'?: { containerID: string; ifname: string }[];
+export interface PtpConf extends NetConf {
+  ipam: { type: string; [key: string]: unknown };
+  /** Both veth ends' MTU; 0 or absent: the kernel's default. */
+  mtu?: number;
+  /** Masquerade traffic leaving the subnet (nftables, the official plugin's table and chain). */
+  ipMasq?: boolean;
+  /** The official plugin's choice since 1.6; this one speaks nftables only. */
+  ipMasqBackend?: string;
+  /** `false` turns the per-attachment address sets off. */
+  addressSets?: false | { table?: string; deleteDelayMs?: number };
 }
 
-export interface PtpResult {
-  cniVersion: string;
-  interfaces: { name: string; mac: string; sandbox?: string }[];
-  ips: { address: string; gateway: string; interface: number }[];
-  routes: { dst: string; gw: string }[];
-  dns: Record<string, never>;
+export interface AddressSetSettings {
+  /** The host namespace's nftables table: one per network, so GC of one network never judges another's sets. */
+  table: string;
+  deleteDelayMs: number;
 }
 
-function fail(message: string): never {
-  throw new CniError(CniCodes.INVALID_CONFIG, message);
+export interface Settings {
+  network: string;
+  mtu: number | undefined;
+  ipMasq: boolean;
+  /** Set when the configuration gives any DNS field: it then replaces what IPAM returned, as in Go's ptp. */
+  dns: Dns | undefined;
+  addressSets: AddressSetSettings | undefined;
 }
 
-export function parseConfig(text: string, needsAddress: boolean): PtpConfig {
-  let raw: Record<string, unknown>;
-  try {
-    raw = JSON.parse(text) as Record<string, unknown>;
-  } catch (error) {
-    throw new CniError(CniCodes.DECODE_FAILURE, 'network configuration is not valid JSON', String(error));
+const DEFAULT_DELETE_DELAY_MS = 20_000;
+
+const invalid = (message: string): CniError => new CniError(CniCode.INVALID_NETWORK_CONFIG, message);
+
+/** A key of the configuration, own properties only (the JSON's, never an inherited one). */
+function field(config: NetConf, key: string): unknown {
+  return Object.hasOwn(config, key) ? config[key] : undefined;
+}
+
+function readMtu(value: unknown): number | undefined {
+  if (value === undefined || value === null || value === 0) return undefined;
+  if (!Number.isInteger(value) || (value as number) < 68 || (value as number) > 65535) throw invalid(`mtu must be an integer from 68 to 65535 (or 0 for the default), got ${JSON.stringify(value)}`);
+  return value as number;
+}
+
+function readBoolean(key: string, value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw invalid(`${key} must be true or false, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function stringList(key: string, value: unknown): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw invalid(`dns.${key} must be a list of strings`);
+  return value as string[];
+}
+
+/** Go's dnsConfSet: any field given (an empty list counts) makes the configuration's DNS the result's. */
+function readDns(value: unknown): Dns | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) throw invalid('dns must be an object');
+  const raw = value as Record<string, unknown>;
+  const dns: Dns = {};
+  for (const key of ['nameservers', 'search', 'options'] as const) {
+    const list = Object.hasOwn(raw, key) ? stringList(key, raw[key]) : undefined;
+    if (list) dns[key] = list;
   }
-  if (typeof raw !== 'object' || raw === null) fail('network configuration must be a JSON object');
-  const version = raw.cniVersion;
-  if (typeof version !== 'string' || !SUPPORTED_VERSIONS.includes(version)) {
-    throw new CniError(CniCodes.INCOMPATIBLE_VERSION, `unsupported cniVersion ${JSON.stringify(version)}; supported: ${SUPPORTED_VERSIONS.join(', ')}`);
+  const domain = Object.hasOwn(raw, 'domain') ? raw.domain : undefined;
+  if (domain !== undefined && domain !== null && typeof domain !== 'string') throw invalid('dns.domain must be a string');
+  if (typeof domain === 'string' && domain !== '') dns.domain = domain;
+  return Object.keys(dns).length > 0 ? dns : undefined;
+}
+
+function readAddressSets(network: string, value: unknown): AddressSetSettings | undefined {
+  if (value === false) return undefined;
+  if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) throw invalid('addressSets must be an object or false');
+  const raw = (value ?? {}) as Record<string, unknown>;
+  const table = Object.hasOwn(raw, 'table') ? raw.table : `cni_ptp_${networkTagPrefix(network).slice(0, -1)}`;
+  if (typeof table !== 'string' || !/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(table)) throw invalid(`addressSets.table must be an nftables table name (a letter, then letters, digits or _), got ${JSON.stringify(table)}`);
+  const delay = Object.hasOwn(raw, 'deleteDelayMs') ? raw.deleteDelayMs : DEFAULT_DELETE_DELAY_MS;
+  if (!Number.isSafeInteger(delay) || (delay as number) < 0) throw invalid(`addressSets.deleteDelayMs must be a non-negative integer, got ${JSON.stringify(delay)}`);
+  return { table, deleteDelayMs: delay as number };
+}
+
+/** The settings this plugin reads, checked; code 7 (2 for an unsupported ipMasqBackend) otherwise. */
+export function readSettings(config: PtpConf): Settings {
+  const backend = field(config, 'ipMasqBackend');
+  if (backend !== undefined && backend !== 'nftables') {
+    throw new CniError(CniCode.UNSUPPORTED_FIELD, `unsupported field: ipMasqBackend ${JSON.stringify(backend)}`, 'this plugin masquerades with nftables only');
   }
-  if (typeof raw.name !== 'string' || raw.name === '') fail('name is required');
-  const sets = raw.addressSets as { table?: unknown; deleteDelayMs?: unknown } | undefined;
-  if (!sets || typeof sets.table !== 'string') fail('addressSets.table is required');
-  if (needsAddress) {
-    const [ip, length] = String(raw.address ?? '').split('/');
-    if (!isIPv4(ip ?? '') || !/^\d+$/.test(length ?? '') || Number(length) > 30) fail('address must be an IPv4 address with a prefix length up to /30');
-    if (typeof raw.gateway !== 'string' || !isIPv4(raw.gateway)) fail('gateway must be an IPv4 address');
-  }
-  if (raw.hostNetns !== undefined && typeof raw.hostNetns !== 'string') fail('hostNetns must be a path or a name');
-  return raw as unknown as PtpConfig;
+  return {
+    network: config.name,
+    mtu: readMtu(field(config, 'mtu')),
+    ipMasq: readBoolean('ipMasq', field(config, 'ipMasq')),
+    dns: readDns(field(config, 'dns')),
+    addressSets: readAddressSets(config.name, field(config, 'addressSets')),
+  };
 }

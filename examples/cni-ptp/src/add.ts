@@ -1,0 +1,55 @@
+// ADD: IPAM first; then forwarding on the host, the veth pair, the
+// container's addresses and routes, the host end, masquerade and the
+// attachment's address set. A failure after IPAM undoes what was made and
+// releases the allocation (execAddThen), so a failed ADD leaves nothing.
+import { NetNS } from 'netns';
+import { CniCode, CniError, CURRENT_VERSION, execAddThen, prevResultOf, type CmdArgs, type Result } from 'netns/cni';
+import { addMasquerade, attachmentKey, attachmentTag, configureInterface, enableForward, familiesOf, removeMasquerade, setupVeth, type Veth } from 'netns/cni/plumbing';
+import { ensureAddressSet } from './address-sets.js';
+import { deleteContainerEnd } from './container-end.js';
+import { readSettings, type PtpConf, type Settings } from './config.js';
+import { appendTo } from './chain.js';
+import { hostEnd, pointToPoint, routeThroughGateway } from './point-to-point.js';
+
+export async function cmdAdd(args: CmdArgs<PtpConf>): Promise<Result> {
+  const settings = readSettings(args.config);
+  const prev = prevResultOf(args.config); // read before IPAM allocates: a bad one fails with nothing to undo
+  const result = await execAddThen(args, (ipam) => plumb(args, settings, ipam));
+  return appendTo(prev, result);
+}
+
+/** Everything after IPAM; what it made is undone if a later step fails. */
+async function plumb(args: CmdArgs<PtpConf>, settings: Settings, ipam: Result): Promise<Result> {
+  const ips = ipam.ips ?? [];
+  if (ips.length === 0) throw new CniError(CniCode.INTERNAL, 'IPAM plugin returned missing IP config');
+  const links = pointToPoint(ips);
+  const attachment = { network: settings.network, containerID: args.containerId, ifname: args.ifname };
+  using host = NetNS.current();
+  using container = NetNS.open(args.netns);
+  await enableForward(host, familiesOf(ips));
+  const veth = await setupVeth({ containerNs: container, ifname: args.ifname, mtu: settings.mtu, hostNs: host, hostAlias: attachmentTag(settings.network, attachment) });
+  const result: Result = {
+    cniVersion: CURRENT_VERSION,
+    interfaces: [veth.host, veth.container],
+    ips: ips.map((ip) => ({ ...ip, interface: 1 })),
+    routes: ipam.routes ?? [],
+    dns: settings.dns ?? ipam.dns ?? {},
+  };
+  try {
+    await configureInterface(container, args.ifname, result);
+    await routeThroughGateway(container, args.ifname, links);
+    await hostEnd(host, veth.host.name, links);
+    if (settings.ipMasq) await addMasquerade(host, attachment, ips.map((ip) => ip.address));
+    if (settings.addressSets) await ensureAddressSet(host, settings.addressSets, attachmentKey(settings.network, attachment), links.map((link) => link.address));
+  } catch (error) {
+    await undo(host, container, veth, attachment);
+    throw error;
+  }
+  return result;
+}
+
+/** The pair goes with either end (and the host end's address and route with it); the rules by their comment. */
+async function undo(host: NetNS, container: NetNS, veth: Veth, attachment: { network: string; containerID: string; ifname: string }): Promise<void> {
+  await deleteContainerEnd(container, veth.container.name).catch(() => {});
+  await removeMasquerade(host, attachment).catch(() => {});
+}

@@ -1,0 +1,41 @@
+// DEL: IPAM first (its failure fails DEL: the address must be freed), then
+// the pair, the masquerade rules and the address set. Every step runs even
+// when one before it failed; the first failure is reported. A repeated DEL,
+// a DEL after the namespace is gone and a DEL of an attachment never added
+// succeed, and create nothing on the host (no table, no chain).
+import { ErrorCodes, NetNS, type NetnsError } from 'netns';
+import { execDel, type CmdArgs } from 'netns/cni';
+import { attachmentKey, removeMasquerade } from 'netns/cni/plumbing';
+import { releaseAddressSet } from './address-sets.js';
+import { readSettings, type PtpConf } from './config.js';
+import { deleteContainerEnd } from './container-end.js';
+
+function openUnlessGone(path: string): NetNS | undefined {
+  try {
+    return NetNS.open(path);
+  } catch (error) {
+    if ((error as NetnsError).code === 'ENOENT' || (error as NetnsError).code === ErrorCodes.NOT_NETNS) return undefined;
+    throw error;
+  }
+}
+
+export async function cmdDel(args: CmdArgs<PtpConf>): Promise<void> {
+  const settings = readSettings(args.config);
+  await execDel(args);
+  const attachment = { network: settings.network, containerID: args.containerId, ifname: args.ifname };
+  using host = NetNS.current();
+  const failures: unknown[] = [];
+  const attempt = (step: () => Promise<unknown>) => step().catch((error: unknown) => failures.push(error));
+  // A gone namespace took the pair with it (also when it went after pluginMain looked).
+  if (!args.netnsGone) {
+    await attempt(async () => {
+      using container = openUnlessGone(args.netns);
+      if (container) await deleteContainerEnd(container, args.ifname);
+    });
+  }
+  // Whatever ipMasq says now: the ADD may have run with another configuration.
+  await attempt(() => removeMasquerade(host, attachment));
+  const sets = settings.addressSets;
+  if (sets) await attempt(() => releaseAddressSet(host, sets, attachmentKey(settings.network, attachment)));
+  if (failures.length > 0) throw failures[0];
+}

@@ -1,0 +1,35 @@
+// GC (spec 1.1): the runtime lists the attachments of this network it still
+// holds; the host veths, masquerade rules and address sets of any other
+// attachment of this network go (other networks' are never looked at: they
+// carry another network hash, and the address sets live in a table per
+// network). Every step runs; every failure is reported together. Without a
+// list (a runtime that sent no GC arguments) nothing is removed.
+import { NetNS } from 'netns';
+import { CniCode, CniError, execGc, validAttachments, type CmdArgs } from 'netns/cni';
+import { attachmentKey, collectGarbage } from 'netns/cni/plumbing';
+import { collectAddressSets } from './address-sets.js';
+import { readSettings, type PtpConf } from './config.js';
+import { ipamSpeaks } from './ipam-support.js';
+
+export async function cmdGc(args: CmdArgs<PtpConf>): Promise<void> {
+  const settings = readSettings(args.config);
+  const failures: Error[] = [];
+  // The spec: GC MUST reach the delegates; one older than 1.1.0 would only refuse the command.
+  if (await ipamSpeaks(args.config, '1.1.0')) await execGc(args).catch((error: Error) => failures.push(error));
+  const valid = validAttachments(args.config);
+  if (valid === undefined) return reportFailures(failures);
+  using host = NetNS.current();
+  const report = await collectGarbage({ hostNs: host, network: settings.network, validAttachments: valid });
+  failures.push(...report.errors);
+  const sets = settings.addressSets;
+  if (sets) {
+    const live = valid.map((attachment) => attachmentKey(settings.network, attachment));
+    await collectAddressSets(host, sets, live).catch((error: Error) => failures.push(error));
+  }
+  reportFailures(failures);
+}
+
+function reportFailures(failures: Error[]): void {
+  if (failures.length === 0) return;
+  throw new CniError(CniCode.INTERNAL, `GC: ${failures.length} step(s) failed: ${failures[0]!.message}`, failures.map((error) => error.message).join('\n'));
+}
