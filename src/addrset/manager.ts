@@ -231,6 +231,25 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     return collectGarbage(this.#gcHost(), owners, Boolean(options.dryRun));
   }
 
+  /**
+   * Destroys now every pending set whose deadline has passed, instead of
+   * waiting for its timer: a short-lived writer (a CNI plugin, a CLI run)
+   * closes before any timer fires, and deadlines recorded by earlier runs
+   * would otherwise wait for the next gc(). An owner ensured meanwhile is
+   * kept, as a timer's destroy would keep it. Resolves with how many owners'
+   * sets went.
+   */
+  async destroyDue(): Promise<number> {
+    this.#assertWritable();
+    const now = this.#clock.now();
+    const due = [...this.#byHash.values()].filter((state) => state.status === 'pending' && state.deadline! <= now);
+    const outcomes = await Promise.all(due.map((state) => {
+      this.#clearTimer(state);
+      return this.#submit(state, { kind: 'destroy', generation: state.generation });
+    }));
+    return outcomes.filter((outcome) => outcome.effect === 'destroyed').length;
+  }
+
   /** Resolves once no request is queued or in flight (timers that have not fired do not count). */
   async settled(): Promise<void> {
     await this.#pipeline?.idle();

@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { NetNS } from '../../dist/index.js';
 import { AddressSets } from '../../dist/addrset/index.js';
 import { attachmentKey } from '../../dist/cni/identity.js';
-import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
+import { createTestNetwork, ManualClock, type TestNetwork } from '../../dist/testing.js';
 import { pathWithout, type BarePath } from '../helpers/path-without.js';
 import { privileged } from '../helpers/privileges.js';
 
@@ -283,6 +283,29 @@ describe.skipIf(!privileged || !haveGoPlugins)('the cni-ptp example plugin besid
     expect(await ownersOf(a.name)).toEqual(new Set([attachmentKey(a.name, valid[0]!)]));
     expect(await ownersOf(b.name)).toEqual(new Set([attachmentKey(b.name, { containerID: 'ctr-b1', ifname: 'eth0' })]));
     for (const [c, id, config] of [[hosts.c1, 'ctr-a1', a], [hosts.c3, 'ctr-b1', b]] as const) expect((await run(hosts.host, 'ours', attach('DEL', c, id), config)).code).toBe(0);
+  });
+
+  it('a deleted attachment\'s set waits for its delay, and a later ADD destroys it once the delay is over', async () => {
+    const config = conf(`delay-${tag}`, '10.11.0.0/24');
+    const key = (id: string) => attachmentKey(config.name, { containerID: id, ifname: 'eth0' });
+    const table = `cni_ptp_${key('x').slice(0, 16)}`;
+    expect((await add(hosts.c1, 'ctr-d1', config)).code).toBe(0);
+    expect((await run(hosts.host, 'ours', attach('DEL', hosts.c1, 'ctr-d1'), config)).code).toBe(0);
+    expect((await add(hosts.c2, 'ctr-d2', config)).code).toBe(0);
+    const sets = await AddressSets.open({ netns: hosts.host, table, readOnly: true });
+    try {
+      expect((await sets.inspect(key('ctr-d1'))).state).toBe('pending'); // 20 s ahead: the ADD kept it
+      // The same delete recorded an hour ago (by a process whose clock says so): due now.
+      const past = await AddressSets.open({ netns: hosts.host, table, clock: new ManualClock(Date.now() - 3_600_000) });
+      await past.ensure(key('ctr-d1'));
+      await past.delete(key('ctr-d1'));
+      await past.close();
+      expect((await add(hosts.c3, 'ctr-d3', config)).code).toBe(0);
+      expect((await sets.inspect(key('ctr-d1'))).state).toBe('absent');
+      expect(await sets.inspect(key('ctr-d2'))).toMatchObject({ state: 'orphan', v4: { elements: ['10.11.0.3'] } });
+    } finally {
+      await sets.close();
+    }
   });
 
   it('a DEL of an attachment never added succeeds and creates nothing on the host', async () => {

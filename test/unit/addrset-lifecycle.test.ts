@@ -202,4 +202,24 @@ describe('address-set lifecycle (deterministic, in-memory backend)', () => {
     await second.advance(1);
     expect(backend.elements(refs.v4)).toBeUndefined();
   });
+
+  it('destroyDue() finishes deletes whose deadline passed, without waiting for a timer, and keeps one ensured again', async () => {
+    const { backend, clock, first, refs } = await deletedInAFirstProcess('gone', '10.0.0.1');
+    const kept = await first.sets.ensure('kept', ['10.0.0.2']);
+    await first.sets.delete('kept');
+    await first.sets.close(); // a plugin's process: it ends before its timers fire
+    await clock.advance(DELAY);
+    const second = await openSets(backend, clock);
+    await second.sets.ensure('kept'); // the same owner added again
+    const late = await second.sets.ensure('late', ['10.0.0.3']);
+    await second.sets.delete('late'); // its deadline is still ahead
+    expect(await second.sets.destroyDue()).toBe(1);
+    expect(backend.elements(refs.v4)).toBeUndefined();
+    expect(backend.elements(kept.v4)).toEqual([]);
+    expect(backend.elements(late.v4)).toEqual([]);
+    expect(second.sets.stats()).toMatchObject({ live: 1, pending: 1, destroyed: 1 });
+    const reader = await AddressSets.open({ netns: NetNS.current(), table: 'policy', backend, clock, readOnly: true });
+    await expect(reader.destroyDue()).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_READ_ONLY' });
+    await reader.close();
+  });
 });

@@ -2,7 +2,9 @@
 // the network, named by the attachment's key (network hash and attachment
 // hash: the same key the veth alias and masquerade comments carry). Host
 // policy refers to it by name; DEL empties it and destroys it after the
-// configured delay, unless the same attachment is added again first.
+// configured delay, unless the same attachment is added again first. The
+// plugin's process ends long before that delay: each ADD and DEL destroys the
+// sets whose delay is over (destroyDue), whichever attachment they were.
 import type { NetNS } from 'netns';
 import { AddressSets } from 'netns/addrset';
 import type { AddressSetSettings } from './config.js';
@@ -18,7 +20,10 @@ async function withSets<T>(host: NetNS, settings: AddressSetSettings, readOnly: 
 
 /** The attachment's set holds exactly `addresses` (bare IPs). */
 export async function ensureAddressSet(host: NetNS, settings: AddressSetSettings, owner: string, addresses: string[]): Promise<void> {
-  await withSets(host, settings, false, (sets) => sets.ensure(owner, addresses));
+  await withSets(host, settings, false, async (sets) => {
+    await sets.ensure(owner, addresses);
+    await sets.destroyDue();
+  });
 }
 
 /**
@@ -28,7 +33,11 @@ export async function ensureAddressSet(host: NetNS, settings: AddressSetSettings
  */
 export async function releaseAddressSet(host: NetNS, settings: AddressSetSettings, owner: string): Promise<void> {
   const state = await withSets(host, settings, true, async (sets) => (await sets.inspect(owner)).state);
-  if (state === 'live' || state === 'orphan') await withSets(host, settings, false, (sets) => sets.delete(owner));
+  if (state === 'absent') return;
+  await withSets(host, settings, false, async (sets) => {
+    if (state !== 'pending') await sets.delete(owner);
+    await sets.destroyDue();
+  });
 }
 
 /** The addresses of `wanted` the attachment's set lacks (all of them when it has no live set). */
