@@ -276,6 +276,11 @@ function parseNextHops(buffer: Buffer): NonNullable<Route['multipath']> {
   return hops;
 }
 
+/** Every check add() makes before sending, links aside: for a caller that checks a batch of routes before its first change. */
+export function checkRoute(spec: RouteSpec): void {
+  routeRequest(C.RTM_NEWROUTE, C.NLM_F_CREATE | C.NLM_F_EXCL, own(spec), {});
+}
+
 export class Routes {
   readonly #nl: NetlinkHandle;
   readonly #links: Links;
