@@ -2,7 +2,7 @@
 // the plugin's own (100 and up), printed on stdout as the spec's error object.
 // Library misuse (a wrong argument to this API) is a NetnsError with
 // ERR_NETNS_INVALID_ARG instead: that is a bug in the plugin, not a CNI answer.
-import { ErrorCodes, netnsError } from '../core/errors.js';
+import { ErrorCodes, NetnsError, netnsError } from '../core/errors.js';
 import type { ErrorObject } from './types.js';
 
 /** The spec's well-known codes, plus Go's 8 and 999 that runtimes already see from Go plugins. */
@@ -19,6 +19,12 @@ export const CniCode = {
   TRY_AGAIN_LATER: 11,
   PLUGIN_NOT_AVAILABLE: 50,
   LIMITED_CONNECTIVITY: 51,
+  /**
+   * Not in the spec (the plugins' own range, 100 and up): what this package's
+   * CHECK helpers found missing or different. The spec has no code for it and
+   * Go's plugins say 999, which reads as the plugin's own fault.
+   */
+  CHECK_FAILED: 110,
   /** Not in the spec: Go's code for any other failure; a plain thrown Error becomes this. */
   INTERNAL: 999,
 } as const;
@@ -50,9 +56,14 @@ export function assertConfig(config: unknown, caller: string): asserts config is
   }
 }
 
-/** A CniError as is; anything else thrown becomes 999 with its message, as Go's skel does. */
+/**
+ * A CniError as is; a CHECK helper's finding (ERR_NETNS_CNI_CHECK) is
+ * CHECK_FAILED with its message; anything else thrown becomes 999 with its
+ * message, as Go's skel does.
+ */
 export function toCniError(error: unknown): CniError {
   if (error instanceof CniError) return error;
   const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof NetnsError && error.code === ErrorCodes.CNI_CHECK) return new CniError(CniCode.CHECK_FAILED, message);
   return new CniError(CniCode.INTERNAL, message);
 }

@@ -6,7 +6,8 @@
 // gateway of its family. All over netlink and the namespace's sysctls.
 import { ErrorCodes, type NetnsError, netnsError } from '../core/errors.js';
 import { openNetlink, type Address, type Netlink, type NetlinkEvent, type RouteSpec } from '../netlink/index.js';
-import { parseAddress, parsePrefix } from '../netlink/validate.js';
+import { checkRoute } from '../netlink/routes.js';
+import { parsePrefix } from '../netlink/validate.js';
 import type { NetNS } from '../netns.js';
 import type { IpConfig, Result, Route } from './types.js';
 
@@ -57,18 +58,24 @@ export async function configureInterface(ns: NetNS, ifname: string, result: Resu
   }
 }
 
-/** A result route as a netlink route spec; the gateway falls back to the first of its family among `ips`. */
+/**
+ * A result route as a netlink route spec, checked whole (so a bad table or
+ * mtu is refused before the first change); the gateway falls back to the
+ * first of its family among `ips`.
+ */
 function routeSpec(route: Route, ips: IpConfig[]): RouteSpec {
-  if (route.mtu !== undefined || route.advmss !== undefined) throw invalid(`route ${route.dst}: mtu and advmss are not supported`);
   const family = familyOf(route.dst);
   const gateway = route.gw ?? ips.find((ip) => ip.gateway !== undefined && familyOf(ip.gateway) === family)?.gateway;
-  parsePrefix(route.dst, 'route dst');
-  if (gateway !== undefined) parseAddress(gateway, 'route gateway');
+  parsePrefix(route.dst, 'route dst'); // a CIDR, as CNI has it: netlink's 'default' is not one
   const spec: RouteSpec = { destination: route.dst };
   if (gateway !== undefined) spec.gateway = gateway;
   if (route.priority !== undefined) spec.metric = route.priority;
   if (route.table !== undefined) spec.table = route.table;
   if (route.scope !== undefined) spec.scope = route.scope;
+  // 0 is "not set" in Go (the fields are omitempty; vishvananda/netlink sends no metric for it), so here too.
+  if (route.mtu) spec.mtu = route.mtu;
+  if (route.advmss) spec.advmss = route.advmss;
+  checkRoute(spec);
   return spec;
 }
 

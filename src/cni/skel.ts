@@ -136,8 +136,8 @@ async function dispatch<C extends NetConf>(env: Environment, stdin: Buffer, conf
  * stdin. Otherwise: the environment (code 4), the configuration (6, 7) and its
  * version (1; CHECK needs 0.4.0, GC and STATUS 1.1.0) are checked, then
  * CNI_NETNS (code 8; see sandbox.ts), and only then the handler runs. A
- * CniError it throws is printed as is, anything else as code 999 with its
- * message. Sets process.exitCode; the process ends when nothing else keeps it
+ * CniError it throws is printed as is, a CHECK helper's finding as code 110
+ * (CniCode.CHECK_FAILED), anything else as code 999, each with its message. Sets process.exitCode; the process ends when nothing else keeps it
  * alive. Misuse (a missing handler, no versions) rejects with ERR_NETNS_INVALID_ARG.
  */
 export async function pluginMain<C extends NetConf = NetConf>(funcs: PluginFunctions<C>, info: PluginInfo): Promise<void> {

@@ -95,10 +95,14 @@ export const RTA_OIF = 4;
 export const RTA_GATEWAY = 5;
 export const RTA_PRIORITY = 6;
 export const RTA_PREFSRC = 7;
+export const RTA_METRICS = 8;
 export const RTA_MULTIPATH = 9;
 export const RTA_TABLE = 15;
 export const RTNH_F_ONLINK = 4;
 export const RTM_F_CLONED = 0x200;
+// RTAX_*: u32s nested in RTA_METRICS
+export const RTAX_MTU = 2;
+export const RTAX_ADVMSS = 8;
 
 export const RT_SCOPE_UNIVERSE = 0;
 export const RT_SCOPE_LINK = 253;

@@ -58,6 +58,10 @@ export interface RouteSpec {
   type?: RouteType;
   onlink?: boolean;
   multipath?: NextHop[];
+  /** Path MTU to the destination (RTAX_MTU): 1-65520. */
+  mtu?: number;
+  /** MSS advertised to TCP peers over this route (RTAX_ADVMSS): 1-65495. */
+  advmss?: number;
 }
 
 export interface Route {
@@ -75,6 +79,8 @@ export interface Route {
   type: RouteType | number;
   onlink: boolean;
   multipath?: { gateway?: string; device: number; weight: number; onlink: boolean }[];
+  mtu?: number;
+  advmss?: number;
 }
 
 export interface RouteFilter {
@@ -149,6 +155,8 @@ export function routeRequest(type: number, flags: number, spec: RouteSpec, devic
   if (spec.metric !== undefined) attributes.push(attr.u32(C.RTA_PRIORITY, checkUint(spec.metric, 'metric')));
   if (spec.multipath !== undefined) attributes.push(multipath(dst, spec.multipath, devices.multipath ?? []));
   if (devices.device !== undefined) attributes.push(attr.u32(C.RTA_OIF, devices.device));
+  const metrics = routeMetrics(spec);
+  if (metrics.length > 0) attributes.push(attr.nest(C.RTA_METRICS, metrics)); // after RTA_OIF, as ip sends it
   const header = rtmsg({
     family: dst.family,
     dstLen: dst.prefixLength,
@@ -160,6 +168,19 @@ export function routeRequest(type: number, flags: number, spec: RouteSpec, devic
   });
   const verb = del ? 'delete' : flags & C.NLM_F_REPLACE ? 'replace' : 'add';
   return { type, flags, header, attributes, what: `${verb} route ${describeRoute(spec)}` };
+}
+
+// The kernel (ip_metrics_convert) clamps larger values to these and stores 0
+// as "no metric": refused here, so what is set is what a dump reads back.
+const MAX_ROUTE_MTU = 65535 - 15;
+const MAX_ADVMSS = 65535 - 40;
+
+/** RTA_METRICS' children: RTAX_MTU, RTAX_ADVMSS (u32s), for those given. */
+function routeMetrics(spec: RouteSpec): Attribute[] {
+  const metrics: Attribute[] = [];
+  if (spec.mtu !== undefined) metrics.push(attr.u32(C.RTAX_MTU, checkUint(spec.mtu, 'route mtu', MAX_ROUTE_MTU, 1)));
+  if (spec.advmss !== undefined) metrics.push(attr.u32(C.RTAX_ADVMSS, checkUint(spec.advmss, 'advmss', MAX_ADVMSS, 1)));
+  return metrics;
 }
 
 function defaultScope(del: boolean, type: number, viaGateway: boolean): number {
@@ -227,6 +248,11 @@ export function parseRoute(message: NetlinkMessage): Route {
   if (metric !== undefined) route.metric = metric;
   const hops = a.get(C.RTA_MULTIPATH);
   if (hops) route.multipath = parseNextHops(hops);
+  const metrics = a.nested(C.RTA_METRICS);
+  const mtu = metrics?.u32(C.RTAX_MTU);
+  if (mtu !== undefined) route.mtu = mtu;
+  const advmss = metrics?.u32(C.RTAX_ADVMSS);
+  if (advmss !== undefined) route.advmss = advmss;
   return route;
 }
 
@@ -248,6 +274,11 @@ function parseNextHops(buffer: Buffer): NonNullable<Route['multipath']> {
     offset += (length + 3) & ~3;
   }
   return hops;
+}
+
+/** Every check add() makes before sending, links aside: for a caller that checks a batch of routes before its first change. */
+export function checkRoute(spec: RouteSpec): void {
+  routeRequest(C.RTM_NEWROUTE, C.NLM_F_CREATE | C.NLM_F_EXCL, own(spec), {});
 }
 
 export class Routes {

@@ -75,7 +75,7 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
       { interface: 1, address: '10.1.1.2/24', gateway: '10.1.1.1' },
       { interface: 1, address: 'fd00:1::2/64', gateway: 'fd00:1::1' },
     ],
-    routes: [{ dst: '0.0.0.0/0' }, { dst: '10.9.0.0/16', gw: '10.1.1.1', table: 100 }, { dst: '::/0' }],
+    routes: [{ dst: '0.0.0.0/0' }, { dst: '10.9.0.0/16', gw: '10.1.1.1', table: 100 }, { dst: '::/0' }, { dst: '10.10.0.0/16', mtu: 1300, advmss: 1260 }, { dst: 'fd00:10::/64', mtu: 1280, advmss: 0 }],
   });
 
   beforeAll(async () => {
@@ -115,7 +115,7 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
     expect(await linkNames(c1)).toEqual(['lo', 'eth0']);
   });
 
-  it('configureInterface adds the addresses, brings the link up, waits out DAD, adds the routes with the gateway fallback; TCP crosses the pair both families', async () => {
+  it('configureInterface adds the addresses, brings the link up, waits out DAD, adds the routes with the gateway fallback, mtu and advmss; TCP crosses the pair both families', async () => {
     await configureInterface(c1, 'eth0', result(veth));
     await hostSide(host, veth, ['10.1.1.1/32', 'fd00:1::1/128'], ['10.1.1.2/32', 'fd00:1::2/128']);
     const nl = await openNetlink(c1);
@@ -130,7 +130,10 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
         expect.objectContaining({ destination: '0.0.0.0/0', gateway: '10.1.1.1', table: 254 }),
         expect.objectContaining({ destination: '10.9.0.0/16', gateway: '10.1.1.1', table: 100 }),
         expect.objectContaining({ destination: '::/0', gateway: 'fd00:1::1', table: 254 }),
+        expect.objectContaining({ destination: '10.10.0.0/16', gateway: '10.1.1.1', mtu: 1300, advmss: 1260 }),
+        expect.objectContaining({ destination: 'fd00:10::/64', gateway: 'fd00:1::1', mtu: 1280 }),
       ]));
+      expect(routes.find((r) => r.destination === 'fd00:10::/64')).not.toHaveProperty('advmss'); // 0: none, as Go
     } finally {
       nl.close();
     }
@@ -154,6 +157,8 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
     });
     const badRoute: Result = { cniVersion: '1.1.0', interfaces: [veth.container], ips: [{ interface: 0, address: '10.1.1.7/24' }], routes: [{ dst: '10.8.0.0/33' }] };
     await expect(configureInterface(c1, 'eth0', badRoute)).rejects.toMatchObject({ code: 'ERR_NETNS_NETLINK_INVALID' });
+    const badMtu: Result = { ...badRoute, routes: [{ dst: '10.8.0.0/16', mtu: 70000 }] };
+    await expect(configureInterface(c1, 'eth0', badMtu)).rejects.toMatchObject({ code: 'ERR_NETNS_NETLINK_INVALID', message: expect.stringContaining('route mtu') });
     const nl = await openNetlink(c1);
     try {
       expect((await nl.addresses.list({ link: 'eth0', family: 4 })).map((a) => a.address)).toEqual(['10.1.1.2']); // nothing was changed

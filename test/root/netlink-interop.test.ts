@@ -106,6 +106,30 @@ describe.skipIf(!privileged)('netlink in a namespace', () => {
     });
   });
 
+  it('route mtu and advmss (RTA_METRICS): what this API sets, ip -j shows; what ip sets, this API reads', async () => {
+    const a = await namespace();
+    ip(a, 'link', 'add', 'r0', 'type', 'veth', 'peer', 'name', 'r1');
+    ip(a, 'addr', 'add', '10.40.0.1/24', 'dev', 'r0');
+    ip(a, 'addr', 'add', 'fd00:40::1/64', 'dev', 'r0', 'nodad');
+    ip(a, 'link', 'set', 'r0', 'up');
+    ip(a, 'route', 'add', '10.43.0.0/16', 'via', '10.40.0.9', 'dev', 'r0', 'mtu', '1280', 'advmss', '1240');
+    await using_(await openNetlink(a), async (nl) => {
+      await nl.routes.add({ destination: '10.41.0.0/16', gateway: '10.40.0.9', device: 'r0', mtu: 1400, advmss: 1360 });
+      await nl.routes.add({ destination: 'fd00:41::/64', gateway: 'fd00:40::9', device: 'r0', mtu: 65520, advmss: 65495 });
+      await nl.routes.replace({ destination: '10.42.0.0/16', device: 'r0', mtu: 1300 });
+      expect(ipJson(a, 'route', 'show', '10.41.0.0/16')).toEqual([expect.objectContaining({ gateway: '10.40.0.9', metrics: [{ mtu: 1400, advmss: 1360 }] })]);
+      expect(ipJson(a, '-6', 'route', 'show', 'fd00:41::/64')).toEqual([expect.objectContaining({ gateway: 'fd00:40::9', metrics: [{ mtu: 65520, advmss: 65495 }] })]);
+      expect(ipJson(a, 'route', 'show', '10.42.0.0/16')).toEqual([expect.objectContaining({ scope: 'link', metrics: [{ mtu: 1300 }] })]);
+      const byDestination = new Map((await nl.routes.list()).map((r) => [r.destination, r]));
+      expect(byDestination.get('10.41.0.0/16')).toMatchObject({ mtu: 1400, advmss: 1360 });
+      expect(byDestination.get('fd00:41::/64')).toMatchObject({ mtu: 65520, advmss: 65495 });
+      expect(byDestination.get('10.42.0.0/16')).toMatchObject({ mtu: 1300 });
+      expect(byDestination.get('10.42.0.0/16')).not.toHaveProperty('advmss');
+      expect(byDestination.get('10.43.0.0/16')).toMatchObject({ gateway: '10.40.0.9', mtu: 1280, advmss: 1240 });
+      expect(byDestination.get('10.40.0.0/24')).not.toHaveProperty('mtu'); // the kernel's prefix route has none
+    });
+  });
+
   it('moves a link into another namespace and deletes it there', async () => {
     const [a, b] = [await namespace(), await namespace()];
     await using_(await openNetlink(a), async (nl) => {

@@ -25,7 +25,7 @@ const RESULT = {
   dns: { nameservers: ['10.1.1.1'] },
 };
 
-// TEST_FAIL: "cni" throws a CniError, "plain" an Error. TEST_NO_GC leaves gc and status out.
+// TEST_FAIL: "cni" throws a CniError, "plain" an Error, "check" what a CHECK helper finds. TEST_NO_GC leaves gc and status out.
 const plugin = join(dir, 'plugin.mjs');
 writeFileSync(
   plugin,
@@ -36,9 +36,14 @@ const handle = (args) => {
   if (process.env.TEST_FAIL === 'cni') throw new CniError(107, 'the bridge is gone', 'br0');
   if (process.env.TEST_FAIL === 'plain') throw new Error('boom');
 };
+const checkFails = async (args) => {
+  report(args);
+  const { checkInterface } = await import(${JSON.stringify(distUrl('cni/plumbing.js'))});
+  await checkInterface(undefined, args.ifname, { cniVersion: '1.1.0' }); // no interface entry: found before any namespace is read
+};
 const optional = process.env.TEST_NO_GC ? {} : { gc: handle, status: handle };
 await pluginMain(
-  { add: (args) => (handle(args), ${JSON.stringify(RESULT)}), del: handle, check: handle, ...optional },
+  { add: (args) => (handle(args), ${JSON.stringify(RESULT)}), del: handle, check: process.env.TEST_FAIL === 'check' ? checkFails : handle, ...optional },
   { versions: ['0.2.0', '0.3.1', '0.4.0', '1.0.0', '1.1.0'], about: 'cni-test plugin v0' },
 );
 `,
@@ -191,6 +196,12 @@ describe('pluginMain: handlers and what is printed', () => {
     const plain = await run({ ...env, CNI_COMMAND: 'DEL', TEST_FAIL: 'plain' });
     expect(plain.code).not.toBe(0);
     expect(plain.json).toEqual({ cniVersion: '1.1.0', code: 999, msg: 'boom' });
+  });
+
+  it("prints a CHECK helper's finding (ERR_NETNS_CNI_CHECK) as code 110 with its message, not 999", async () => {
+    const out = await run({ ...ownNetns, CNI_COMMAND: 'CHECK', TEST_FAIL: 'check' });
+    expect(out.code).not.toBe(0);
+    expect(out.json).toEqual({ cniVersion: '1.1.0', code: 110, msg: 'CHECK: the result has no interface named eth0' });
   });
 });
 

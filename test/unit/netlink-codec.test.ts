@@ -97,6 +97,20 @@ describe('requests as ip sends them', () => {
     nl.close();
   });
 
+  it('ip route add 10.10.0.0/16 via 10.9.0.254 dev (index 3) mtu 1400 advmss 1360: RTA_METRICS after RTA_OIF', async () => {
+    const { sent, transport } = fake(ack);
+    const nl = await openNetlink(undefined, { transport });
+    await nl.routes.add({ destination: '10.10.0.0/16', gateway: '10.9.0.254', device: 3, mtu: 1400, advmss: 1360 });
+    const [m] = sent[0]!;
+    expect(m!.bytes.subarray(0, 8)).toEqual(hex('48000000 1800 0106'));
+    expect(m!.payload).toEqual(
+      hex(`02 10 00 00 fe 03 00 01 00000000
+        0800 0100 0a0a0000 0800 0500 0a0900fe 0800 0400 03000000
+        1400 0800 0800 0200 78050000 0800 0800 50050000`),
+    );
+    nl.close();
+  });
+
   it('routes: device-only is scope link, default has no RTA_DST, multipath nests rtnexthops', async () => {
     const { sent, transport } = fake(ack);
     const nl = await openNetlink(undefined, { transport });
@@ -143,6 +157,18 @@ describe('answers', () => {
     const nl = await openNetlink(undefined, { transport });
     await expect(nl.links.get('nope0')).rejects.toMatchObject({ code: 'ENODEV', message: 'netlink: get link nope0: ENODEV: no such device' });
     await expect(nl.addresses.add({ link: 'nope0', address: '10.0.0.1/24' })).rejects.toMatchObject({ code: 'ENODEV' });
+    nl.close();
+  });
+
+  it('a route dump as the kernel sends it: RTA_METRICS read back as mtu and advmss', async () => {
+    // `ip route add 10.10.0.0/16 via 10.9.0.254 dev d0 mtu 1400 advmss 1360 onlink`, as dumped (flags ONLINK|LINKDOWN)
+    const route = hex(`02 10 00 00 fe 03 00 01 14000000 0800 0f00 fe000000 0800 0100 0a0a0000
+      1400 0800 0800 0200 78050000 0800 0800 50050000 0800 0500 0a0900fe 0800 0400 03000000`);
+    const { transport } = fake((m) => [nlmsg(24, 2, m.seq, route), done(m.seq)]);
+    const nl = await openNetlink(undefined, { transport });
+    expect(await nl.routes.list()).toEqual([
+      { family: 4, destination: '10.10.0.0/16', gateway: '10.9.0.254', device: 3, scope: 'global', table: 254, protocol: 'boot', type: 'unicast', onlink: true, mtu: 1400, advmss: 1360 },
+    ]);
     nl.close();
   });
 
@@ -237,6 +263,12 @@ describe('bad input is refused before anything is sent', () => {
     ['an address label with a control character', (nl) => nl.addresses.add({ link: 'eth0', address: '10.0.0.1/24', label: 'eth0:\u0001' })],
     ['up that is not a boolean', (nl) => nl.links.add({ kind: 'bridge', name: 'b0', up: 'false' as never })],
     ['a route family that is not 4 or 6', (nl) => nl.routes.add({ destination: 'default', family: 5 as never, device: 1 })],
+    // the kernel stores 0 as no metric and clamps above 65520 (mtu) and 65495 (advmss): read back, they would differ
+    ['a route mtu of 0', (nl) => nl.routes.add({ destination: '10.0.0.0/8', device: 1, mtu: 0 })],
+    ['a route mtu over 65520', (nl) => nl.routes.add({ destination: '10.0.0.0/8', device: 1, mtu: 65521 })],
+    ['a route mtu that is not an integer', (nl) => nl.routes.add({ destination: '10.0.0.0/8', device: 1, mtu: '1400' as never })],
+    ['an advmss over 65495', (nl) => nl.routes.add({ destination: '10.0.0.0/8', device: 1, advmss: 65496 })],
+    ['an advmss that is a fraction', (nl) => nl.routes.add({ destination: '10.0.0.0/8', device: 1, advmss: 1360.5 })],
     ['a prefix length with a leading zero (ip reads it as octal)', (nl) => nl.addresses.add({ link: 1, address: '10.0.0.1/024' })],
     ['a raw message type over 16 bits', (nl) => nl.handle.request([{ type: 70000, flags: 0, header: Buffer.alloc(16), what: 'raw' }])],
   ];

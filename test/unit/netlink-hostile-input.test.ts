@@ -99,7 +99,7 @@ describe('a spec is read once, as its own properties', () => {
       return sent;
     };
     const clean = await send();
-    for (const [key, value] of Object.entries({ gateway: '192.0.2.66', metric: 7, up: true, mtu: 1280, proxy: true })) {
+    for (const [key, value] of Object.entries({ gateway: '192.0.2.66', metric: 7, up: true, mtu: 1280, advmss: 1200, proxy: true })) {
       Object.defineProperty(Object.prototype, key, { value, configurable: true, writable: true });
       pollutions.push(key);
     }
