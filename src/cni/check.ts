@@ -1,6 +1,7 @@
 // CHECK helpers: whether a namespace still has what a result says an ADD
 // made. Each failure is an error with code ERR_NETNS_CNI_CHECK and a message
-// naming what is missing or differs (the skel maps it to the spec's error).
+// naming what is missing or differs; pluginMain prints it as CNI code 110
+// (CniCode.CHECK_FAILED, in the plugins' own range: the spec has no code for it).
 import { ErrorCodes, type NetnsError, netnsError } from '../core/errors.js';
 import { openNetlink, type Route as KernelRoute } from '../netlink/index.js';
 import { formatAddress, networkOf, own, parseAddress, parsePrefix } from '../netlink/validate.js';

@@ -239,15 +239,15 @@ describe.skipIf(!privileged || !haveGoPlugins)('the cni-ptp example plugin besid
     const check = () => run(hosts.host, 'ours', attach('CHECK', hosts.c4, 'ctr-c'), { ...config, prevResult: added.json });
     expect(await check()).toMatchObject({ code: 0 });
     await hosts.c4.execFile('ip', ['link', 'set', 'eth0', 'address', '02:00:00:00:00:42']);
-    expect((await check()).json).toMatchObject({ code: 100, msg: expect.stringContaining('MAC 02:00:00:00:00:42') });
+    expect((await check()).json).toMatchObject({ code: 110, msg: expect.stringContaining('MAC 02:00:00:00:00:42') });
     const mac = (added.json!.interfaces as { mac: string }[])[1]!.mac;
     await hosts.c4.execFile('ip', ['link', 'set', 'eth0', 'address', mac]);
     expect(await check()).toMatchObject({ code: 0 });
     const [veth] = await vethNames(hosts.host);
     await hosts.host.execFile('ip', ['route', 'del', '10.5.0.2', 'dev', veth!]);
-    expect((await check()).json).toMatchObject({ code: 100, msg: `CHECK: no host route to 10.5.0.2 through ${veth}` });
+    expect((await check()).json).toMatchObject({ code: 110, msg: `CHECK: no host route to 10.5.0.2 through ${veth}` });
     await hosts.host.execFile('ip', ['link', 'set', veth!, 'down']);
-    expect((await check()).json).toMatchObject({ code: 100, msg: `CHECK: the host end ${veth} is down` });
+    expect((await check()).json).toMatchObject({ code: 110, msg: `CHECK: the host end ${veth} is down` });
     expect((await run(hosts.host, 'ours', attach('DEL', hosts.c4, 'ctr-c'), config)).code).toBe(0);
   });
 

@@ -4,15 +4,13 @@
 // gateway, each container address has its host route through it, and the
 // host forwards the families in use.
 import type { NetNS } from 'netns';
-import { CniError } from 'netns/cni';
+import { CniCode, CniError } from 'netns/cni';
 import { keyOfTag, listWithAliases } from 'netns/cni/plumbing';
 import { openNetlink } from 'netns/netlink';
 import type { PointToPoint } from './point-to-point.js';
 
-/** This plugin's CNI code for "CHECK found the attachment differs from its result". */
-export const CHECK_MISMATCH = 100;
-
-export const checkMismatch = (message: string): CniError => new CniError(CHECK_MISMATCH, `CHECK: ${message}`);
+/** The same code as the CHECK helpers' mismatches (110): one answer for "not as ADD left it". */
+export const checkMismatch = (message: string): CniError => new CniError(CniCode.CHECK_FAILED, `CHECK: ${message}`);
 
 const FORWARDING = { 4: 'net/ipv4/ip_forward', 6: 'net/ipv6/conf/all/forwarding' } as const;
 
