@@ -21,26 +21,13 @@ import { addMasquerade, listMasquerade, removeMasquerade } from '../../dist/cni/
 import { listWithAliases, setupVeth, type Veth } from '../../dist/cni/veth.js';
 import type { Result } from '../../dist/cni/types.js';
 import { privileged } from '../helpers/privileges.js';
+import { tcpHello } from '../helpers/tcp-hello.js';
 
 type Hosts = 'host' | 'c1' | 'c2' | 'c3' | 'c4' | 'c5' | 'c6' | 'out';
 /** Debian's containernetworking-plugins (1.1.1): the official Go plugins, to compare with. */
 const GO_PLUGINS = '/usr/lib/cni';
 const haveGoPtp = existsSync(`${GO_PLUGINS}/ptp`) && existsSync(`${GO_PLUGINS}/host-local`);
 if (!haveGoPtp && process.env.CI) throw new Error('CI must install containernetworking-plugins (ptp and host-local in /usr/lib/cni) for the comparison with the Go plugin');
-
-/** A TCP round trip: `server` listens in `inside`, `outside` connects to `address` and reads one line back. */
-async function tcpRoundTrip(inside: NetNS, outside: NetNS, address: string, bind: string): Promise<string> {
-  const server = net.createServer((socket) => socket.end('hello from the container\n'));
-  await inside.listen(server, { host: bind, port: 0 });
-  try {
-    const socket = await outside.connect({ host: address, port: (server.address() as net.AddressInfo).port });
-    const chunks: Buffer[] = [];
-    for await (const chunk of socket) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString();
-  } finally {
-    server.close();
-  }
-}
 
 /** The host side a ptp-like plugin adds: the gateway on the host end, a host route to each container address. */
 async function hostSide(host: NetNS, veth: Veth, gateways: string[], containerIps: string[]): Promise<void> {
@@ -138,9 +125,9 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
       nl.close();
     }
     expect(await c1.sysctl.get('net/ipv6/conf/eth0/keep_addr_on_down')).toBe('1');
-    expect(await tcpRoundTrip(c1, host, '10.1.1.2', '0.0.0.0')).toBe('hello from the container\n');
-    expect(await tcpRoundTrip(c1, host, 'fd00:1::2', '::')).toBe('hello from the container\n');
-    expect(await tcpRoundTrip(host, c1, '10.1.1.1', '10.1.1.1')).toBe('hello from the container\n');
+    expect(await tcpHello(c1, '0.0.0.0', host, '10.1.1.2')).toBe('hello');
+    expect(await tcpHello(c1, '::', host, 'fd00:1::2')).toBe('hello');
+    expect(await tcpHello(host, '10.1.1.1', c1)).toBe('hello');
   });
 
   it('configureInterface reports an IPv6 address that failed duplicate address detection (EADDRINUSE)', async () => {

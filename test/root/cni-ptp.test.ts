@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { NetNS } from '../../dist/index.js';
@@ -17,6 +16,7 @@ import { attachmentKey } from '../../dist/cni/identity.js';
 import { createTestNetwork, ManualClock, type TestNetwork } from '../../dist/testing.js';
 import { pathWithout, type BarePath } from '../helpers/path-without.js';
 import { privileged } from '../helpers/privileges.js';
+import { tcpHello } from '../helpers/tcp-hello.js';
 
 const OURS = fileURLToPath(new URL('../../examples/cni-ptp/dist/main.js', import.meta.url));
 /** Debian's containernetworking-plugins (1.1.1): host-local for IPAM, ptp and loopback to compare with. */
@@ -77,18 +77,6 @@ async function addressesOf(ns: NetNS, device: string): Promise<string[]> {
 
 async function vethNames(ns: NetNS): Promise<string[]> {
   return (await ipJson(ns, 'link', 'show', 'type', 'veth')).map((link) => link.ifname as string).sort();
-}
-
-async function tcpHello(server: NetNS, bind: string, client: NetNS): Promise<string> {
-  const listening = await server.listen(net.createServer((socket) => socket.end('hello')), { host: bind, port: 0 });
-  try {
-    const socket = await client.connect({ host: bind, port: (listening.address() as net.AddressInfo).port });
-    const chunks: Buffer[] = [];
-    for await (const chunk of socket) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString();
-  } finally {
-    listening.close();
-  }
 }
 
 async function tableExists(ns: NetNS, table: string): Promise<boolean> {
