@@ -24,7 +24,7 @@ export async function createNamespace(name?: string): Promise<{ path: string; fd
     path = `${NETNS_RUN_DIR}/${name}`;
   }
   try {
-    const created = await native.createNamespace(NETNS_RUN_DIR, path);
+    const created = await native().createNamespace(NETNS_RUN_DIR, path);
     return { ...created, path: path || `/proc/${process.pid}/fd/${created.fd}` };
   } catch (error) {
     throw fromNative(error);
@@ -34,7 +34,7 @@ export async function createNamespace(name?: string): Promise<{ path: string; fd
 export async function deleteNamespace(name: string): Promise<void> {
   assertValidName(name);
   try {
-    await native.deleteNamespace(`${NETNS_RUN_DIR}/${name}`);
+    await native().deleteNamespace(`${NETNS_RUN_DIR}/${name}`);
   } catch (error) {
     throw fromNative(error);
   }
@@ -62,7 +62,7 @@ function inodeOfPid(pid: number): number {
   if (!Number.isSafeInteger(pid) || pid <= 0) {
     throw netnsError(ErrorCodes.INVALID_ARG, `pid must be a positive integer, got ${String(pid)}`);
   }
-  return callNative(() => native.openNetnsIdentity(`/proc/${pid}/ns/net`)).ino;
+  return callNative(() => native().openNetnsIdentity(`/proc/${pid}/ns/net`)).ino;
 }
 
 function inodeOfTarget(target: unknown): number {
@@ -89,7 +89,7 @@ export function identifyNamespace(target: { pid: number } | { inode: number }): 
 /** Processes whose main thread is in the named namespace, as `ip netns pids`. */
 export function namespacePids(name: string): number[] {
   assertValidName(name);
-  const inode = callNative(() => native.openNetnsIdentity(`${NETNS_RUN_DIR}/${name}`)).ino;
+  const inode = callNative(() => native().openNetnsIdentity(`${NETNS_RUN_DIR}/${name}`)).ino;
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

@@ -44,7 +44,7 @@ export class NetNS extends NsHandle {
   /** Opens a bare name (/run/netns/NAME) or any nsfs path, checking it is a network namespace. */
   static open(pathOrName: string): NetNS {
     const path = resolveNamespacePath(pathOrName);
-    const opened = callNative(() => native.openNetns(path));
+    const opened = callNative(() => native().openNetns(path));
     return new NetNS(path, opened.fd, opened.dev, opened.ino);
   }
 

@@ -39,7 +39,7 @@ function fileLock(fd: number, path: string): WriterLock {
     ftruncateSync(fd, 0);
     writeSync(fd, `${process.pid}\n`, 0);
   } catch (error) {
-    native.closeFd(fd);
+    native().closeFd(fd);
     throw error;
   }
   let held = true;
@@ -55,7 +55,7 @@ function fileLock(fd: number, path: string): WriterLock {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error; // someone cleaned /run: nothing to undo
       } finally {
-        native.closeFd(fd);
+        native().closeFd(fd);
       }
     },
   };
@@ -67,7 +67,7 @@ export async function lockTable(target: LockTarget, timeoutMs: number): Promise<
   const path = lockPath(target);
   const giveUpAt = Date.now() + timeoutMs;
   for (let pollMs = FIRST_POLL_MS; ; pollMs = Math.min(pollMs * 2, MAX_POLL_MS)) {
-    const fd = callNative(() => native.tryLockFile(path));
+    const fd = callNative(() => native().tryLockFile(path));
     if (fd >= 0) return fileLock(fd, path);
     const left = giveUpAt - Date.now();
     if (left <= 0) {

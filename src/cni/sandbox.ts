@@ -29,13 +29,13 @@ export async function checkNetns(env: Environment): Promise<boolean> {
   const { native } = await import('../core/native.js');
   let identity: { dev: number; ino: number };
   try {
-    identity = callNative(() => native.openNetnsIdentity(netns));
+    identity = callNative(() => native().openNetnsIdentity(netns));
   } catch (error) {
     const code = error instanceof NetnsError ? error.code : '';
     if (command === 'DEL' && GONE.has(code)) return true;
     throw invalidNetns(`CNI_NETNS ${JSON.stringify(netns)} is not a usable network namespace`, error instanceof Error ? error.message : String(error));
   }
-  const own = callNative(() => native.threadNetns());
+  const own = callNative(() => native().threadNetns());
   if (!env.netnsOverride && own.dev === identity.dev && own.ino === identity.ino) {
     throw invalidNetns(`CNI_NETNS ${JSON.stringify(netns)} is the plugin's own network namespace`, 'a runtime passes the container\'s; test harnesses set CNI_NETNS_OVERRIDE=1');
   }

@@ -47,7 +47,7 @@ export class NsHandle implements Disposable {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#inUse === 0) native.closeFd(this.#fd);
+    if (this.#inUse === 0) native().closeFd(this.#fd);
   }
 
   [Symbol.dispose](): void {
@@ -69,7 +69,7 @@ export class NsHandle implements Disposable {
   /** @internal */
   release(): void {
     this.#inUse--;
-    if (this.#closed && this.#inUse === 0) native.closeFd(this.#fd);
+    if (this.#closed && this.#inUse === 0) native().closeFd(this.#fd);
   }
 
   #assertOpen(): void {

@@ -1,6 +1,8 @@
 // Loads the compiled addon, found as runtime-files.ts says; NETNS_ADDON_PATH
 // points at another build (e.g. the AddressSanitizer one made by
-// `npm run build:asan`).
+// `npm run build:asan`). Loaded on first use, not at import: a program that
+// imports netns but has not touched a namespace yet (a CNI plugin answering
+// VERSION) pays neither the dlopen nor a missing addon's error.
 import { ADDON, EXEC_HELPER, locate } from './runtime-files.js';
 
 export interface NsIdentity {
@@ -76,4 +78,12 @@ function load(): NativeBinding {
   return module.exports as NativeBinding;
 }
 
-export const native: NativeBinding = load();
+let binding: NativeBinding | undefined;
+
+/**
+ * The addon, loaded by the first call (which throws ERR_NETNS_ADDON_MISSING if
+ * it is not found; the next call looks again). Small enough to be inlined on hot paths.
+ */
+export function native(): NativeBinding {
+  return (binding ??= load());
+}

@@ -33,5 +33,5 @@ export function namespacedPath(path: unknown): string {
 
 export async function readFileIn(ns: NsHandle, path: string): Promise<Buffer> {
   const resolved = namespacedPath(path);
-  return await runIo(ns, (fd) => native.ioReadFile(fd, resolved));
+  return await runIo(ns, (fd) => native().ioReadFile(fd, resolved));
 }

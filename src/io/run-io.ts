@@ -32,7 +32,7 @@ export function runIo<T>(ns: NsHandle, start: (nsFd: number) => Promise<T>): Pro
 }
 
 function warnAboutDiscardedThreads(): void {
-  const { threadsDiscarded } = native.ioStats();
+  const { threadsDiscarded } = native().ioStats();
   if (threadsDiscarded === discardsSeen) return;
   discardsSeen = threadsDiscarded;
   process.emitWarning('a netns I/O thread could not return to its own network namespace; it was replaced', {
@@ -42,5 +42,5 @@ function warnAboutDiscardedThreads(): void {
 
 /** The I/O threads of this thread's environment: how many were started and how many were replaced after a failed restore. */
 export function ioStats(): { threadsCreated: number; threadsDiscarded: number } {
-  return native.ioStats();
+  return native().ioStats();
 }

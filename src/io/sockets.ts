@@ -82,7 +82,7 @@ export function rawSocket(ns: NsHandle, domain: SocketDomain, type: SocketType, 
   } catch (error) {
     return Promise.reject(error);
   }
-  return runIo(ns, (fd) => native.ioSocket(fd, domainNumber, typeNumber, protocol));
+  return runIo(ns, (fd) => native().ioSocket(fd, domainNumber, typeNumber, protocol));
 }
 
 function checkOptionsObject(options: unknown, what: string): void {
@@ -105,7 +105,7 @@ function withAddress(error: unknown, options: { host?: string; port?: number; pa
 }
 
 function bindIn(ns: NsHandle, type: number, target: { host: string; port: number; unix: boolean }, backlog: number) {
-  return runIo(ns, (fd) => native.ioBind(fd, type, target.host, target.port, target.unix, backlog)).catch((error) => {
+  return runIo(ns, (fd) => native().ioBind(fd, type, target.host, target.port, target.unix, backlog)).catch((error) => {
     throw withAddress(error, target.unix ? { path: target.host } : target);
   });
 }
@@ -129,9 +129,9 @@ export async function listenIn<S extends net.Server>(ns: NsHandle, server: S, op
   let diagFd = -1;
   if (zoned) {
     try {
-      diagFd = await runIo(ns, (nsFd) => native.ioSocket(nsFd, DOMAINS.netlink, TYPES.raw, NETLINK_SOCK_DIAG));
+      diagFd = await runIo(ns, (nsFd) => native().ioSocket(nsFd, DOMAINS.netlink, TYPES.raw, NETLINK_SOCK_DIAG));
     } catch (error) {
-      native.closeFd(fd);
+      native().closeFd(fd);
       throw error;
     }
   }
@@ -149,7 +149,7 @@ export async function listenIn<S extends net.Server>(ns: NsHandle, server: S, op
     server.prependListener('connection', onConnection);
     server.once('close', () => {
       server.off('connection', onConnection);
-      native.closeFd(diagFd);
+      native().closeFd(diagFd);
     });
   }
   return server;
@@ -165,7 +165,7 @@ async function linkLocalZone(ns: NsHandle, host: string): Promise<{ address: str
 
 function closeAnd(...fds: number[]): (error: unknown) => never {
   return (error) => {
-    for (const fd of fds) if (fd >= 0) native.closeFd(fd);
+    for (const fd of fds) if (fd >= 0) native().closeFd(fd);
     throw error;
   };
 }
@@ -201,7 +201,7 @@ export async function connectIn(ns: NsHandle, options: ConnectOptions): Promise<
   }
   const fd = zoned
     ? await bindIn(ns, TYPES.stream, { host: `${zoned.source}%${zoned.iface.index}`, port: 0, unix: false }, -1)
-    : await runIo(ns, (nsFd) => native.ioSocket(nsFd, domain, TYPES.stream | SOCK_NONBLOCK, 0));
+    : await runIo(ns, (nsFd) => native().ioSocket(nsFd, domain, TYPES.stream | SOCK_NONBLOCK, 0));
   const socket = new net.Socket({ fd });
   try {
     await new Promise<void>((resolve, reject) => {

@@ -191,18 +191,18 @@ function reportThroughEvents(child: ChildProcess, command: string, args: string[
 // Some programs (nft -f -) open /dev/stdin by path, which fails on the
 // socketpair Node would use; a pipe made by the addon works everywhere.
 function feedThroughPipe(input: string | Buffer): { stdin: number; start(): void; abandon(): void } {
-  const { read, write } = native.pipe();
+  const { read, write } = native().pipe();
   return {
     stdin: read,
     start() {
-      native.closeFd(read);
+      native().closeFd(read);
       const sink = new net.Socket({ fd: write, readable: false, writable: true });
       sink.on('error', () => {}); // the command may exit without reading it all
       sink.end(input);
     },
     abandon() {
-      native.closeFd(read);
-      native.closeFd(write);
+      native().closeFd(read);
+      native().closeFd(write);
     },
   };
 }

@@ -38,7 +38,7 @@ export class Sysctl {
   /** The value with its trailing newline removed. */
   async get(key: string): Promise<string> {
     const path = sysctlPath(key);
-    const data = await runIo(this.#ns, (fd) => native.ioReadFile(fd, path));
+    const data = await runIo(this.#ns, (fd) => native().ioReadFile(fd, path));
     return data.toString('utf8').replace(/\n$/, '');
   }
 
@@ -49,6 +49,6 @@ export class Sysctl {
     const text = typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
     // The kernel takes the first line and drops the rest: a value is one line (a final newline is fine).
     if (/[\0\n]/.test(text.replace(/\n$/, ''))) throw netnsError(ErrorCodes.INVALID_SYSCTL, 'a sysctl value must be one line with no NUL byte');
-    await runIo(this.#ns, (fd) => native.ioWriteFile(fd, path, text));
+    await runIo(this.#ns, (fd) => native().ioWriteFile(fd, path, text));
   }
 }

@@ -131,7 +131,7 @@ function tcp6DumpRequest(): Buffer {
  * answers a dump as it is read), so that a getter can answer at once.
  */
 export function tcp6PeerOf(diagFd: number, inode: number): { address: string; port: number } | undefined {
-  const replies = callNative(() => native.netlinkTransact(diagFd, tcp6DumpRequest(), DIAG_SEQ, 1));
+  const replies = callNative(() => native().netlinkTransact(diagFd, tcp6DumpRequest(), DIAG_SEQ, 1));
   for (const { type, payload } of splitMessages(replies ?? Buffer.alloc(0))) {
     if (type !== SOCK_DIAG_BY_FAMILY || payload.readUInt32LE(68) !== inode) continue;
     return { address: hexToIpv6(payload.toString('hex', 24, 40)), port: payload.readUInt16BE(6) };

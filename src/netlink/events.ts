@@ -120,12 +120,12 @@ export class NetlinkWatcher extends Readable {
     const watcher = new NetlinkWatcher(nl, kinds, options.existing === true);
     const fd = await openBeside(nl);
     try {
-      callNative(() => native.netlinkSubscribe(fd, kinds.flatMap((kind) => KINDS[kind].groups)));
+      callNative(() => native().netlinkSubscribe(fd, kinds.flatMap((kind) => KINDS[kind].groups)));
     } catch (error) {
       nativeTransport.close(fd);
       throw error;
     }
-    watcher.#watch = callNative(() => native.netlinkWatch(fd, (error, data) => watcher.#received(error, data)));
+    watcher.#watch = callNative(() => native().netlinkWatch(fd, (error, data) => watcher.#received(error, data)));
     if (watcher.#existing) {
       try {
         await watcher.#sync();
@@ -213,7 +213,7 @@ export class NetlinkWatcher extends Readable {
 async function openBeside(nl: WatchSource): Promise<number> {
   // A closed handle's descriptor number may belong to something else by now.
   if (nl.handle.closed) throw netnsError(ErrorCodes.CLOSED, 'netlink: watch: the netlink handle has been closed');
-  const nsFd = callNative(() => native.socketNetns(nl.handle.fd));
+  const nsFd = callNative(() => native().socketNetns(nl.handle.fd));
   try {
     return (await nativeTransport.open(nsFd, C.NETLINK_ROUTE)).fd;
   } finally {

@@ -285,11 +285,11 @@ function namespacePath(target: unknown): string {
 }
 
 async function openAt(transport: NetlinkTransport, path: string, protocol: number): Promise<{ fd: number; portId: number }> {
-  const opened = callNative(() => native.openNetns(path));
+  const opened = callNative(() => native().openNetns(path));
   try {
     return await transport.open(opened.fd, protocol);
   } finally {
-    callNative(() => native.closeFd(opened.fd));
+    callNative(() => native().closeFd(opened.fd));
   }
 }
 

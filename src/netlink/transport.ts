@@ -19,7 +19,7 @@ export interface NetlinkTransport {
 export const nativeTransport: NetlinkTransport = {
   async open(nsFd, protocol) {
     try {
-      return await native.netlinkOpen(nsFd, protocol);
+      return await native().netlinkOpen(nsFd, protocol);
     } catch (error) {
       return callNative(() => {
         throw error;
@@ -29,10 +29,10 @@ export const nativeTransport: NetlinkTransport = {
   // Not through callNative: its closure would be made on every request.
   transact(fd, request, firstSeq, count, quiet) {
     try {
-      return native.netlinkTransact(fd, request, firstSeq, count, quiet);
+      return native().netlinkTransact(fd, request, firstSeq, count, quiet);
     } catch (error) {
       throw fromNative(error);
     }
   },
-  close: (fd) => callNative(() => native.closeFd(fd)),
+  close: (fd) => callNative(() => native().closeFd(fd)),
 };

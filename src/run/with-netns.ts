@@ -86,7 +86,7 @@ function acquire(target: NetnsTarget): { fd: number; release: () => void } {
 function openNestedTarget(target: NestedTarget, orphaned: () => boolean): { fd: number; release: () => void } {
   if ('path' in target) return acquire(target.path);
   const { fd, owned } = target;
-  return { fd, release: () => owned && orphaned() && native.closeFd(fd) };
+  return { fd, release: () => owned && orphaned() && native().closeFd(fd) };
 }
 
 function checkedOptions(options: unknown): WithNetNSOptions {

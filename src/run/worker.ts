@@ -42,7 +42,7 @@ type Defined = { fn: Callable; source: string | null } | { error: unknown } | { 
 const { port, bell: bellBuffer, claims: claimsBuffer } = workerData as { port: MessagePort; bell: SharedArrayBuffer; claims: SharedArrayBuffer };
 const bell = new Int32Array(bellBuffer);
 const claims = new Int32Array(claimsBuffer);
-native.becomeSwitchThread();
+native().becomeSwitchThread();
 
 const functions = new Map<number, Defined>();
 const backlog: Run[] = [];
@@ -93,7 +93,7 @@ function define(fnId: number, fn: FnSpec): void {
 
 // Leaves the namespace; a thread that cannot leave reports and ends here.
 function restore(id: number, ok: boolean, value: unknown): void {
-  const restoreError = native.restore();
+  const restoreError = native().restore();
   if (!restoreError) return;
   sendResult(id, ok, value, { poisoned: serializeError(fromNative(restoreError)) });
   process.exit(1);
@@ -233,7 +233,7 @@ function runDefined(message: Run, i: number, defined: { fn: Callable; source: st
 /** Enters the namespace and calls fn; null when fn never ran (the failure is reported). */
 function invoke(id: number, nsFd: number, fn: (...args: unknown[]) => unknown, args: unknown[]): { ok: boolean; value: unknown } | null {
   try {
-    native.enter(nsFd);
+    native().enter(nsFd);
   } catch (error) {
     sendResult(id, false, fromNative(error));
     return null;

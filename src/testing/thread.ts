@@ -9,11 +9,11 @@ import { native } from '../core/native.js';
  * fail for real (setns needs CAP_SYS_ADMIN), without touching other threads.
  */
 export function dropThreadCapability(name: CapabilityName): void {
-  callNative(() => native.dropEffectiveCapability(CAPABILITIES[name]));
+  callNative(() => native().dropEffectiveCapability(CAPABILITIES[name]));
 }
 
 /** The namespace identity of the calling thread, read through /proc/thread-self. */
 export function threadNetns(): { dev: number; inode: number } {
-  const { dev, ino } = callNative(() => native.threadNetns());
+  const { dev, ino } = callNative(() => native().threadNetns());
   return { dev, inode: ino };
 }

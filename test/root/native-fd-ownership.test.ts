@@ -8,22 +8,22 @@ import { SetterError, withThrowingSetter } from '../helpers/throwing-setter.js';
 describe('native descriptor ownership', () => {
   it('openNetns closes the namespace descriptor when its result cannot be built', () => {
     const before = openFdCount();
-    expect(() => withThrowingSetter('fd', () => native.openNetns('/proc/self/ns/net'))).toThrow(SetterError);
+    expect(() => withThrowingSetter('fd', () => native().openNetns('/proc/self/ns/net'))).toThrow(SetterError);
     expect(openFdCount()).toBe(before);
   });
 
   it('pipe closes both ends when its result cannot be built', () => {
     const before = openFdCount();
-    expect(() => withThrowingSetter('write', () => native.pipe())).toThrow(SetterError);
+    expect(() => withThrowingSetter('write', () => native().pipe())).toThrow(SetterError);
     expect(openFdCount()).toBe(before);
   });
 
   it('still hands both results over when nothing throws', () => {
     const before = openFdCount();
-    const { fd } = native.openNetns('/proc/self/ns/net');
-    const ends = native.pipe();
+    const { fd } = native().openNetns('/proc/self/ns/net');
+    const ends = native().pipe();
     expect(openFdCount()).toBe(before + 3);
-    for (const owned of [fd, ends.read, ends.write]) native.closeFd(owned);
+    for (const owned of [fd, ends.read, ends.write]) native().closeFd(owned);
     expect(openFdCount()).toBe(before);
   });
 });

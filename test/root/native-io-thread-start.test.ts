@@ -16,16 +16,16 @@ describe.skipIf(!privileged)('I/O thread start-up', () => {
       `
       import { closeSync, openSync } from 'node:fs';
       const { native } = await import(${JSON.stringify(distUrl('core/native.js'))});
-      const { fd } = native.openNetns('/proc/self/ns/net');
+      const { fd } = native().openNetns('/proc/self/ns/net');
       const fillers = [];
       try { for (;;) fillers.push(openSync('/dev/null', 'r')); } catch (e) { if (e.code !== 'EMFILE') throw e; }
       closeSync(fillers.pop()); // room for the job's own copy of the namespace fd, none for the thread's home
-      const first = await native.ioSocket(fd, ${AF_INET}, ${SOCK_DGRAM}, 0).then(
+      const first = await native().ioSocket(fd, ${AF_INET}, ${SOCK_DGRAM}, 0).then(
         () => 'resolved', (e) => ({ code: e.code, syscall: e.syscall }));
       for (const filler of fillers) closeSync(filler);
-      const second = await native.ioSocket(fd, ${AF_INET}, ${SOCK_DGRAM}, 0).then(
-        (socket) => { native.closeFd(socket); return 'resolved'; }, (e) => ({ code: e.code }));
-      console.log(JSON.stringify({ first, second, stats: native.ioStats() }));
+      const second = await native().ioSocket(fd, ${AF_INET}, ${SOCK_DGRAM}, 0).then(
+        (socket) => { native().closeFd(socket); return 'resolved'; }, (e) => ({ code: e.code }));
+      console.log(JSON.stringify({ first, second, stats: native().ioStats() }));
       `,
       { prefix: ['prlimit', '--nofile=256:256'] },
     );

@@ -25,7 +25,7 @@ describe.skipIf(!privileged)('settling native jobs', () => {
   it('rejects with what building the result threw, closes what the job made, and lets the process exit', async () => {
     const result = await runNodeScript(`${prelude}
       throwingSetter('fd');
-      const outcome = await native.createNamespace('/run/netns', '').then(() => 'resolved', (e) => 'rejected: ' + e.message);
+      const outcome = await native().createNamespace('/run/netns', '').then(() => 'resolved', (e) => 'rejected: ' + e.message);
       delete Object.prototype.fd;
       console.log(JSON.stringify({ outcome, leaked: foreignNamespaceFds() }));
     `);
@@ -35,11 +35,11 @@ describe.skipIf(!privileged)('settling native jobs', () => {
 
   it('rejects with what building the error threw, and lets the process exit', async () => {
     const result = await runNodeScript(`${prelude}
-      const { fd } = native.openNetns('/proc/self/ns/net');
+      const { fd } = native().openNetns('/proc/self/ns/net');
       throwingSetter('code');
-      const outcome = await native.ioReadFile(fd, '/nonexistent/nsnat-settle').then(() => 'resolved', (e) => 'rejected: ' + e.message);
+      const outcome = await native().ioReadFile(fd, '/nonexistent/nsnat-settle').then(() => 'resolved', (e) => 'rejected: ' + e.message);
       delete Object.prototype.code;
-      native.closeFd(fd);
+      native().closeFd(fd);
       console.log(JSON.stringify({ outcome }));
     `);
     expect(result).toMatchObject({ code: 0, signal: null });

@@ -4,7 +4,7 @@ import { native } from '../../dist/core/native.js';
 
 describe('native surface', () => {
   it('exports exactly the methods the TypeScript layer uses', () => {
-    expect(Object.getOwnPropertyNames(native).sort()).toEqual(
+    expect(Object.getOwnPropertyNames(native()).sort()).toEqual(
       [
         'becomeSwitchThread',
         'closeFd',

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { closePool, poolStats, withNetNS } from '../../dist/index.js';
+import { closePool, ioStats, poolStats, withNetNS } from '../../dist/index.js';
 
 describe('a pool whose threads cannot start', () => {
   afterAll(() => closePool());
 
   it('fails the calls instead of replacing threads forever', async () => {
-    // the main thread has loaded the addon; new pool threads will not find it
+    ioStats(); // the main thread loads the addon (on first use); new pool threads will not find it
     process.env.NETNS_ADDON_PATH = '/nonexistent/netns.node';
     for (let attempt = 0; attempt < 3; attempt++) {
       await expect(withNetNS('/proc/self/ns/net', () => 1)).rejects.toMatchObject({ code: 'ERR_NETNS_WORKER_EXITED' });
