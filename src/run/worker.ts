@@ -14,7 +14,7 @@ import { fromNative } from '../core/errors.js';
 import { native } from '../core/native.js';
 import { startClaim } from './claims.js';
 import { BELL_RESULTS, BELL_TASKS, spinUntilRung, WORKER_SPIN_US } from './doorbell.js';
-import { compileFunction, explainedSyntaxError, explainReferenceError } from './fn-source.js';
+import { compileFunction, explainedSyntaxError, explainReferenceError } from './fn-compile.js';
 import { exportOf, importModule } from './module-export.js';
 import { POOL_WORKER_HOOK, type PoolWorkerHook } from './nested-hook.js';
 import { countAlsoAlive, mayHaveLeftovers, settledDown, somethingAlive, startWatchingLeftovers, stopWatching, watchCall } from './leftovers.js';
