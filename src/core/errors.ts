@@ -1,5 +1,5 @@
-import { constants } from 'node:os';
 import { getSystemErrorMap } from 'node:util';
+import { os } from './builtins.js';
 
 /**
  * Every code of an error raised by this package itself, in one place (system
@@ -80,7 +80,7 @@ export class NetnsError extends Error {
 function describeErrno(errno: number): [code: ErrorCode, description: string] {
   const known = getSystemErrorMap().get(-Math.abs(errno));
   if (known) return known as [ErrorCode, string];
-  const name = Object.entries(constants.errno).find(([, n]) => n === Math.abs(errno))?.[0];
+  const name = Object.entries(os().constants.errno).find(([, n]) => n === Math.abs(errno))?.[0];
   return [(name ?? `E${Math.abs(errno)}`) as ErrorCode, 'unknown system error'];
 }
 

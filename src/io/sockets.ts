@@ -2,9 +2,10 @@
 // Node as ordinary objects. A socket keeps the namespace it was created in, so
 // only creation (and binding) needs the namespace; all I/O then runs on the
 // calling thread's event loop.
-import dgram from 'node:dgram';
+import type dgram from 'node:dgram';
 import type { EventEmitter } from 'node:events';
-import net from 'node:net';
+import type net from 'node:net';
+import { dgram as loadDgram, net as loadNet } from '../core/builtins.js';
 import { ErrorCodes, NetnsError, netnsError, systemError } from '../core/errors.js';
 import { native } from '../core/native.js';
 import type { NsHandle } from '../core/handle.js';
@@ -113,7 +114,7 @@ function bindIn(ns: NsHandle, type: number, target: { host: string; port: number
 /** Binds and listens inside the namespace, then hands the socket to `server`. */
 export async function listenIn<S extends net.Server>(ns: NsHandle, server: S, options: ListenOptions = {}): Promise<S> {
   checkOptionsObject(options, 'listen');
-  if (!(server instanceof net.Server)) throw netnsError(ErrorCodes.INVALID_ARG, 'server must be a net.Server (or http.Server)');
+  if (!(server instanceof loadNet().Server)) throw netnsError(ErrorCodes.INVALID_ARG, 'server must be a net.Server (or http.Server)');
   if (server.listening) throw netnsError(ErrorCodes.INVALID_ARG, 'server is already listening');
   const backlog = options.backlog ?? DEFAULT_BACKLOG;
   if (typeof backlog !== 'number' || !Number.isInteger(backlog) || backlog < 0 || backlog > PROTOCOL_MAX) {
@@ -202,7 +203,8 @@ export async function connectIn(ns: NsHandle, options: ConnectOptions): Promise<
   const fd = zoned
     ? await bindIn(ns, TYPES.stream, { host: `${zoned.source}%${zoned.iface.index}`, port: 0, unix: false }, -1)
     : await runIo(ns, (nsFd) => native().ioSocket(nsFd, domain, TYPES.stream | SOCK_NONBLOCK, 0));
-  const socket = new net.Socket({ fd });
+  const { Socket } = loadNet();
+  const socket = new Socket({ fd });
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(systemError(ETIMEDOUT, 'connect')), timeout);
@@ -246,7 +248,7 @@ export async function createUdpSocket(ns: NsHandle, type: 'udp4' | 'udp6', optio
   const zoned = await linkLocalZone(ns, host);
   const fd = await bindIn(ns, TYPES.dgram, { host, port, unix: false }, -1);
   const boundPort = zoned && (port || (await localPortOf(ns, fd, 'udp6').catch(closeAnd(fd))));
-  const socket = dgram.createSocket(type);
+  const socket = loadDgram().createSocket(type);
   await adopt(socket, (ready) => socket.bind({ fd }, ready));
   if (zoned) {
     let open = true;

@@ -3,10 +3,10 @@
 // pipe as fd 4; the helper switches and execs the command. So the result is a
 // real ChildProcess (stdio, kill, exit codes), and a failed switch or exec
 // arrives as an 'error' event with a proper code, as Node reports spawn errors.
-import { spawn, type ChildProcess, type SpawnOptions, type StdioOptions } from 'node:child_process';
+import type { ChildProcess, SpawnOptions, StdioOptions } from 'node:child_process';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
-import net from 'node:net';
+import { childProcess, net } from '../core/builtins.js';
 import { ErrorCodes, netnsError, systemError } from '../core/errors.js';
 import { execHelperPath, native } from '../core/native.js';
 import { NETNS_RUN_DIR } from '../core/names.js';
@@ -136,7 +136,7 @@ export function spawnIn(ns: NsHandle, command: string, args: string[] = [], opti
   const nsFd = ns.acquire();
   let child: ChildProcess;
   try {
-    child = spawn(execHelperPath(), [etcArg, command, ...args], {
+    child = childProcess().spawn(execHelperPath(), [etcArg, command, ...args], {
       ...rest,
       stdio: [...triple, nsFd, 'pipe', ...inheritFds] as StdioOptions,
     });
@@ -196,7 +196,8 @@ function feedThroughPipe(input: string | Buffer): { stdin: number; start(): void
     stdin: read,
     start() {
       native().closeFd(read);
-      const sink = new net.Socket({ fd: write, readable: false, writable: true });
+      const { Socket } = net();
+      const sink = new Socket({ fd: write, readable: false, writable: true });
       sink.on('error', () => {}); // the command may exit without reading it all
       sink.end(input);
     },

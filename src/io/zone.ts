@@ -7,7 +7,7 @@
 // /proc/net/if_inet6 read on an I/O thread inside it, and the addresses Node
 // would report are computed from what the namespace says.
 import { fstatSync } from 'node:fs';
-import { SocketAddress } from 'node:net';
+import { net } from '../core/builtins.js';
 import { callNative, ErrorCodes, netnsError } from '../core/errors.js';
 import type { NsHandle } from '../core/handle.js';
 import { native } from '../core/native.js';
@@ -38,6 +38,7 @@ export function splitZone(host: string): ZonedHost {
 }
 
 function canonical(address: string): string {
+  const { SocketAddress } = net();
   return new SocketAddress({ address, family: 'ipv6' }).address;
 }
 

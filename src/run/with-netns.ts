@@ -1,6 +1,6 @@
 // withNetNS: run a JavaScript function inside a network namespace, on a pool
 // thread that switches and comes back, never on the calling thread.
-import { availableParallelism } from 'node:os';
+import { os } from '../core/builtins.js';
 import { abortError, ErrorCodes, netnsError } from '../core/errors.js';
 import { isNsHandle } from '../core/handle.js';
 import { native } from '../core/native.js';
@@ -29,10 +29,10 @@ export interface PoolOptions {
 
 let pool: WorkerPool | undefined;
 let closing: Promise<void> = Promise.resolve();
-let configuredSize = availableParallelism();
+let configuredSize: number | undefined; // os.availableParallelism() unless configured
 
 function getPool(): WorkerPool {
-  pool ??= new WorkerPool(configuredSize, openNestedTarget);
+  pool ??= new WorkerPool(configuredSize ?? os().availableParallelism(), openNestedTarget);
   return pool;
 }
 

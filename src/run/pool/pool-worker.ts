@@ -1,6 +1,7 @@
 // One worker thread of the pool, as the pool sees it: its port and doorbell,
 // the calls sent to it, and whether it has started properly.
-import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
+import { workerThreads } from '../../core/builtins.js';
 import { locate, WORKER_ENTRY } from '../../core/runtime-files.js';
 import { newClaimRing, openClaim } from '../claims.js';
 import { BELL_TASKS, BELL_WORDS } from '../doorbell.js';
@@ -35,6 +36,7 @@ export class PoolWorker {
 
   constructor(registry: FunctionRegistry) {
     const entry = locate(WORKER_ENTRY);
+    const { MessageChannel } = workerThreads();
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
     this.#generation = registry.generation;

@@ -4,7 +4,8 @@
 // or to the whole process.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import type { Worker, WorkerOptions } from 'node:worker_threads';
+import { workerThreads } from '../../core/builtins.js';
 import { absoluteRuntimeVariables } from '../../core/runtime-files.js';
 
 // Options about the main script, which Node would apply to the worker's own
@@ -130,6 +131,7 @@ export function withoutRefused(execArgv: readonly string[], error: unknown): str
 export function startWorker(entry: string, options: Omit<WorkerOptions, 'execArgv' | 'env'>): Worker {
   let execArgv = accepted ?? workerExecArgv();
   const env = workerEnv();
+  const { Worker } = workerThreads();
   for (;;) {
     try {
       const worker = new Worker(entry, { ...options, execArgv, env });

@@ -13,7 +13,7 @@
 //   alive only while they have calls.
 import { stat } from 'node:fs';
 import { inspect } from 'node:util';
-import { receiveMessageOnPort } from 'node:worker_threads';
+import { workerThreads } from '../../core/builtins.js';
 import { abortError, ErrorCodes, netnsError } from '../../core/errors.js';
 import { CALLER_SPIN_US, SpinPolicy, spinUntilRung, BELL_RESULTS } from '../doorbell.js';
 import { deserializeError, RESULT_FIELDS, serializeError, type FromWorker, type NestedTarget, type Outcome, type SerializedError } from '../wire.js';
@@ -369,6 +369,7 @@ export class WorkerPool {
   }
 
   #drainPort(worker: PoolWorker): void {
+    const { receiveMessageOnPort } = workerThreads();
     for (let received; (received = receiveMessageOnPort(worker.port)); ) this.#onMessage(worker, received.message as FromWorker);
   }
 
