@@ -5,7 +5,7 @@
 import { getSystemErrorMap } from 'node:util';
 import { ErrorCodes, NetnsError, netnsError, systemError } from '../core/errors.js';
 import { AttributeMap, writeAttributes, attributesSize, type Attribute } from './attributes.js';
-import { checkUint } from './validate.js';
+import { checkUint } from './checks.js';
 import {
   NLM_F_ACK_TLVS,
   NLM_F_CAPPED,

@@ -3,14 +3,12 @@
 // silently truncated name). Addresses are parsed and printed with ipaddr.js
 // (RFC 5952 text for IPv6).
 import ipaddr from 'ipaddr.js';
-import { ErrorCodes, netnsError, type NetnsError } from '../core/errors.js';
+import { checkUint, invalid } from './checks.js';
 import { AF_INET, AF_INET6, AF_UNSPEC } from './constants.js';
 
-const IFNAMSIZ = 16;
+export { checkUint, invalid };
 
-export function invalid(message: string): NetnsError {
-  return netnsError(ErrorCodes.NETLINK_INVALID, `netlink: ${message}`);
-}
+const IFNAMSIZ = 16;
 
 /** As the kernel's dev_valid_name (1-15 bytes, not . or .., no '/', ':' or whitespace), and no control characters. */
 export function checkLinkName(name: unknown, what = 'interface name'): string {
@@ -29,13 +27,6 @@ export function checkIndex(index: unknown, what = 'interface index'): number {
     throw invalid(`${what} must be a positive integer, got ${String(index)}`);
   }
   return index as number;
-}
-
-export function checkUint(value: unknown, what: string, max = 0xffffffff, min = 0): number {
-  if (!Number.isSafeInteger(value) || (value as number) < min || (value as number) > max) {
-    throw invalid(`${what} must be an integer from ${min} to ${max}, got ${String(value)}`);
-  }
-  return value as number;
 }
 
 /** "02:00:00:aa:bb:cc" -> 6 bytes: an Ethernet MAC, as every link kind made here has. */
