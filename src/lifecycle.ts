@@ -1,6 +1,6 @@
 // Creating, deleting, listing and identifying namespaces, interoperable with
 // `ip netns`: named namespaces are bind mounts under /run/netns.
-import { readdirSync, readlinkSync, statfsSync, statSync } from 'node:fs';
+import { fs } from './core/builtins.js';
 import { callNative, ErrorCodes, fromNative, netnsError } from './core/errors.js';
 import { assertValidName, NETNS_RUN_DIR } from './core/names.js';
 import { native } from './core/native.js';
@@ -43,11 +43,12 @@ export async function deleteNamespace(name: string): Promise<void> {
 export function listNamespaces(): NamespaceEntry[] {
   let names: string[];
   try {
-    names = readdirSync(NETNS_RUN_DIR);
+    names = fs().readdirSync(NETNS_RUN_DIR);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
+  const { statfsSync, statSync } = fs();
   return names.sort().flatMap((name) => {
     const path = `${NETNS_RUN_DIR}/${name}`;
     try {
@@ -91,6 +92,7 @@ export function namespacePids(name: string): number[] {
   assertValidName(name);
   const inode = callNative(() => native().openNetnsIdentity(`${NETNS_RUN_DIR}/${name}`)).ino;
   const pids: number[] = [];
+  const { readdirSync, readlinkSync } = fs();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {

@@ -1,5 +1,4 @@
-import { getSystemErrorMap } from 'node:util';
-import { os } from './builtins.js';
+import { os, util } from './builtins.js';
 
 /**
  * Every code of an error raised by this package itself, in one place (system
@@ -78,7 +77,7 @@ export class NetnsError extends Error {
 }
 
 function describeErrno(errno: number): [code: ErrorCode, description: string] {
-  const known = getSystemErrorMap().get(-Math.abs(errno));
+  const known = util().getSystemErrorMap().get(-Math.abs(errno));
   if (known) return known as [ErrorCode, string];
   const name = Object.entries(os().constants.errno).find(([, n]) => n === Math.abs(errno))?.[0];
   return [(name ?? `E${Math.abs(errno)}`) as ErrorCode, 'unknown system error'];

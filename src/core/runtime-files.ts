@@ -5,9 +5,9 @@
 // that `netns runtime <dir>` filled; when it is set, every file comes from
 // there. NETNS_ADDON_PATH and NETNS_EXEC_HELPER name one file each and win
 // over both.
-import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fs } from './builtins.js';
 import { ErrorCodes, netnsError, type NetnsError } from './errors.js';
 import { VERSION } from './version.js';
 
@@ -75,9 +75,9 @@ const MAX_STAMP_BYTES = 4096;
 /** The version a stamp names, or undefined if it is missing, not a small regular file (a FIFO would block) or not ours. */
 function stampedVersion(path: string): unknown {
   try {
-    const stat = statSync(path);
+    const stat = fs().statSync(path);
     if (!stat.isFile() || stat.size > MAX_STAMP_BYTES) return undefined;
-    return (JSON.parse(readFileSync(path, 'utf8')) as { version?: unknown }).version;
+    return (JSON.parse(fs().readFileSync(path, 'utf8')) as { version?: unknown }).version;
   } catch {
     return undefined;
   }
@@ -123,7 +123,7 @@ function findPackageRoot(): PackageRoot {
   const dir = fileURLToPath(new URL('../..', url));
   const manifest = `${dir}package.json`;
   try {
-    if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === 'netns') return { dir };
+    if ((JSON.parse(fs().readFileSync(manifest, 'utf8')) as { name?: unknown }).name === 'netns') return { dir };
   } catch {
     // not there, or not JSON: not the installed package either
   }
@@ -135,7 +135,7 @@ export function installedFile(file: RuntimeFile): string {
   const { dir, why } = packageRoot();
   if (dir === null) throw missingError(file, [`(nothing: ${why})`], 'the installed package');
   const candidates = file.installed.map((path) => `${dir}${path}`);
-  const found = candidates.find((path) => existsSync(path));
+  const found = candidates.find((path) => fs().existsSync(path));
   if (found) return found;
   throw missingError(file, candidates, 'the installed package');
 }
@@ -154,7 +154,7 @@ export function locate(file: RuntimeFile): string {
 }
 
 function existing(file: RuntimeFile, path: string, where: string): string {
-  if (existsSync(path)) return path;
+  if (fs().existsSync(path)) return path;
   throw missingError(file, [path], where);
 }
 

@@ -6,8 +6,7 @@
 // interface. So zones are resolved here, from the namespace's own
 // /proc/net/if_inet6 read on an I/O thread inside it, and the addresses Node
 // would report are computed from what the namespace says.
-import { fstatSync } from 'node:fs';
-import { net } from '../core/builtins.js';
+import { fs, net } from '../core/builtins.js';
 import { callNative, ErrorCodes, netnsError } from '../core/errors.js';
 import type { NsHandle } from '../core/handle.js';
 import { native } from '../core/native.js';
@@ -75,7 +74,7 @@ export async function resolveZone(ns: NsHandle, zone: string): Promise<ZoneInter
 
 /** The local port of a socket, looked up by inode in the namespace's /proc/net/{tcp6,udp6}. */
 export async function localPortOf(ns: NsHandle, fd: number, table: 'tcp6' | 'udp6'): Promise<number> {
-  const inode = String(fstatSync(fd).ino);
+  const inode = String(fs().fstatSync(fd).ino);
   const text = (await readFileIn(ns, `/proc/net/${table}`)).toString('utf8');
   for (const line of text.split('\n').slice(1)) {
     const fields = line.trim().split(/\s+/);
@@ -152,7 +151,7 @@ export function reportAcceptedAddresses(socket: { _handle?: { fd?: number } }, d
     if (remote !== undefined) return remote;
     const fd = socket._handle?.fd;
     if (fd === undefined || fd < 0) return undefined;
-    const found = tcp6PeerOf(diagFd, fstatSync(fd).ino);
+    const found = tcp6PeerOf(diagFd, fs().fstatSync(fd).ino);
     if (found === undefined) return undefined;
     remote = { address: isLinkLocal(found.address) ? `${found.address}%${iface.name}` : found.address, family: 'IPv6', port: found.port };
     return remote;

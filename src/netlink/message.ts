@@ -2,7 +2,7 @@
 // u32 seq, u32 port) and the kernel's answers: NLMSG_ERROR (an ACK when its
 // error is 0) and NLMSG_DONE, each turned into a NetnsError shaped like Node's
 // system errors.
-import { getSystemErrorMap } from 'node:util';
+import { util } from '../core/builtins.js';
 import { ErrorCodes, NetnsError, netnsError, systemError } from '../core/errors.js';
 import { AttributeMap, writeAttributes, attributesSize, type Attribute } from './attributes.js';
 import { checkUint } from './checks.js';
@@ -159,6 +159,6 @@ function extendedAckText(message: NetlinkMessage): string | undefined {
  */
 export function kernelError(errno: number, what: string, text?: string): NetnsError {
   const { code } = systemError(errno, 'netlink');
-  const detail = text ?? getSystemErrorMap().get(-errno)?.[1] ?? 'unknown system error';
+  const detail = text ?? util().getSystemErrorMap().get(-errno)?.[1] ?? 'unknown system error';
   return new NetnsError(code, `netlink: ${what}: ${code}: ${detail}`, { errno: -Math.abs(errno), syscall: 'netlink' });
 }

@@ -1,9 +1,9 @@
 // `fn` travels to the worker as source text. These helpers turn a function
 // into sendable text on the calling side; fn-compile.ts turns it back into a
 // function in the worker (apart, so that the caller never loads the compiler).
-import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fs } from '../core/builtins.js';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 
 export function functionSource(fn: unknown): string {
@@ -30,7 +30,7 @@ const sourceFiles = new Map<string, boolean>();
 function isSourceFile(path: string): boolean {
   let known = sourceFiles.get(path);
   if (known === undefined) {
-    known = isAbsolute(path) && existsSync(path);
+    known = isAbsolute(path) && fs().existsSync(path);
     if (sourceFiles.size >= MAX_CALLER_NAMES) sourceFiles.clear(); // a REPL names each line anew
     sourceFiles.set(path, known);
   }

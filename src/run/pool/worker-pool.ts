@@ -11,9 +11,7 @@
 //   Workers above the bound are let go as soon as they are idle.
 // - Workers start lazily, are replaced when they die, and keep the process
 //   alive only while they have calls.
-import { stat } from 'node:fs';
-import { inspect } from 'node:util';
-import { workerThreads } from '../../core/builtins.js';
+import { fs, util, workerThreads } from '../../core/builtins.js';
 import { abortError, ErrorCodes, netnsError } from '../../core/errors.js';
 import { CALLER_SPIN_US, SpinPolicy, spinUntilRung, BELL_RESULTS } from '../doorbell.js';
 import { deserializeError, RESULT_FIELDS, serializeError, type FromWorker, type NestedTarget, type Outcome, type SerializedError } from '../wire.js';
@@ -310,7 +308,7 @@ export class WorkerPool {
   #primeThreadpool(): void {
     if (this.#primed) return;
     this.#primed = true;
-    stat('/', () => {});
+    fs().stat('/', () => {});
   }
 
   #spawn(): PoolWorker | undefined {
@@ -561,7 +559,7 @@ export class WorkerPool {
 // what is printed of an error is often only its message.
 function describeCause(cause: unknown, exitCode?: number): string {
   if (cause === undefined) return exitCode === undefined ? '' : `: a thread exited with code ${exitCode} and no error`;
-  if (!(cause instanceof Error)) return `: ${inspect(cause)}`;
+  if (!(cause instanceof Error)) return `: ${util().inspect(cause)}`;
   const code = (cause as { code?: unknown }).code;
   return `: ${typeof code === 'string' && !cause.message.startsWith(code) ? `${code}: ` : ''}${cause.message}`;
 }
