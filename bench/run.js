@@ -5,10 +5,11 @@ import { benchAddrset } from './addrset.js';
 import { benchCni } from './cni.js';
 import { benchIo } from './io.js';
 import { benchNetlink } from './netlink.js';
+import { benchStartup } from './startup.js';
 import { benchToolchains } from './toolchains.js';
 import { benchWithNetNS } from './with-netns.js';
 
-const sections = { 'with-netns': benchWithNetNS, toolchains: benchToolchains, io: benchIo, netlink: benchNetlink, addrset: benchAddrset, cni: benchCni };
+const sections = { 'with-netns': benchWithNetNS, toolchains: benchToolchains, io: benchIo, netlink: benchNetlink, addrset: benchAddrset, cni: benchCni, startup: benchStartup };
 
 if (process.getuid?.() !== 0) {
   console.error('bench: needs root (CAP_SYS_ADMIN) to create namespaces; run: sudo npm run bench');
