@@ -6,6 +6,7 @@
 // node:child_process, node:fs/promises and node:timers/promises are loaded
 // when first needed (process.getBuiltinModule, synchronous): a plugin answering
 // VERSION, or one that never delegates, does not load them at start-up.
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { splitPath } from './env.js';
@@ -44,30 +45,39 @@ export async function findInPath(plugin: string, paths: readonly string[]): Prom
   throw new CniError(CniCode.INVALID_ENVIRONMENT, `failed to find plugin ${JSON.stringify(plugin)} in CNI_PATH [${paths.join(' ')}]`);
 }
 
-interface Exit {
+/** How a plugin process ended, with everything it printed. */
+export interface PluginExit {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: Buffer;
   stderr: Buffer;
 }
 
-function runOnce(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv): Promise<Exit> {
-  const { spawn } = process.getBuiltinModule('node:child_process');
+/**
+ * Starts a plugin process: Node's spawn by default. A test harness passes a
+ * namespace's spawn (NetNS.spawn) to run plugins where a stand-in host is,
+ * as libcni lets a runtime pass its own exec.
+ */
+export type SpawnPlugin = (command: string, args: string[], options: { env: NodeJS.ProcessEnv; stdio: ['pipe', 'pipe', 'pipe'] }) => ChildProcess;
+
+const nodeSpawn: SpawnPlugin = (command, args, options) => process.getBuiltinModule('node:child_process').spawn(command, args, options);
+
+function runOnce(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv, spawn: SpawnPlugin): Promise<PluginExit> {
   return new Promise((resolve, reject) => {
     const child = spawn(pluginPath, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-    child.stdin.on('error', () => {}); // a plugin may exit without reading its stdin (EPIPE): its exit says what happened
+    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stdin!.on('error', () => {}); // a plugin may exit without reading its stdin (EPIPE): its exit says what happened
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr) }));
-    child.stdin.end(stdin);
+    child.stdin!.end(stdin);
   });
 }
 
 /** The error a failed plugin reported: its stdout's error object, else its stderr, else how it exited. */
-function pluginFailure(pluginPath: string, exit: Exit): CniError {
+export function pluginFailure(pluginPath: string, exit: PluginExit): CniError {
   const how = exit.signal ? `killed by ${exit.signal}` : `exit status ${String(exit.code)}`;
   const stdout = exit.stdout.toString('utf8').trim();
   if (stdout === '') {
@@ -86,19 +96,14 @@ function pluginFailure(pluginPath: string, exit: Exit): CniError {
 }
 
 /**
- * Runs the plugin at `pluginPath` (no shell) with `env` and `stdin`; its
- * stdout on success (its stderr is passed on to ours, for the logs). A failure
- * is a CniError carrying the plugin's own code and message.
+ * Runs the plugin at `pluginPath` (no shell) with `env` and `stdin`, however
+ * it exits; retried while the binary is being replaced (ETXTBSY), as Go's
+ * invoke does. A plugin that cannot be started at all is code 999.
  */
-export async function execPlugin(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv): Promise<Buffer> {
-  assertBytes(stdin, 'execPlugin');
-  if (typeof pluginPath !== 'string' || typeof env !== 'object' || env === null) {
-    throw netnsError(ErrorCodes.INVALID_ARG, 'execPlugin takes a path, the configuration bytes and an environment object');
-  }
+export async function runPlugin(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv, spawn: SpawnPlugin = nodeSpawn): Promise<PluginExit> {
   for (let attempt = 1; ; attempt++) {
-    let exit: Exit;
     try {
-      exit = await runOnce(pluginPath, stdin, env);
+      return await runOnce(pluginPath, stdin, env, spawn);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ETXTBSY' && attempt < BUSY_ATTEMPTS) {
@@ -108,10 +113,23 @@ export async function execPlugin(pluginPath: string, stdin: ConfigBytes, env: No
       }
       throw new CniError(CniCode.INTERNAL, `cannot run plugin ${pluginPath}: ${(error as Error).message}`);
     }
-    if (exit.code !== 0) throw pluginFailure(pluginPath, exit);
-    if (exit.stderr.length > 0) process.stderr.write(exit.stderr);
-    return exit.stdout;
   }
+}
+
+/**
+ * Runs the plugin at `pluginPath` (no shell) with `env` and `stdin`; its
+ * stdout on success (its stderr is passed on to ours, for the logs). A failure
+ * is a CniError carrying the plugin's own code and message.
+ */
+export async function execPlugin(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv): Promise<Buffer> {
+  assertBytes(stdin, 'execPlugin');
+  if (typeof pluginPath !== 'string' || typeof env !== 'object' || env === null) {
+    throw netnsError(ErrorCodes.INVALID_ARG, 'execPlugin takes a path, the configuration bytes and an environment object');
+  }
+  const exit = await runPlugin(pluginPath, stdin, env);
+  if (exit.code !== 0) throw pluginFailure(pluginPath, exit);
+  if (exit.stderr.length > 0) process.stderr.write(exit.stderr);
+  return exit.stdout;
 }
 
 /** The verbs delegated without a result. */
@@ -133,17 +151,28 @@ function configVersion(stdin: ConfigBytes): string {
   }
 }
 
+/**
+ * A plugin's ADD answer, read by its own cniVersion, else `fallbackVersion`
+ * (Go's invoke assumes the configuration's for a result that states none,
+ * cni#895): the result in the current shape and the version it was printed in.
+ */
+export function readPluginResult(stdout: string, fallbackVersion: string, plugin: string): { result: Result; version: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stdout);
+  } catch (error) {
+    throw new CniError(CniCode.DECODING_FAILURE, `plugin ${plugin} printed a result that is not JSON: ${(error as Error).message}`);
+  }
+  const result = parseResult(parsed, fallbackVersion, `the result of ${plugin}`);
+  const own = Object.hasOwn(parsed as object, 'cniVersion') ? (parsed as { cniVersion: unknown }).cniVersion : undefined;
+  return { result, version: typeof own === 'string' && own !== '' ? own : fallbackVersion }; // parseResult refused any other type
+}
+
 /** ADD by `plugin` (found in CNI_PATH): its result, read by its own version (else the configuration's), in the current shape. */
 export async function delegateAdd(plugin: string, stdin: ConfigBytes): Promise<Result> {
   const fallback = configVersion(stdin); // before ADD: a failure after it would leave an allocation behind
   const stdout = await runDelegate('ADD', plugin, stdin);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(stdout.toString('utf8'));
-  } catch (error) {
-    throw new CniError(CniCode.DECODING_FAILURE, `plugin ${plugin} printed a result that is not JSON: ${(error as Error).message}`);
-  }
-  return parseResult(parsed, fallback, `the result of ${plugin}`);
+  return readPluginResult(stdout.toString('utf8'), fallback, plugin).result;
 }
 
 /** DEL, CHECK, GC or STATUS by `plugin` (found in CNI_PATH); resolves when it succeeded. */

@@ -17,8 +17,15 @@ export function versionOf(value: Record<string, unknown>): string {
   return version;
 }
 
+const VERSION_FORM = /^(\d+)\.(\d+)\.(\d+)$/;
+
+/** Whether `text` has a version's form, X.Y.Z (whether or not a spec defines it). */
+export function isVersionText(text: unknown): text is string {
+  return typeof text === 'string' && VERSION_FORM.test(text);
+}
+
 function parts(version: string): [number, number, number] {
-  const match = /^(\d+)\.(\d+)\.(\d+)$/.exec(version);
+  const match = VERSION_FORM.exec(version);
   if (!match) throw new CniError(CniCode.DECODING_FAILURE, `cniVersion ${JSON.stringify(version)} is not of the form X.Y.Z`);
   return [Number(match[1]), Number(match[2]), Number(match[3])];
 }
@@ -41,4 +48,22 @@ export function assertSupported(version: string, supported: readonly string[]): 
 /** Whether the spec defines `version` (a plugin may only declare these). */
 export function isSpecVersion(version: unknown): version is (typeof SPEC_VERSIONS)[number] {
   return (SPEC_VERSIONS as readonly unknown[]).includes(version);
+}
+
+/** The version that introduced each command after 0.1.0: a configuration of an older version cannot ask for it. */
+export const INTRODUCED = { CHECK: '0.4.0', GC: '1.1.0', STATUS: '1.1.0' } as const;
+
+/** Whether results of `version` carry `ips[].version` (0.3.0 to 0.4.0; 1.0.0 dropped it), as Go's testutils.HasIPVersion. */
+export function hasIpVersion(version: string): boolean {
+  return versionAtLeast(version, '0.3.0') && !versionAtLeast(version, '1.0.0');
+}
+
+/** Whether `version` has CHECK (0.4.0 and later). */
+export function hasCheck(version: string): boolean {
+  return versionAtLeast(version, INTRODUCED.CHECK);
+}
+
+/** Whether `version` has STATUS (1.1.0 and later; GC came with it). */
+export function hasStatus(version: string): boolean {
+  return versionAtLeast(version, INTRODUCED.STATUS);
 }

@@ -1,0 +1,103 @@
+// libcni's result cache (libcni/api.go: cacheAdd, getCachedResult,
+// GetCachedAttachments): one JSON file per attachment,
+// <dir>/results/<network>-<containerId>-<ifname>, directory 0700 and file
+// 0600, in the "cniCacheV1" format a runtime leaves on a node. Written after
+// a whole ADD chain, read for CHECK and DEL, removed after DEL, listed by GC.
+// A test can read what a runtime would keep, or seed what an older one kept.
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CniCode, CniError } from '../errors.js';
+import type { WireResult } from '../result.js';
+import type { CniArgPairs } from './invocation.js';
+
+export const CACHE_KIND = 'cniCacheV1';
+
+/** One cache file's content; keys in libcni's order, empty ones left out as Go's omitempty does. */
+export interface CacheEntry {
+  kind: typeof CACHE_KIND;
+  containerId: string;
+  /** The network configuration list's bytes, base64 (Go's []byte in JSON). */
+  config: string;
+  ifName: string;
+  networkName: string;
+  netns?: string;
+  cniArgs?: [string, string][];
+  capabilityArgs?: Record<string, unknown>;
+  /** The last plugin's ADD result, in the version it printed. */
+  result?: Record<string, unknown>;
+}
+
+/** What identifies an attachment's file. */
+export interface CacheKey {
+  containerId: string;
+  ifname: string;
+}
+
+/** What cacheAdd records besides the result. */
+export interface CachedAttachment extends CacheKey {
+  netns: string;
+  args?: CniArgPairs;
+  capabilityArgs?: Record<string, unknown>;
+}
+
+/** A cniCacheV1 entry, or undefined for anything else (libcni skips those when listing). */
+function parseEntry(text: string): CacheEntry | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === CACHE_KIND ? (value as CacheEntry) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export class ResultCache {
+  /** `dir` stands for libcni's cacheDir (/var/lib/cni on a node). */
+  constructor(readonly dir: string) {}
+
+  /** The file of one attachment of `network`. */
+  file(network: string, key: CacheKey): string {
+    return join(this.dir, 'results', `${network}-${key.containerId}-${key.ifname}`);
+  }
+
+  async write(network: string, attachment: CachedAttachment, configBytes: Buffer, result: WireResult): Promise<void> {
+    const entry: CacheEntry = {
+      kind: CACHE_KIND,
+      containerId: attachment.containerId,
+      config: configBytes.toString('base64'),
+      ifName: attachment.ifname,
+      networkName: network,
+      ...(attachment.netns ? { netns: attachment.netns } : {}),
+      ...(attachment.args?.length ? { cniArgs: attachment.args.map(([k, v]) => [k, v] as [string, string]) } : {}),
+      ...(attachment.capabilityArgs && Object.keys(attachment.capabilityArgs).length > 0 ? { capabilityArgs: attachment.capabilityArgs } : {}),
+      result: result as unknown as Record<string, unknown>,
+    };
+    await mkdir(join(this.dir, 'results'), { recursive: true, mode: 0o700 });
+    await writeFile(this.file(network, attachment), JSON.stringify(entry), { mode: 0o600 });
+  }
+
+  /** The attachment's entry; undefined when there is no file (as libcni ignores read errors); code 6 when it is not a cniCacheV1 entry. */
+  async read(network: string, key: CacheKey): Promise<CacheEntry | undefined> {
+    const file = this.file(network, key);
+    const text = await readFile(file, 'utf8').catch(() => undefined);
+    if (text === undefined) return undefined;
+    const entry = parseEntry(text);
+    if (!entry) throw new CniError(CniCode.DECODING_FAILURE, `cached result ${file} is not a ${CACHE_KIND} entry`);
+    return entry;
+  }
+
+  async remove(network: string, key: CacheKey): Promise<void> {
+    await rm(this.file(network, key), { force: true });
+  }
+
+  /** Every readable entry with a network and an interface name, in file name order (GetCachedAttachments). */
+  async list(): Promise<CacheEntry[]> {
+    const dir = join(this.dir, 'results');
+    const names = await readdir(dir).catch(() => [] as string[]);
+    const entries: CacheEntry[] = [];
+    for (const name of names.sort()) {
+      const entry = parseEntry(await readFile(join(dir, name), 'utf8').catch(() => ''));
+      if (entry?.ifName && entry.networkName) entries.push(entry);
+    }
+    return entries;
+  }
+}

@@ -1,0 +1,16 @@
+// `netns/cni/testing`: a runtime's side of CNI for a plugin's own tests, as
+// libcni runs plugins (environment, stdin, chains with prevResult, the result
+// cache), plus Go's testutils version helpers. It runs executables and never
+// loads the addon, so it works in any test runner.
+export { CniHarness } from './harness.js';
+export type { ChainResult, GcArgs, HarnessOptions, RuntimeConf } from './harness.js';
+export { loadConfList, parseConfList } from './conflist.js';
+export type { NetworkConfigList, PluginConf } from './conflist.js';
+export { invokePlugin } from './invocation.js';
+export type { AttachmentEnv, CniArgPairs, PluginCall, PluginOutput } from './invocation.js';
+export { CACHE_KIND, ResultCache } from './cache.js';
+export type { CacheEntry, CacheKey, CachedAttachment } from './cache.js';
+export { PluginError } from './plugin-error.js';
+export type { SpawnPlugin } from '../invoke.js';
+export { hasCheck, hasIpVersion, hasStatus } from '../version.js';
+export { SPEC_VERSIONS } from '../types.js';

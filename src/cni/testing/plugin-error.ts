@@ -1,0 +1,20 @@
+// What a plugin's failure looks like to a test: the spec's error object it
+// printed (code, msg, details, as a CniError) plus which plugin, which command,
+// and what it wrote on stderr, which runtimes log but a test wants to show.
+import { CniError } from '../errors.js';
+import type { CniCommand } from '../types.js';
+
+export class PluginError extends CniError {
+  override name = 'PluginError';
+  readonly command: CniCommand;
+  /** The executable that failed. */
+  readonly plugin: string;
+  readonly stderr: string;
+
+  constructor(failure: CniError, context: { command: CniCommand; plugin: string; stderr: string }) {
+    super(failure.code, failure.message, failure.details);
+    this.command = context.command;
+    this.plugin = context.plugin;
+    this.stderr = context.stderr;
+  }
+}
