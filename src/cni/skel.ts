@@ -9,7 +9,7 @@ import { CniCode, CniError, toCniError } from './errors.js';
 import { convertResult, type WireResult } from './result.js';
 import { checkNetns } from './sandbox.js';
 import type { CniCommand, NetConf, Result } from './types.js';
-import { assertSupported, CURRENT_VERSION, isSpecVersion, versionAtLeast, versionOf } from './version.js';
+import { assertSupported, CURRENT_VERSION, INTRODUCED, isSpecVersion, versionAtLeast, versionOf } from './version.js';
 
 /** What a handler is given: the environment, read and checked, and the configuration. */
 export interface CmdArgs<C extends NetConf = NetConf> {
@@ -56,8 +56,6 @@ export interface PluginInfo {
 
 const HANDLER_OF = { ADD: 'add', DEL: 'del', CHECK: 'check', GC: 'gc', STATUS: 'status' } as const;
 
-/** The version a command first appeared in, for the commands that came after 0.1.0. */
-const INTRODUCED: Partial<Record<CniCommand, string>> = { CHECK: '0.4.0', GC: '1.1.0', STATUS: '1.1.0' };
 
 function checkArguments(funcs: PluginFunctions<never>, info: PluginInfo): void {
   for (const name of ['add', 'del', 'check', 'gc', 'status'] as const) {
@@ -109,7 +107,7 @@ function checkName(config: NetConf): void {
 
 /** Code 1 unless the configuration's version has this command and is one the plugin speaks. */
 function checkVersion(command: CniCommand, version: string, info: PluginInfo): void {
-  const introduced = INTRODUCED[command];
+  const introduced = (INTRODUCED as Partial<Record<CniCommand, string>>)[command];
   if (introduced && !versionAtLeast(version, introduced)) {
     throw new CniError(CniCode.INCOMPATIBLE_VERSION, `config version does not allow ${command}`, `${command} came in spec ${introduced}; the config is ${version}`);
   }
