@@ -137,6 +137,20 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
    * left, resuming pending deletes. With readOnly: only looks.
    */
   static async open(options: AddressSetsOptions): Promise<AddressSets> {
+    return (await AddressSets.#open(options, false))!;
+  }
+
+  /**
+   * As open(), but only if the table is there: null, with nothing created,
+   * when it is not (a CNI DEL of an attachment never added must leave no
+   * table behind). A writer looks holding the writer lock, as the table's
+   * sole writer, so other writers in the namespace cannot make the look fail.
+   */
+  static openExisting(options: AddressSetsOptions): Promise<AddressSets | null> {
+    return AddressSets.#open(options, true);
+  }
+
+  static async #open(options: AddressSetsOptions, onlyExisting: boolean): Promise<AddressSets | null> {
     // Own properties only: a polluted Object.prototype must supply no clock, prefix or backend.
     options = own(options);
     const settings = checkOptions(options);
@@ -147,8 +161,9 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
       made = await makeBackend(ownNs ?? (options.netns as NetNS), options.table, options.backend);
       lock = options.readOnly ? null : await made.backend.lock({ timeoutMs: settings.lockTimeoutMs });
       const sets = new AddressSets(Object.assign(options, settings), made.backend, made.own, lock, ownNs);
-      await sets.#start();
-      return sets;
+      if (await sets.#start(onlyExisting)) return sets;
+      await sets.close();
+      return null;
     } catch (error) {
       lock?.release();
       if (made?.own) made.backend.close?.();
@@ -283,9 +298,13 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     this.#ownNs?.close();
   }
 
-  async #start(): Promise<void> {
+  /** False (and nothing done) when onlyExisting and the table is not there. */
+  async #start(onlyExisting: boolean): Promise<boolean> {
+    if (onlyExisting && !(await this.#read(false)).tableExists) return false;
     if (this.#pipeline) await this.#submitOps([{ op: 'addTable' }, { op: 'addRegistry', name: this.#registry }]);
-    this.#adopt(reconcile(await this.#read(true), this.prefix));
+    // A reader plans nothing: what each set holds is read again whenever it is asked for.
+    this.#adopt(reconcile(await this.#read(this.#pipeline !== null), this.prefix));
+    return true;
   }
 
   /** The kernel's view; a writer reads between its transactions, as the table's sole writer. */

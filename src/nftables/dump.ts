@@ -63,8 +63,13 @@ export class TableReader {
     for (let attempt = 1; attempt <= DUMP_ATTEMPTS; attempt++) {
       this.#generation = await this.#currentGeneration();
       this.#stale = false;
-      const result = await read(this);
-      if (!this.#stale && (await this.#currentGeneration()) === this.#generation) return result;
+      const result = await read(this).catch(async (error: NetnsError) => {
+        // A set listed a moment ago and deleted since: stale if the generation moved on, else a real ENOENT.
+        if (error.code !== 'ENOENT' || (await this.#currentGeneration()) === this.#generation) throw error;
+        this.#stale = true;
+        return undefined;
+      });
+      if (!this.#stale && (await this.#currentGeneration()) === this.#generation) return result as T;
     }
     if (soleWriter) {
       this.#tolerant = true;

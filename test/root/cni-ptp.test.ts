@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { NetNS } from '../../dist/index.js';
 import { AddressSets } from '../../dist/addrset/index.js';
 import { attachmentKey } from '../../dist/cni/identity.js';
+import { removeMasquerade } from '../../dist/cni/masquerade.js';
 import { createTestNetwork, ManualClock, type TestNetwork } from '../../dist/testing.js';
 import { pathWithout, type BarePath } from '../helpers/path-without.js';
 import { privileged } from '../helpers/privileges.js';
@@ -24,7 +25,9 @@ const GO_PLUGINS = '/usr/lib/cni';
 const haveGoPlugins = existsSync(`${GO_PLUGINS}/ptp`) && existsSync(`${GO_PLUGINS}/host-local`);
 if (!haveGoPlugins && process.env.CI) throw new Error('CI must install containernetworking-plugins (ptp, host-local, loopback in /usr/lib/cni)');
 
-type Hosts = 'goHost' | 'host' | 'goC' | 'c1' | 'c2' | 'c3' | 'c4';
+/** Containers for the parallel case: one attachment of a network per container, as ptp's routes allow. */
+const PARALLEL = Array.from({ length: 24 }, (_, i) => `p${i}` as const);
+type Hosts = 'goHost' | 'host' | 'goC' | 'c1' | 'c2' | 'c3' | 'c4' | (typeof PARALLEL)[number];
 type Plugin = 'ours' | 'go';
 
 interface PluginRun {
@@ -99,7 +102,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('the cni-ptp example plugin besid
   };
 
   beforeAll(async () => {
-    network = await createTestNetwork({ prefix: `cniptp-${tag}-`, hosts: { goHost: {}, host: {}, goC: {}, c1: {}, c2: {}, c3: {}, c4: {} } });
+    network = await createTestNetwork({ prefix: `cniptp-${tag}-`, hosts: { goHost: {}, host: {}, goC: {}, c1: {}, c2: {}, c3: {}, c4: {}, ...Object.fromEntries(PARALLEL.map((p) => [p, {}])) } as Record<Hosts, object> });
     hosts = network.hosts;
     for (const h of [hosts.goHost, hosts.host]) await h.execFile('ip', ['link', 'set', 'lo', 'up']);
     bare = pathWithout('ip', 'nft', 'iptables', 'sysctl');
@@ -107,8 +110,10 @@ describe.skipIf(!privileged || !haveGoPlugins)('the cni-ptp example plugin besid
 
   // Whatever a test added is deleted after it, passed or failed, so one failure does not spread.
   const added: [NetNS, string, object | string][] = [];
+  const added_: [{ c: NetNS; id: string; ifname: string }, object][] = [];
   afterEach(async () => {
     for (const [container, id, config] of added.splice(0)) await run(hosts.host, 'ours', attach('DEL', container, id), config);
+    for (const [a, config] of added_.splice(0)) await run(hosts.host, 'ours', attach('DEL', a.c, a.id, a.ifname), config);
   });
 
   /** ADD by our plugin, remembered for the cleanup. */
@@ -231,6 +236,8 @@ describe.skipIf(!privileged || !haveGoPlugins)('the cni-ptp example plugin besid
     const mac = (added.json!.interfaces as { mac: string }[])[1]!.mac;
     await hosts.c4.execFile('ip', ['link', 'set', 'eth0', 'address', mac]);
     expect(await check()).toMatchObject({ code: 0 });
+    expect(await removeMasquerade(hosts.host, { network: config.name, containerID: 'ctr-c', ifname: 'eth0' })).toBe(1);
+    expect((await check()).json).toMatchObject({ code: 110, msg: expect.stringContaining('no masquerade rule') });
     const [veth] = await vethNames(hosts.host);
     await hosts.host.execFile('ip', ['route', 'del', '10.5.0.2', 'dev', veth!]);
     expect((await check()).json).toMatchObject({ code: 110, msg: `CHECK: no host route to 10.5.0.2 through ${veth}` });
@@ -296,6 +303,61 @@ describe.skipIf(!privileged || !haveGoPlugins)('the cni-ptp example plugin besid
     }
   });
 
+  it('parallel ADDs, CHECKs and DELs of one network\'s attachments all succeed, each set left as its attachment is', async () => {
+    // Sets destroyed at once (no delay): the most churn for the others' reads.
+    const config = conf(`par-${tag}`, '10.12.0.0/24', { addressSets: { deleteDelayMs: 0 } });
+    const attachments = PARALLEL.map((name, i) => ({ c: hosts[name]!, id: `ctr-p${i}`, ifname: 'eth0' }));
+    const env = (command: string, a: (typeof attachments)[number]) => attach(command, a.c, a.id, a.ifname);
+    const added = await Promise.all(attachments.map((a) => {
+      added_.push([a, config]);
+      return run(hosts.host, 'ours', env('ADD', a), config);
+    }));
+    expect(added.map((r) => r.json?.msg ?? r.code)).toEqual(attachments.map(() => 0));
+    const runs = await Promise.all(attachments.map((a, i) => (i % 4 === 3 ? run(hosts.host, 'ours', env('CHECK', a), { ...config, prevResult: added[i]!.json }) : run(hosts.host, 'ours', env('DEL', a), config))));
+    expect(runs.map((r) => r.json ?? r.code)).toEqual(runs.map(() => 0));
+    const sets = await AddressSets.open({ netns: hosts.host, table: `cni_ptp_${attachmentKey(config.name, { containerID: 'x', ifname: 'eth0' }).slice(0, 16)}`, readOnly: true });
+    try {
+      for (const [i, a] of attachments.entries()) {
+        const details = await sets.inspect(attachmentKey(config.name, { containerID: a.id, ifname: a.ifname }));
+        if (i % 4 === 3) expect(details.v4.elements).toHaveLength(1);
+        else expect(details.state).toBe('absent');
+      }
+    } finally {
+      await sets.close();
+    }
+  });
+
+  it('networks sharing a table: one network\'s GC never destroys another\'s sets', async () => {
+    const table = `cni_ptp_shared_${tag}`;
+    const a = conf(`sha-${tag}`, '10.13.0.0/24', { addressSets: { table } });
+    const b = conf(`shb-${tag}`, '10.14.0.0/24', { addressSets: { table } });
+    expect((await add(hosts.c1, 'ctr-sa', a)).code).toBe(0);
+    expect((await add(hosts.c2, 'ctr-sb', b)).code).toBe(0);
+    const gc = (valid: object[]) => run(hosts.host, 'ours', { CNI_COMMAND: 'GC' }, { ...b, cniVersion: '1.1.0', 'cni.dev/valid-attachments': valid });
+    expect(await gc([{ containerID: 'ctr-sb', ifname: 'eth0' }])).toMatchObject({ code: 0 });
+    expect(await gc([])).toMatchObject({ code: 0 });
+    const sets = await AddressSets.open({ netns: hosts.host, table, readOnly: true });
+    try {
+      expect(await sets.inspect(attachmentKey(a.name, { containerID: 'ctr-sa', ifname: 'eth0' }))).toMatchObject({ state: 'orphan', v4: { elements: ['10.13.0.2'] } });
+      expect((await sets.inspect(attachmentKey(b.name, { containerID: 'ctr-sb', ifname: 'eth0' }))).state).toBe('absent');
+    } finally {
+      await sets.close();
+    }
+  });
+
+  it('a DEL with addressSets turned off since the ADD still releases the set the ADD made', async () => {
+    const config = conf(`off-${tag}`, '10.15.0.0/24');
+    expect((await add(hosts.c1, 'ctr-off', config)).code).toBe(0);
+    expect((await run(hosts.host, 'ours', attach('DEL', hosts.c1, 'ctr-off'), { ...config, addressSets: false })).code).toBe(0);
+    const key = attachmentKey(config.name, { containerID: 'ctr-off', ifname: 'eth0' });
+    const sets = await AddressSets.open({ netns: hosts.host, table: `cni_ptp_${key.slice(0, 16)}`, readOnly: true });
+    try {
+      expect(await sets.inspect(key)).toMatchObject({ state: 'pending', v4: { elements: [] } });
+    } finally {
+      await sets.close();
+    }
+  });
+
   it('a DEL of an attachment never added succeeds and creates nothing on the host', async () => {
     const config = conf(`never-${tag}`, '10.8.0.0/24', { ipMasq: false });
     const table = `cni_ptp_${attachmentKey(config.name, { containerID: 'x', ifname: 'eth0' }).slice(0, 16)}`;
@@ -326,6 +388,8 @@ describe.skipIf(!privileged || !haveGoPlugins)('the cni-ptp example plugin besid
     expect(await vethNames(hosts.host)).toEqual([]);
     expect((await add(hosts.c1, 'ctr-bad', { ...config, mtu: 'big' })).json).toMatchObject({ code: 7, msg: expect.stringContaining('mtu') });
     expect((await add(hosts.c1, 'ctr-bad', { ...config, ipMasqBackend: 'iptables' })).json).toMatchObject({ code: 2, msg: expect.stringContaining('ipMasqBackend') });
+    expect((await add(hosts.c1, 'ctr-bad', { ...config, addressSets: { table: 'filter' } })).json).toMatchObject({ code: 7, msg: expect.stringContaining('cni_ptp_') });
+    expect((await add(hosts.c1, 'ctr-bad', { ...config, addressSets: { deleteDelayMs: 4e12 } })).json).toMatchObject({ code: 7, msg: expect.stringContaining('deleteDelayMs') });
     expect((await add(hosts.c1, 'ctr-bad', '{not json')).json).toMatchObject({ code: 6 });
     expect((await run(hosts.host, 'ours', { ...attach('ADD', hosts.c1, 'ctr-bad'), CNI_NETNS: `/run/netns/cniptp-${tag}-missing` }, config)).json).toMatchObject({ code: 8 });
     expect((await run(hosts.host, 'ours', { CNI_COMMAND: 'VERSION' }, '')).json).toMatchObject({ cniVersion: '1.1.0', supportedVersions: expect.arrayContaining(['0.4.0', '1.1.0']) });

@@ -222,4 +222,19 @@ describe('address-set lifecycle (deterministic, in-memory backend)', () => {
     await expect(reader.destroyDue()).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_READ_ONLY' });
     await reader.close();
   });
+
+  it('openExisting() is null and creates nothing where the table is not, and opens it where it is', async () => {
+    const backend = new MemoryBackend();
+    const options = { netns: NetNS.current(), table: 'policy', backend };
+    expect(await AddressSets.openExisting(options)).toBeNull();
+    expect(backend.log).toEqual([]); // no table, no registry
+    const first = await openSets(backend);
+    await first.sets.ensure('kept', ['10.0.0.1']);
+    await first.sets.close();
+    const again = await AddressSets.openExisting(options);
+    expect(await again!.inspect('kept')).toMatchObject({ state: 'orphan', v4: { elements: ['10.0.0.1'] } });
+    await again!.delete('kept');
+    await again!.close();
+    expect(await AddressSets.openExisting({ ...options, readOnly: true }).then((sets) => sets?.close())).toBeUndefined();
+  });
 });

@@ -40,7 +40,7 @@ async function plumb(args: CmdArgs<PtpConf>, settings: Settings, ipam: Result): 
     await routeThroughGateway(container, args.ifname, links);
     await hostEnd(host, veth.host.name, links);
     if (settings.ipMasq) await addMasquerade(host, attachment, ips.map((ip) => ip.address));
-    if (settings.addressSets) await ensureAddressSet(host, settings.addressSets, attachmentKey(settings.network, attachment), links.map((link) => link.address));
+    if (settings.addressSets.enabled) await ensureAddressSet(host, settings.addressSets, attachmentKey(settings.network, attachment), links.map((link) => link.address));
   } catch (error) {
     await undo(host, container, veth, attachment);
     throw error;

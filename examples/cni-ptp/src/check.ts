@@ -3,11 +3,11 @@
 // route of the result and ptp's own two per address, and what makes the
 // container reachable from the host: the host end (found by its alias, up,
 // holding the gateway), the host route to each address through it,
-// forwarding, and the attachment's address set. Later plugins of a chain may
+// forwarding, the masquerade rule (ipMasq) and the attachment's address set. Later plugins of a chain may
 // have added to the result: only what is this attachment's is judged.
 import { NetNS } from 'netns';
 import { CniCode, CniError, execCheck, prevResultOf, type CmdArgs, type IpConfig, type Result } from 'netns/cni';
-import { attachmentKey, checkInterface, checkRoutes } from 'netns/cni/plumbing';
+import { attachmentKey, checkInterface, checkRoutes, listMasquerade } from 'netns/cni/plumbing';
 import { missingFromSet } from './address-sets.js';
 import { readSettings, type PtpConf } from './config.js';
 import { checkHostEnd, checkMismatch } from './host-check.js';
@@ -28,8 +28,13 @@ export async function cmdCheck(args: CmdArgs<PtpConf>): Promise<void> {
   const key = attachmentKey(settings.network, attachment);
   using host = NetNS.current();
   await checkHostEnd(host, settings.network, key, links);
+  // (An address whose subnet is /0 has no rule: nothing is outside it.)
+  const masqueraded = settings.ipMasq && links.some((link) => !link.subnet.endsWith('/0'));
+  if (masqueraded && !(await listMasquerade(host, settings.network)).some((rule) => rule.key === key)) {
+    throw checkMismatch(`no masquerade rule for the attachment in inet cni_plugins_masquerade`);
+  }
   const sets = settings.addressSets;
-  if (sets) {
+  if (sets.enabled) {
     const missing = await missingFromSet(host, sets, key, links.map((link) => link.address));
     if (missing.length > 0) throw checkMismatch(`the attachment's address set in table ${sets.table} lacks ${missing.join(', ')}`);
   }

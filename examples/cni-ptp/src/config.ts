@@ -17,9 +17,11 @@ export interface PtpConf extends NetConf {
 }
 
 export interface AddressSetSettings {
-  /** The host namespace's nftables table: one per network, so GC of one network never judges another's sets. */
+  /** The host namespace's nftables table (default: one per network, `cni_ptp_<network hash>`). */
   table: string;
   deleteDelayMs: number;
+  /** `addressSets: false`: ADD makes none; DEL and GC still clean up what an earlier configuration made. */
+  enabled: boolean;
 }
 
 export interface Settings {
@@ -28,10 +30,14 @@ export interface Settings {
   ipMasq: boolean;
   /** Set when the configuration gives any DNS field: it then replaces what IPAM returned, as in Go's ptp. */
   dns: Dns | undefined;
-  addressSets: AddressSetSettings | undefined;
+  addressSets: AddressSetSettings;
 }
 
 const DEFAULT_DELETE_DELAY_MS = 20_000;
+/** What AddressSets accepts: a hundred years. */
+const MAX_DELETE_DELAY_MS = 100 * 365 * 24 * 3600 * 1000;
+/** Only tables of this plugin: its sets never land in an administrator's table or the masquerade one. */
+const TABLE_PREFIX = 'cni_ptp_';
 
 const invalid = (message: string): CniError => new CniError(CniCode.INVALID_NETWORK_CONFIG, message);
 
@@ -74,15 +80,20 @@ function readDns(value: unknown): Dns | undefined {
   return Object.keys(dns).length > 0 ? dns : undefined;
 }
 
-function readAddressSets(network: string, value: unknown): AddressSetSettings | undefined {
-  if (value === false) return undefined;
+function readAddressSets(network: string, value: unknown): AddressSetSettings {
+  const defaults = { table: `${TABLE_PREFIX}${networkTagPrefix(network).slice(0, -1)}`, deleteDelayMs: DEFAULT_DELETE_DELAY_MS };
+  if (value === false) return { ...defaults, enabled: false };
   if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) throw invalid('addressSets must be an object or false');
   const raw = (value ?? {}) as Record<string, unknown>;
-  const table = Object.hasOwn(raw, 'table') ? raw.table : `cni_ptp_${networkTagPrefix(network).slice(0, -1)}`;
-  if (typeof table !== 'string' || !/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(table)) throw invalid(`addressSets.table must be an nftables table name (a letter, then letters, digits or _), got ${JSON.stringify(table)}`);
-  const delay = Object.hasOwn(raw, 'deleteDelayMs') ? raw.deleteDelayMs : DEFAULT_DELETE_DELAY_MS;
-  if (!Number.isSafeInteger(delay) || (delay as number) < 0) throw invalid(`addressSets.deleteDelayMs must be a non-negative integer, got ${JSON.stringify(delay)}`);
-  return { table, deleteDelayMs: delay as number };
+  const table = Object.hasOwn(raw, 'table') ? raw.table : defaults.table;
+  if (typeof table !== 'string' || !new RegExp(`^${TABLE_PREFIX}[A-Za-z0-9_]{1,56}$`).test(table)) {
+    throw invalid(`addressSets.table must be ${TABLE_PREFIX} followed by up to 56 letters, digits or _, got ${JSON.stringify(table)}`);
+  }
+  const delay = Object.hasOwn(raw, 'deleteDelayMs') ? raw.deleteDelayMs : defaults.deleteDelayMs;
+  if (!Number.isSafeInteger(delay) || (delay as number) < 0 || (delay as number) > MAX_DELETE_DELAY_MS) {
+    throw invalid(`addressSets.deleteDelayMs must be an integer from 0 to ${MAX_DELETE_DELAY_MS} (100 years), got ${JSON.stringify(delay)}`);
+  }
+  return { table, deleteDelayMs: delay as number, enabled: true };
 }
 
 /** The settings this plugin reads, checked; code 7 (2 for an unsupported ipMasqBackend) otherwise. */

@@ -35,7 +35,7 @@ export async function cmdDel(args: CmdArgs<PtpConf>): Promise<void> {
   }
   // Whatever ipMasq says now: the ADD may have run with another configuration.
   await attempt(() => removeMasquerade(host, attachment));
-  const sets = settings.addressSets;
-  if (sets) await attempt(() => releaseAddressSet(host, sets, attachmentKey(settings.network, attachment)));
+  // Also with addressSets off now: the ADD may have made one.
+  await attempt(() => releaseAddressSet(host, settings.addressSets, attachmentKey(settings.network, attachment)));
   if (failures.length > 0) throw failures[0];
 }

@@ -21,11 +21,9 @@ export async function cmdGc(args: CmdArgs<PtpConf>): Promise<void> {
   using host = NetNS.current();
   const report = await collectGarbage({ hostNs: host, network: settings.network, validAttachments: valid });
   failures.push(...report.errors);
-  const sets = settings.addressSets;
-  if (sets) {
-    const live = valid.map((attachment) => attachmentKey(settings.network, attachment));
-    await collectAddressSets(host, sets, live).catch((error: Error) => failures.push(error));
-  }
+  // Also with addressSets off: what an earlier configuration made is collected.
+  const live = valid.map((attachment) => attachmentKey(settings.network, attachment));
+  await collectAddressSets(host, settings.addressSets, settings.network, live).catch((error: Error) => failures.push(error));
   reportFailures(failures);
 }
 
