@@ -5,16 +5,15 @@
 // result (tuning changes the MAC in it, portmap finds the address in it), and
 // test/root/cni-harness-peers.test.ts runs the same chains with the Go ptp.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { NetNS } from '../../dist/index.js';
 import { AddressSets } from '../../dist/addrset/index.js';
 import { attachmentKey } from '../../dist/cni/identity.js';
-import { CniHarness, hasIpVersion, parseConfList, type NetworkConfigList, type RuntimeConf } from '../../dist/cni/testing/index.js';
-import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
+import { hasIpVersion, parseConfList, type NetworkConfigList, type RuntimeConf } from '../../dist/cni/testing/index.js';
+import { useHarness } from '../helpers/cni-harness-fixture.js';
 import { ipJson } from '../helpers/scratch-namespaces.js';
 import { tcpHello } from '../helpers/tcp-hello.js';
 import { privileged } from '../helpers/privileges.js';
@@ -28,50 +27,22 @@ type Hosts = 'host' | 'c1' | 'c2' | 'c3' | 'c4';
 
 describe.skipIf(!privileged || !haveGoPlugins)('cni-ptp in chains with the official plugins, run as libcni runs them', () => {
   const tag = randomBytes(3).toString('hex');
-  let network: TestNetwork<Hosts>;
-  let hosts: TestNetwork<Hosts>['hosts'];
-  let scratch = '';
-  let harness: CniHarness;
-
-  beforeAll(async () => {
-    scratch = mkdtempSync(join(tmpdir(), 'cni-ptp-chains-'));
-    // The plugin as a runtime finds it: an executable named by its type in a CNI_PATH directory.
+  // The plugin as a runtime finds it: an executable named by its type in a CNI_PATH directory.
+  const fixture = useHarness(`nsptpc-${tag}-`, ['c1', 'c2', 'c3', 'c4'] as const, (scratch) => {
     const bin = join(scratch, 'bin');
     mkdirSync(bin);
     writeFileSync(join(bin, 'cni-ptp'), `#!/bin/sh\nexec '${process.execPath}' '${OURS}'\n`);
     chmodSync(join(bin, 'cni-ptp'), 0o755);
-    network = await createTestNetwork<Hosts>({ prefix: `nsptpc-${tag}-`, hosts: { host: {}, c1: {}, c2: {}, c3: {}, c4: {} } });
-    hosts = network.hosts;
-    await hosts.host.execFile('ip', ['link', 'set', 'lo', 'up']);
-    harness = new CniHarness({
-      path: [bin, GO_PLUGINS],
-      cacheDir: join(scratch, 'cache'),
-      env: { PATH: process.env.PATH },
-      spawn: (command, args, options) => hosts.host.spawn(command, args, options),
-    });
+    return [bin, GO_PLUGINS];
   });
+  const add = (list: NetworkConfigList, rt: RuntimeConf) => fixture.add(list, rt);
 
-  const added: [NetworkConfigList, RuntimeConf][] = [];
-  afterEach(async () => {
-    for (const [list, rt] of added.splice(0)) await harness.del(list, rt).catch(() => {});
-  });
-
-  afterAll(async () => {
-    await network?.close();
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-  });
-
-  const add = (list: NetworkConfigList, rt: RuntimeConf) => {
-    added.push([list, rt]);
-    return harness.add(list, rt);
-  };
-
-  const ptp = (n: number) => ({ type: 'cni-ptp', ipMasq: true, ipam: { type: 'host-local', dataDir: join(scratch, 'host-local'), ranges: [[{ subnet: `10.62.${n}.0/24` }]], routes: [{ dst: '0.0.0.0/0' }] } });
-  const allocated = (list: NetworkConfigList, address: string): boolean => existsSync(join(scratch, 'host-local', list.name, address));
+  const ptp = (n: number) => ({ type: 'cni-ptp', ipMasq: true, ipam: { type: 'host-local', dataDir: join(fixture.scratch, 'host-local'), ranges: [[{ subnet: `10.62.${n}.0/24` }]], routes: [{ dst: '0.0.0.0/0' }] } });
+  const allocated = (list: NetworkConfigList, address: string): boolean => existsSync(join(fixture.scratch, 'host-local', list.name, address));
   const linkNames = (ns: NetNS): string[] => ipJson(ns, 'link', 'show').map((link) => link.ifname as string);
   const setState = async (list: NetworkConfigList, rt: RuntimeConf) => {
     const key = attachmentKey(list.name, { containerID: rt.containerId, ifname: rt.ifname });
-    const sets = await AddressSets.open({ netns: hosts.host, table: `cni_ptp_${key.slice(0, 16)}`, readOnly: true });
+    const sets = await AddressSets.open({ netns: fixture.hosts.host, table: `cni_ptp_${key.slice(0, 16)}`, readOnly: true });
     try {
       return await sets.inspect(key);
     } finally {
@@ -83,11 +54,11 @@ describe.skipIf(!privileged || !haveGoPlugins)('cni-ptp in chains with the offic
     ['1.0.0', 1],
     ['0.4.0', 2],
   ])('%s: [cni-ptp, tuning, portmap]: ADD, CHECK (as far as portmap 1.1.1 lets it), DEL, a second DEL', async (version, n) => {
-    const container = hosts[`c${n}` as Hosts];
+    const container = fixture.hosts[`c${n}` as Hosts];
     const list = parseConfList({
       cniVersion: version,
       name: `ptc${n}-${tag}`,
-      plugins: [ptp(n), { type: 'tuning', capabilities: { mac: true }, dataDir: join(scratch, 'tuning') }, { type: 'portmap', capabilities: { portMappings: true } }],
+      plugins: [ptp(n), { type: 'tuning', capabilities: { mac: true }, dataDir: join(fixture.scratch, 'tuning') }, { type: 'portmap', capabilities: { portMappings: true } }],
     });
     const mac = `02:00:00:00:62:0${n}`;
     const hostPort = 18180 + n;
@@ -99,24 +70,24 @@ describe.skipIf(!privileged || !haveGoPlugins)('cni-ptp in chains with the offic
     expect(result.ips).toEqual([{ interface: 1, address: `10.62.${n}.2/24`, gateway: `10.62.${n}.1` }]);
     expect((printed as { ips: object[] }).ips[0]).toEqual(hasIpVersion(version) ? expect.objectContaining({ version: '4' }) : expect.not.objectContaining({ version: expect.anything() }));
     expect(ipJson(container, 'link', 'show', 'eth0')[0]!.address).toBe(mac);
-    expect(await tcpHello(container, `10.62.${n}.2`, hosts.host, `10.62.${n}.1`, { listen: 80, connect: hostPort })).toBe('hello');
+    expect(await tcpHello(container, `10.62.${n}.2`, fixture.hosts.host, `10.62.${n}.1`, { listen: 80, connect: hostPort })).toBe('hello');
     expect(await setState(list, rt)).toMatchObject({ state: 'orphan', v4: { elements: [`10.62.${n}.2`] } });
 
     // Our CHECK (against the cached result, with tuning's MAC) and tuning's pass; portmap 1.1.1's fails on
     // its own, as with the Go ptp (it looks for IPv6 DNAT rules for an IPv4 address; fixed upstream).
-    await expect(harness.check(list, rt)).rejects.toMatchObject({ command: 'CHECK', plugin: join(GO_PLUGINS, 'portmap'), message: expect.stringMatching(/^could not check ipv6 dnat/) });
-    await harness.del(list, rt);
+    await expect(fixture.harness.check(list, rt)).rejects.toMatchObject({ command: 'CHECK', plugin: join(GO_PLUGINS, 'portmap'), message: expect.stringMatching(/^could not check ipv6 dnat/) });
+    await fixture.harness.del(list, rt);
     expect(linkNames(container)).toEqual(['lo']);
     expect(allocated(list, `10.62.${n}.2`)).toBe(false);
     expect((await setState(list, rt)).state).toBe('pending');
-    await harness.del(list, rt);
+    await fixture.harness.del(list, rt);
   });
 
   it.each([
     ['1.0.0', 3],
     ['0.4.0', 4],
   ])("%s: [loopback, cni-ptp]: ADD keeps loopback's result, CHECK, DEL, a second DEL", async (version, n) => {
-    const container = hosts[`c${n}` as Hosts];
+    const container = fixture.hosts[`c${n}` as Hosts];
     const list = parseConfList({ cniVersion: version, name: `lpc${n}-${tag}`, plugins: [{ type: 'loopback' }, ptp(n)] });
     const rt: RuntimeConf = { containerId: `ctr-${n}-${tag}`, netns: container.path, ifname: 'eth0' };
     const { result } = await add(list, rt);
@@ -126,10 +97,10 @@ describe.skipIf(!privileged || !haveGoPlugins)('cni-ptp in chains with the offic
       { interface: 0, address: '::1/128' },
       { interface: 2, address: `10.62.${n}.2/24`, gateway: `10.62.${n}.1` },
     ]);
-    await harness.check(list, rt);
-    await harness.del(list, rt);
+    await fixture.harness.check(list, rt);
+    await fixture.harness.del(list, rt);
     expect(linkNames(container)).toEqual(['lo']);
     expect(allocated(list, `10.62.${n}.2`)).toBe(false);
-    await harness.del(list, rt);
+    await fixture.harness.del(list, rt);
   });
 });
