@@ -1,5 +1,5 @@
 // `netns/addrset`: per-owner address sets kept as nftables sets in a namespace.
-export { AddressSets } from './manager.js';
+export { AddressSets, MAX_DELETE_DELAY_MS } from './manager.js';
 export type {
   AddrsetBackendChoice,
   AddressSetsEvents,

@@ -34,7 +34,8 @@ import type {
 
 const TABLE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 /** A deadline is recorded as epoch ms in a comment: 100 years keeps it a plain 13-digit number. */
-const MAX_DELETE_DELAY_MS = 100 * 365 * 24 * 3600 * 1000;
+/** The longest deleteDelayMs accepted: a hundred years (a deadline must stay a safe integer of epoch ms). */
+export const MAX_DELETE_DELAY_MS = 100 * 365 * 24 * 3600 * 1000;
 
 function nonNegative(value: number | undefined, fallback: number, what: string, max = Number.MAX_SAFE_INTEGER): number {
   const chosen = value ?? fallback;

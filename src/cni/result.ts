@@ -139,17 +139,20 @@ function readIp(value: unknown, where: string): IpConfig {
   return withDefined({ interface: integer(json, 'interface', where), address, gateway: ipAddress(json, 'gateway', where) });
 }
 
+/** `json[key]` read item by item with `read`, or undefined when absent. */
+function readList<T>(json: Json, key: string, where: string, read: (value: unknown, where: string) => T): T[] | undefined {
+  const value = field(json, key);
+  return value === undefined ? undefined : list(value, `${where}.${key}`).map((v, i) => read(v, `${where}.${key}[${i}]`));
+}
+
 function readCurrent(json: Json, where: string): Result {
   if (Object.hasOwn(json, 'ip4') || Object.hasOwn(json, 'ip6')) fail(where, 'has ip4/ip6, which only 0.1.0 and 0.2.0 results have (0.3.0 and later use ips)');
-  const interfaces = field(json, 'interfaces');
-  const ips = field(json, 'ips');
-  const routes = field(json, 'routes');
   const dns = field(json, 'dns');
   return withDefined({
     cniVersion: CURRENT_VERSION,
-    interfaces: interfaces === undefined ? undefined : list(interfaces, `${where}.interfaces`).map((v, i) => readInterface(v, `${where}.interfaces[${i}]`)),
-    ips: ips === undefined ? undefined : list(ips, `${where}.ips`).map((v, i) => readIp(v, `${where}.ips[${i}]`)),
-    routes: routes === undefined ? undefined : list(routes, `${where}.routes`).map((v, i) => readRoute(v, `${where}.routes[${i}]`)),
+    interfaces: readList(json, 'interfaces', where, readInterface),
+    ips: readList(json, 'ips', where, readIp),
+    routes: readList(json, 'routes', where, readRoute),
     dns: dns === undefined ? undefined : readDns(dns, `${where}.dns`),
   });
 }
@@ -166,8 +169,7 @@ function readOld(json: Json, where: string): Result {
     const address = text(ip, 'ip', `${where}.${key}`) ?? fail(`${where}.${key}.ip`, 'is required');
     cidrFamily(address, `${where}.${key}.ip`);
     ips.push(withDefined({ address, gateway: ipAddress(ip, 'gateway', `${where}.${key}`) }));
-    const ipRoutes = field(ip, 'routes');
-    if (ipRoutes !== undefined) list(ipRoutes, `${where}.${key}.routes`).forEach((v, i) => routes.push(readRoute(v, `${where}.${key}.routes[${i}]`)));
+    routes.push(...(readList(ip, 'routes', `${where}.${key}`, readRoute) ?? []));
   }
   const dns = field(json, 'dns');
   return withDefined({ cniVersion: CURRENT_VERSION, ips, routes, dns: dns === undefined ? undefined : readDns(dns, `${where}.dns`) });

@@ -6,6 +6,7 @@
 // none, since it must clean up the host side whatever became of the container,
 // but is refused the plugin's own namespace too.
 import { callNative, ErrorCodes, NetnsError } from '../core/errors.js';
+import { native } from '../core/native.js';
 import { CniCode, CniError } from './errors.js';
 import type { Environment } from './env.js';
 
@@ -25,8 +26,7 @@ export async function checkNetns(env: Environment): Promise<boolean> {
   const { command, netns } = env;
   if (command !== 'ADD' && command !== 'CHECK' && command !== 'DEL') return false;
   if (netns === '') return true; // only DEL gets here: the others require it
-  // The addon is loaded here, not at import: VERSION, GC and STATUS never need it.
-  const { native } = await import('../core/native.js');
+  // The addon loads on this first use: VERSION, GC and STATUS never need it.
   let identity: { dev: number; ino: number };
   try {
     identity = callNative(() => native().openNetnsIdentity(netns));

@@ -2,6 +2,7 @@
 // `ipMasq`, `dns`, as Go reads them) plus this plugin's `addressSets`. A
 // conflist written for ptp works with only `type` changed.
 import { CniCode, CniError, type Dns, type NetConf } from 'netns/cni';
+import { MAX_DELETE_DELAY_MS } from 'netns/addrset';
 import { networkTagPrefix } from 'netns/cni/plumbing';
 
 export interface PtpConf extends NetConf {
@@ -34,8 +35,6 @@ export interface Settings {
 }
 
 const DEFAULT_DELETE_DELAY_MS = 20_000;
-/** What AddressSets accepts: a hundred years. */
-const MAX_DELETE_DELAY_MS = 100 * 365 * 24 * 3600 * 1000;
 /** Only tables of this plugin: its sets never land in an administrator's table or the masquerade one. */
 const TABLE_PREFIX = 'cni_ptp_';
 
