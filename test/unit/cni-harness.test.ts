@@ -359,6 +359,10 @@ describe('conflists and input', () => {
     await expect(h.add(conflist, { ...rt, containerId: '' })).rejects.toMatchObject(invalid);
     await expect(h.add(conflist, { ...rt, args: [['K']] } as never)).rejects.toMatchObject(invalid);
     await expect(h.add({ name: 'n' } as never, rt)).rejects.toMatchObject(invalid);
+    // A list put together by hand, named to escape the cache folder: refused before any plugin runs.
+    await expect(h.add({ ...conflist, name: '../../escaped' }, rt)).rejects.toMatchObject(invalid);
+    expect(() => h.cache.file('../../escaped', rt)).toThrow(expect.objectContaining(invalid));
+    expect(() => h.cache.file(conflist.name, { containerId: 'c/..', ifname: 'eth0' })).toThrow(expect.objectContaining(invalid));
     await expect(h.gc(conflist, { validAttachments: [{ containerId: 'c1', ifname: 'eth0' }] } as never)).rejects.toMatchObject(invalid);
     await expect(invokePlugin({ command: 'PUT', plugin: join(bin, 'first'), stdin: '' } as never)).rejects.toMatchObject(invalid);
     expect(calls()).toEqual([]);

@@ -6,6 +6,8 @@
 // A test can read what a runtime would keep, or seed what an older one kept.
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ErrorCodes, netnsError } from '../../core/errors.js';
+import { CNI_NAME } from '../env.js';
 import { CniCode, CniError } from '../errors.js';
 import type { WireResult } from '../result.js';
 import type { CniArgPairs } from './invocation.js';
@@ -40,6 +42,13 @@ export interface CachedAttachment extends CacheKey {
   capabilityArgs?: Record<string, unknown>;
 }
 
+function invalid(what: string): never {
+  throw netnsError(ErrorCodes.INVALID_ARG, what);
+}
+
+/** A part of a cache file's name: the plugin, not the harness, judges the rest. */
+export const isKeyPart = (value: unknown): value is string => typeof value === 'string' && value !== '' && !/[/\0]/.test(value);
+
 /** A cniCacheV1 entry, or undefined for anything else (libcni skips those when listing). */
 function parseEntry(text: string): CacheEntry | undefined {
   try {
@@ -54,8 +63,15 @@ export class ResultCache {
   /** `dir` stands for libcni's cacheDir (/var/lib/cni on a node). */
   constructor(readonly dir: string) {}
 
-  /** The file of one attachment of `network`. */
+  /**
+   * The file of one attachment of `network`. The parts are checked here, the
+   * one place every path is made: a network name outside CNI's characters, or
+   * a containerId or ifname holding / or NUL, could name a file outside
+   * <dir>/results (ERR_NETNS_INVALID_ARG).
+   */
   file(network: string, key: CacheKey): string {
+    if (typeof network !== 'string' || !CNI_NAME.test(network)) invalid(`a network name must match ${String(CNI_NAME)}, got ${JSON.stringify(network)}`);
+    if (!isKeyPart(key?.containerId) || !isKeyPart(key.ifname)) invalid('containerId and ifname must be non-empty strings without / or NUL (they name the cache file)');
     return join(this.dir, 'results', `${network}-${key.containerId}-${key.ifname}`);
   }
 

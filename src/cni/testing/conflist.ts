@@ -109,7 +109,8 @@ export function parseConfList(source: string | Buffer | object): NetworkConfigLi
 /** ERR_NETNS_INVALID_ARG unless `list` has the shape parseConfList gives. */
 export function assertList(list: unknown, caller: string): asserts list is NetworkConfigList {
   const { name, cniVersion, plugins, bytes } = isObject(list) ? list : {};
-  if (typeof name !== 'string' || typeof cniVersion !== 'string' || !Array.isArray(plugins) || plugins.length === 0 || !Buffer.isBuffer(bytes)) {
+  // The name is checked again: a list put together by hand must not name a cache file outside the cache.
+  if (typeof name !== 'string' || !CNI_NAME.test(name) || typeof cniVersion !== 'string' || !Array.isArray(plugins) || plugins.length === 0 || !Buffer.isBuffer(bytes)) {
     throw netnsError(ErrorCodes.INVALID_ARG, `${caller} takes a network configuration list from parseConfList or loadConfList`);
   }
 }

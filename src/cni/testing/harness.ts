@@ -13,7 +13,7 @@ import { findInPath, readPluginResult, type SpawnPlugin } from '../invoke.js';
 import { convertResult, parseResult, type WireResult } from '../result.js';
 import type { Attachment, CniCommand, Result } from '../types.js';
 import { INTRODUCED, versionAtLeast } from '../version.js';
-import { ResultCache, type CacheEntry } from './cache.js';
+import { isKeyPart, ResultCache, type CacheEntry } from './cache.js';
 import { assertList, attachmentConfig, inject, type NetworkConfigList, type PluginConf } from './conflist.js';
 import { invokePlugin, isPairs, type AttachmentEnv, type CniArgPairs, type PluginOutput } from './invocation.js';
 import { PluginError } from './plugin-error.js';
@@ -56,9 +56,6 @@ export interface GcArgs {
 function invalid(what: string): never {
   throw netnsError(ErrorCodes.INVALID_ARG, what);
 }
-
-/** A name that keeps the cache file in <cacheDir>/results: the plugin, not the harness, judges the rest. */
-const isKeyPart = (value: unknown): value is string => typeof value === 'string' && value !== '' && !/[/\0]/.test(value);
 
 function checkRuntime(rt: RuntimeConf): void {
   if (typeof rt !== 'object' || rt === null) invalid('the runtime configuration must be an object: { containerId, netns, ifname, args?, capabilityArgs? }');
