@@ -80,6 +80,10 @@ function checkOptions(options: AddressSetsOptions): Settings {
   if ('createTable' in options) {
     throw netnsError(ErrorCodes.ADDRSET_INVALID_OPTION, 'createTable is gone: pass { readOnly: true } to only look');
   }
+  // Only a boolean: readOnly: 'false' (a string, from an environment variable) would otherwise open a reader.
+  if (options.readOnly !== undefined && typeof options.readOnly !== 'boolean') {
+    throw netnsError(ErrorCodes.ADDRSET_INVALID_OPTION, `readOnly must be true or false, got ${JSON.stringify(options.readOnly)}`);
+  }
   checkBackend(options.backend);
   const retryIntervalMs = Math.max(1, nonNegative(options.retryIntervalMs, 1_000, 'retryIntervalMs'));
   return {

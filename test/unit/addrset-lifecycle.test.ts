@@ -237,4 +237,21 @@ describe('address-set lifecycle (deterministic, in-memory backend)', () => {
     await again!.close();
     expect(await AddressSets.openExisting({ ...options, readOnly: true }).then((sets) => sets?.close())).toBeUndefined();
   });
+
+  it('destroyDue() raced by an ensure of the same owner, and by close(): the owner ends live with its content, and close waits for the destroy', async () => {
+    const { backend, clock, first } = await deletedInAFirstProcess('raced', '10.0.0.1');
+    await first.sets.ensure('other', ['10.0.0.9']);
+    await first.sets.delete('other');
+    await first.sets.close();
+    await clock.advance(DELAY);
+    const second = await openSets(backend, clock);
+    const destroying = second.sets.destroyDue();
+    const ensured = second.sets.ensure('raced', ['10.0.0.2']); // in the same tick: after the destroy in the queue
+    const closing = second.sets.close();
+    expect(await destroying).toBe(2);
+    const refs = await ensured;
+    await closing;
+    expect(backend.elements(refs.v4)).toEqual(['10.0.0.2']);
+    await expect(second.sets.destroyDue()).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_CLOSED' });
+  });
 });

@@ -192,6 +192,8 @@ describe('address sets keep what their owners hold', () => {
       { retryIntervalMs: Infinity },
       { lockTimeoutMs: Number.NaN },
       { createTable: false }, // gone: readOnly replaced it
+      { readOnly: 'false' }, // a string from the environment: not a reader by accident
+      { readOnly: 1 },
     ];
     for (const options of bad) {
       await expect(open(backend, clock, options as object), JSON.stringify(options)).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_INVALID_OPTION' });
