@@ -10,19 +10,22 @@ const DELETE_DELAY_MS = 1_500; // the test assumes the same
 let seed = Number(seedText) >>> 0;
 const random = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
 const content = () => Array.from({ length: 1 + Math.floor(random() * 40) }, () => `10.${Math.floor(random() * 4)}.${Math.floor(random() * 256)}.1`);
-const say = (line) => process.stdout.write(`${JSON.stringify(line)}\n`);
+// Resolves once the line is in the pipe: a stdout pipe is non-blocking on Linux, and when the reader
+// falls behind, a line waits in this process's memory, where a SIGKILL loses it. A request whose
+// "start" was lost would change sets the test believes untouched.
+const say = (line) => new Promise((resolve, reject) => process.stdout.write(`${JSON.stringify(line)}\n`, (error) => (error ? reject(error) : resolve())));
 
 const sets = await AddressSets.open({ netns, table, deleteDelayMs: DELETE_DELAY_MS, retryIntervalMs: 50, lockTimeoutMs: 60_000 });
 const ensured = new Set();
-say({ open: true });
+await say({ open: true });
 
 async function request(owner, op, addresses) {
   const id = `${process.pid}-${random()}`;
-  say({ start: id, owner, op, addresses: addresses ? [...new Set(addresses)] : undefined, at: Date.now() });
+  await say({ start: id, owner, op, addresses: addresses ? [...new Set(addresses)] : undefined, at: Date.now() });
   if (op === 'ensure') await sets.ensure(owner, addresses);
   else if (op === 'replace') await sets.replace(owner, addresses);
   else await sets.delete(owner);
-  say({ done: id, at: Date.now() });
+  await say({ done: id, at: Date.now() });
 }
 
 // Each loop works on its own owners, one request at a time, several loops at once.

@@ -64,8 +64,13 @@ async function runAndKill(ns: string, seed: number, expected: Map<string, Expect
   // 'close', not 'exit': every line the writer printed before it died must be read first.
   const exited = new Promise((resolve) => child.once('close', resolve));
   await Promise.race([open, exited]);
+  // Every other round this reader falls behind (as under a loaded machine): the pipe fills, and the
+  // writer's lines wait in its own memory, where a SIGKILL loses them unless it waits for each to be written.
+  const slowReader = seed % 2 === 0;
+  if (slowReader) child.stdout.pause();
   await sleep(30 + Math.floor(Math.random() * 400)); // the kill lands anywhere in the workload
   child.kill('SIGKILL');
+  child.stdout.resume();
   await exited;
 }
 
