@@ -1,9 +1,17 @@
 // Netlink messages without a kernel: what a test's fake transport saw sent,
 // and the replies it answers with, shaped as the kernel shapes them.
 import { expect } from 'vitest';
+import { NsHandle } from '../../dist/core/handle.js';
 import { attr, ErrorCodes, openNetlink, type Netlink, type NetlinkTransport } from '../../dist/netlink/index.js';
 import { encodeAttributes } from '../../dist/netlink/attributes.js';
 import { encodeMessages } from '../../dist/netlink/message.js';
+
+/** A namespace handle standing for `fd`, as `ip` had /run/netns/NS open (never closed: the fd is not ours). */
+export class FakeNs extends NsHandle {
+  constructor(fd: number) {
+    super('/run/netns/NS', fd, 0, 0);
+  }
+}
 
 export const hex = (s: string): Buffer => Buffer.from(s.replace(/[^0-9a-f]/gi, ''), 'hex');
 
@@ -75,11 +83,11 @@ export function fake(answer: (request: Sent, call: number) => Buffer[]) {
   return { sent, closed, transport };
 }
 
-/** `call` is refused as bad input (ERR_NETNS_NETLINK_INVALID) before any message is sent. */
-export async function expectRefusedUnsent(call: (nl: Netlink) => Promise<unknown>): Promise<void> {
+/** `call` is refused as bad input (`code`) before any message is sent. */
+export async function expectRefusedUnsent(call: (nl: Netlink) => Promise<unknown>, code: string = ErrorCodes.NETLINK_INVALID): Promise<void> {
   const { sent, transport } = fake(ack);
   const nl = await openNetlink(undefined, { transport });
-  await expect(call(nl)).rejects.toMatchObject({ code: ErrorCodes.NETLINK_INVALID });
+  await expect(call(nl)).rejects.toMatchObject({ code });
   expect(sent).toEqual([]);
   nl.close();
 }

@@ -1,15 +1,9 @@
 // Regressions: every check is made before anything is sent, lookups (GETLINK)
 // included, and non-object arguments are coded errors rather than TypeErrors.
 import { describe, expect, it } from 'vitest';
-import { NsHandle } from '../../dist/core/handle.js';
 import { attr, ErrorCodes, openNetlink, type NetlinkTransport } from '../../dist/netlink/index.js';
 import { encodeAttributes } from '../../dist/netlink/attributes.js';
-
-class FakeNs extends NsHandle {
-  constructor(fd: number) {
-    super('/run/netns/NS', fd, 0, 0);
-  }
-}
+import { FakeNs } from '../helpers/netlink-wire.js';
 
 /** Answers GETLINK with a link of index 9 and everything else with an ACK; records the types sent. */
 function fake() {

@@ -3,17 +3,9 @@
 // kernel's answers decoded (ACK, error with extended ACK, interrupted dumps)
 // through a fake transport, and bad input refused before anything is sent.
 import { describe, expect, it } from 'vitest';
-import { NsHandle } from '../../dist/core/handle.js';
 import { attr, AttributeMap, ErrorCodes, openNetlink } from '../../dist/netlink/index.js';
 import { encodeAttributes } from '../../dist/netlink/attributes.js';
-import { hex, nlmsg, errorReply, done, ack, fake , expectRefusedUnsent } from '../helpers/netlink-wire.js';
-
-/** A namespace handle standing for fd 4, as `ip` had /run/netns/NS open (never closed: the fd is not ours). */
-class FakeNs extends NsHandle {
-  constructor(fd: number) {
-    super('/run/netns/NS', fd, 0, 0);
-  }
-}
+import { hex, nlmsg, errorReply, done, ack, fake, expectRefusedUnsent, FakeNs } from '../helpers/netlink-wire.js';
 
 function ifinfo(index: number, name: string, extra: Buffer = Buffer.alloc(0)): Buffer {
   const head = Buffer.alloc(16);
