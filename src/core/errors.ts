@@ -52,6 +52,8 @@ export interface NetnsErrorFields {
   errno?: number;
   syscall?: string;
   path?: string;
+  /** A netlink refusal's extended-ACK text (NLMSGERR_ATTR_MSG), as the kernel gave it. */
+  extack?: string;
   cause?: unknown;
 }
 
@@ -66,6 +68,11 @@ export class NetnsError extends Error {
   errno?: number;
   syscall?: string;
   path?: string;
+  /**
+   * The kernel's own words for a netlink refusal, when it gave any ("Peer netns
+   * already has a nsid assigned"): what `ip` prints as `Error: <extack>.`
+   */
+  extack?: string;
 
   constructor(code: ErrorCode, message: string, fields: NetnsErrorFields = {}) {
     super(message, fields.cause === undefined ? undefined : { cause: fields.cause });
@@ -73,6 +80,7 @@ export class NetnsError extends Error {
     if (fields.errno !== undefined) this.errno = fields.errno;
     if (fields.syscall !== undefined) this.syscall = fields.syscall;
     if (fields.path !== undefined) this.path = fields.path;
+    if (fields.extack !== undefined) this.extack = fields.extack;
   }
 }
 

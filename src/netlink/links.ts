@@ -87,7 +87,7 @@ export function ifinfomsg(index = 0, flags = 0, change = 0): Buffer {
 
 function createdButUnread(what: string, error: NetnsError): NetnsError {
   const message = `netlink: ${what}: created, but it could not be read back (changed meanwhile?): ${error.message}`;
-  return new NetnsError(error.code, message, { errno: error.errno, syscall: error.syscall, cause: error });
+  return new NetnsError(error.code, message, { errno: error.errno, syscall: error.syscall, extack: error.extack, cause: error });
 }
 
 /**

@@ -155,10 +155,11 @@ function extendedAckText(message: NetlinkMessage): string | undefined {
 
 /**
  * "netlink: add address 10.0.0.1/24 on eth0: EEXIST: ipv4: Address already assigned",
- * with Node's description of the errno when the kernel gave no text.
+ * with Node's description of the errno when the kernel gave no text. The text
+ * alone is `extack`, for a caller that prints it as `ip` does.
  */
 export function kernelError(errno: number, what: string, text?: string): NetnsError {
   const { code } = systemError(errno, 'netlink');
   const detail = text ?? util().getSystemErrorMap().get(-errno)?.[1] ?? 'unknown system error';
-  return new NetnsError(code, `netlink: ${what}: ${code}: ${detail}`, { errno: -Math.abs(errno), syscall: 'netlink' });
+  return new NetnsError(code, `netlink: ${what}: ${code}: ${detail}`, { errno: -Math.abs(errno), syscall: 'netlink', extack: text });
 }

@@ -130,7 +130,7 @@ describe('requests as ip sends them', () => {
 });
 
 describe('answers', () => {
-  it('an error names the operation and object, with the errno code and the extended-ACK text', async () => {
+  it('an error names the operation and object, with the errno code and the extended-ACK text, also as extack', async () => {
     const { transport } = fake((m) => [errorReply(m, 17, 'ipv4: Address already assigned')]);
     const nl = await openNetlink(undefined, { transport });
     const error = await nl.addresses.add({ link: 5, address: '10.0.0.1/24' }).catch((e: unknown) => e);
@@ -140,6 +140,7 @@ describe('answers', () => {
       errno: -17,
       syscall: 'netlink',
       message: 'netlink: add address 10.0.0.1/24 on #5: EEXIST: ipv4: Address already assigned',
+      extack: 'ipv4: Address already assigned',
     });
     nl.close();
   });
@@ -147,7 +148,9 @@ describe('answers', () => {
   it('without a text, Node’s description; an unknown link by name is ENODEV', async () => {
     const { transport } = fake((m) => [errorReply(m, 19)]);
     const nl = await openNetlink(undefined, { transport });
-    await expect(nl.links.get('nope0')).rejects.toMatchObject({ code: 'ENODEV', message: 'netlink: get link nope0: ENODEV: no such device' });
+    const error = await nl.links.get('nope0').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'ENODEV', message: 'netlink: get link nope0: ENODEV: no such device' });
+    expect((error as { extack?: string }).extack).toBeUndefined();
     await expect(nl.addresses.add({ link: 'nope0', address: '10.0.0.1/24' })).rejects.toMatchObject({ code: 'ENODEV' });
     nl.close();
   });
