@@ -8,13 +8,12 @@
 // from the main thread; no maintained npm netlink library adopts a socket made
 // elsewhere (the `netlink` package opens its own, in the caller's namespace,
 // and is early-stage), and the rtnetlink subset needed here is small.
-import { callNative, ErrorCodes, NetnsError, netnsError } from '../core/errors.js';
-import { isNsHandle, type NsHandle } from '../core/handle.js';
-import { resolveNamespacePath } from '../core/names.js';
-import { native } from '../core/native.js';
+import { ErrorCodes, NetnsError, netnsError } from '../core/errors.js';
+import type { NsHandle } from '../core/handle.js';
 import type { Attribute } from './attributes.js';
 import { NETLINK_ROUTE, NLMSG_ERROR, RTM_BASE, NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_REQUEST } from './constants.js';
 import { encodeMessages, isTerminal, messageError, splitMessages, type NetlinkMessage, type NetlinkRequest } from './message.js';
+import { leaseNamespaceFd } from './namespace-fd.js';
 import { nativeTransport, type NetlinkTransport } from './transport.js';
 import { own } from './validate.js';
 
@@ -62,7 +61,10 @@ export class NetlinkHandle implements Disposable {
    */
   static async open(target?: NsHandle | string, options?: NetlinkHandleOptions): Promise<NetlinkHandle> {
     const { transport, protocol, isGet } = checkOptions(options);
-    const socket = isNsHandle(target) ? await openIn(transport, target, protocol) : await openAt(transport, namespacePath(target), protocol);
+    // thread-self, not self: inside a withNetNS worker the calling thread's
+    // namespace is the switched one, and that is the one meant.
+    using ns = leaseNamespaceFd(target === undefined ? '/proc/thread-self/ns/net' : target, 'netlink');
+    const socket = await transport.open(ns.fd, protocol);
     return new NetlinkHandle(transport, socket.fd, socket.portId, isGet);
   }
 
@@ -265,32 +267,6 @@ function checkOptions(options: unknown): Required<NetlinkHandleOptions> {
 
 function badOption(message: string): NetnsError {
   return netnsError(ErrorCodes.INVALID_ARG, `netlink: ${message}`) as NetnsError;
-}
-
-async function openIn(transport: NetlinkTransport, target: NsHandle, protocol: number): Promise<{ fd: number; portId: number }> {
-  const nsFd = target.acquire();
-  try {
-    return await transport.open(nsFd, protocol);
-  } finally {
-    target.release();
-  }
-}
-
-// thread-self, not self: inside a withNetNS worker the calling thread's
-// namespace is the switched one, and that is the one meant.
-function namespacePath(target: unknown): string {
-  if (target === undefined) return '/proc/thread-self/ns/net';
-  if (typeof target === 'string') return resolveNamespacePath(target);
-  throw netnsError(ErrorCodes.INVALID_ARG, `netlink: the target must be a NetNS, a namespace name or path, got ${target === null ? 'null' : typeof target}`);
-}
-
-async function openAt(transport: NetlinkTransport, path: string, protocol: number): Promise<{ fd: number; portId: number }> {
-  const opened = callNative(() => native().openNetns(path));
-  try {
-    return await transport.open(opened.fd, protocol);
-  } finally {
-    callNative(() => native().closeFd(opened.fd));
-  }
 }
 
 /** dump's option, read as an own property: an inherited acceptInterrupted must not loosen every dump. */
