@@ -1,6 +1,7 @@
 // Netlink and rtnetlink numbers this layer uses, from the kernel UAPI headers
 // (linux/netlink.h, linux/rtnetlink.h, linux/if_link.h, linux/if_addr.h,
-// linux/neighbour.h, linux/veth.h). Only what some file here sends or reads.
+// linux/neighbour.h, linux/veth.h, linux/net_namespace.h). Only what some file
+// here sends or reads.
 
 export const NETLINK_ROUTE = 0;
 export const AF_UNSPEC = 0;
@@ -17,6 +18,7 @@ export const NLA_TYPE_MASK = ~(NLA_F_NESTED | NLA_F_NET_BYTEORDER) & 0xffff;
 export const NLM_F_REQUEST = 0x1;
 export const NLM_F_MULTI = 0x2;
 export const NLM_F_ACK = 0x4;
+export const NLM_F_ECHO = 0x8;
 export const NLM_F_DUMP_INTR = 0x10;
 export const NLM_F_DUMP = 0x300;
 export const NLM_F_REPLACE = 0x100;
@@ -51,12 +53,16 @@ export const RTM_GETROUTE = 26;
 export const RTM_NEWNEIGH = 28;
 export const RTM_DELNEIGH = 29;
 export const RTM_GETNEIGH = 30;
+export const RTM_NEWNSID = 88;
+export const RTM_GETNSID = 90;
 
 // Fixed headers
 export const IFINFOMSG_SIZE = 16;
 export const IFADDRMSG_SIZE = 8;
 export const RTMSG_SIZE = 12;
 export const NDMSG_SIZE = 12;
+/** struct rtgenmsg: u8 family (padded to 4 on the wire). */
+export const RTGENMSG_SIZE = 1;
 export const RTNEXTHOP_SIZE = 8;
 
 // IFLA_*
@@ -127,3 +133,12 @@ export const NTF_EXT_LEARNED = 0x10;
 export const NTF_OFFLOADED = 0x20;
 export const NTF_STICKY = 0x40;
 export const NTF_ROUTER = 0x80;
+
+// NETNSA_* (RTM_NEWNSID / GETNSID)
+export const NETNSA_NSID = 1;
+export const NETNSA_PID = 2;
+export const NETNSA_FD = 3;
+export const NETNSA_TARGET_NSID = 4;
+export const NETNSA_CURRENT_NSID = 5;
+/** NETNSA_NSID's value for "none": a reply's, and a request's for "pick one". */
+export const NETNSA_NSID_NOT_ASSIGNED = -1;

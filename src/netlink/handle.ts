@@ -22,7 +22,7 @@ export const DUMP_ATTEMPTS = 5;
 
 // An ACK takes about a kilobyte of receive buffer; with the default rmem_max
 // the socket holds a few hundred.
-const MAX_BATCH = 128;
+export const MAX_BATCH = 128;
 
 export interface NetlinkHandleOptions {
   /** Replaces the addon (unit tests). */

@@ -8,6 +8,7 @@ import { NetlinkWatcher, type WatchOptions } from './events.js';
 import { NetlinkHandle, type NetlinkHandleOptions } from './handle.js';
 import { Links } from './links.js';
 import { Neighbours } from './neighbours.js';
+import { Nsids } from './nsids.js';
 import { Routes } from './routes.js';
 
 export class Netlink implements Disposable {
@@ -17,6 +18,8 @@ export class Netlink implements Disposable {
   readonly addresses: Addresses;
   readonly routes: Routes;
   readonly neighbours: Neighbours;
+  /** Network namespace ids, as this handle's namespace assigns them. */
+  readonly nsids: Nsids;
 
   constructor(handle: NetlinkHandle) {
     this.handle = handle;
@@ -24,6 +27,7 @@ export class Netlink implements Disposable {
     this.addresses = new Addresses(handle, this.links);
     this.routes = new Routes(handle, this.links);
     this.neighbours = new Neighbours(handle, this.links);
+    this.nsids = new Nsids(handle);
   }
 
   /**
@@ -64,6 +68,7 @@ export type { Link, LinkChanges, LinkRef, LinkSpec, Links } from './links.js';
 export type { Address, AddressFilter, AddressFlag, AddressSpec, Addresses, Family, ScopeName } from './addresses.js';
 export type { Neighbour, NeighbourFilter, NeighbourFlag, NeighbourSpec, NeighbourState, Neighbours } from './neighbours.js';
 export type { NextHop, Route, RouteFilter, RouteProtocol, RouteSpec, RouteType, Routes } from './routes.js';
+export type { NamedNamespace, NsidEntry, NsidFilter, NsidTarget, Nsids } from './nsids.js';
 export { NetlinkWatcher } from './events.js';
 export type { EventAction, NetlinkEvent, WatchOptions } from './events.js';
 export { ErrorCodes, NetnsError } from '../core/errors.js';
