@@ -2,7 +2,7 @@
 // in a namespace's nftables table.
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { AddressSets, type GcReport, type SetInfo } from '../addrset/index.js';
+import type { AddressSets, GcReport, SetInfo } from '../addrset/index.js';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { EXIT_USAGE, printResult } from './output.js';
 
@@ -27,15 +27,16 @@ function asUsageError(error: unknown): never {
   throw error;
 }
 
-function withSets<T>(netns: string, options: CommonOptions & { wait?: string }, readOnly: boolean, use: (sets: AddressSets) => Promise<T>): Promise<T> {
+async function withSets<T>(netns: string, options: CommonOptions & { wait?: string }, readOnly: boolean, use: (sets: AddressSets) => Promise<T>): Promise<T> {
   const lockTimeoutMs = options.wait === undefined ? undefined : Number(options.wait);
-  return AddressSets.open({ netns, table: options.table, prefix: options.prefix, backend: options.backend, readOnly, lockTimeoutMs }).catch(asUsageError).then(async (sets) => {
-    try {
-      return await use(sets);
-    } finally {
-      await sets.close();
-    }
-  });
+  // Loaded here, not at the top: `netns help` and the other commands do not pay for it.
+  const { AddressSets } = await import('../addrset/index.js');
+  const sets = await AddressSets.open({ netns, table: options.table, prefix: options.prefix, backend: options.backend, readOnly, lockTimeoutMs }).catch(asUsageError);
+  try {
+    return await use(sets);
+  } finally {
+    await sets.close();
+  }
 }
 
 function common(command: Command): Command {

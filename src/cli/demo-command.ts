@@ -1,6 +1,5 @@
 // `netns demo` (also `npm start`).
 import type { Command } from 'commander';
-import { runDemo } from '../demo/run-demo.js';
 
 export function addDemoCommand(program: Command): void {
   program
@@ -8,6 +7,7 @@ export function addDemoCommand(program: Command): void {
     .description('show the package at work on real namespaces it makes and removes (needs root)')
     .option('--json', 'print one JSON report instead of the narrative')
     .action(async (options: { json?: boolean }) => {
+      const { runDemo } = await import('../demo/run-demo.js'); // only when asked for: help does not pay for it
       process.exitCode = await runDemo({ json: Boolean(options.json) });
     });
 }

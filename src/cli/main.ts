@@ -1,37 +1,45 @@
 #!/usr/bin/env node
-// The `netns` command. Subcommand groups live in their own files.
-import { Command, CommanderError } from 'commander';
-import { addAddrsetCommands } from './addrset-commands.js';
-import { addDemoCommand } from './demo-command.js';
-import { addNamespaceCommands } from './namespace-commands.js';
-import { addRuntimeCommand } from './runtime-command.js';
-import { asNetnsError, EXIT_FAILURE, EXIT_USAGE, reportError, reportUsageError } from './output.js';
+// The `netns` command. The verbs of `ip netns` come first and behave as
+// iproute2 6.1's do (output, messages, exit statuses), so a script can call
+// netns where it called ip netns; addrset, demo and runtime are ours. Only
+// what the verb needs is loaded (see ip/dispatch.ts): the package ships this
+// as one CommonJS file (scripts/build-cli.mjs), which starts faster than ES modules.
+import { VERSION } from '../core/version.js';
+import { matches, parseGlobalOptions } from './global-options.js';
+import { findVerb, runVerb } from './ip/dispatch.js';
+import { IpFailure } from './ip/failure.js';
+import { EXIT_FAILURE, reportError } from './output.js';
 
-export function buildProgram(): Command {
-  const program = new Command('netns')
-    .description('Linux network namespaces: ip-netns-compatible lifecycle and namespace tools')
-    .showHelpAfterError()
-    .enablePositionalOptions()
-    .exitOverride()
-    .configureOutput({ outputError: reportUsageError }); // before the subcommands, which inherit it
-  addNamespaceCommands(program);
-  addAddrsetCommands(program);
-  addDemoCommand(program);
-  addRuntimeCommand(program);
-  return program;
-}
+const TOOL_COMMANDS = new Set(['addrset', 'demo', 'runtime']);
 
-async function main(argv: string[]): Promise<void> {
-  try {
-    await buildProgram().parseAsync(argv);
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
-      return;
-    }
-    reportError(error);
-    process.exitCode = (asNetnsError(error) as { exitCode?: number }).exitCode ?? EXIT_FAILURE;
+async function run(argv: string[]): Promise<number> {
+  const { options, rest } = parseGlobalOptions(argv);
+  if (options.version) {
+    process.stdout.write(`netns ${VERSION}\n`);
+    return 0;
   }
+  const [word, ...args] = rest;
+  if (options.help || (word !== undefined && (matches(word, 'help') || word === '--help'))) {
+    process.stdout.write(`${await (await import('./help.js')).helpText()}\n`);
+    return 0;
+  }
+  if (word === undefined) return runVerb(findVerb('list')!, [], options);
+  const verb = findVerb(word);
+  if (verb) return runVerb(verb, args, options);
+  if (TOOL_COMMANDS.has(word)) return (await import('./tools.js')).runTool(rest);
+  throw new IpFailure(255, `Command "${word}" is unknown, try "netns help".`);
 }
 
-await main(process.argv);
+function fail(error: unknown): number {
+  if (error instanceof IpFailure) {
+    process.stderr.write(`${error.message}\n`);
+    return error.status;
+  }
+  reportError(error);
+  return EXIT_FAILURE;
+}
+
+run(process.argv.slice(2)).then(
+  (status) => (process.exitCode = status),
+  (error: unknown) => (process.exitCode = fail(error)),
+);

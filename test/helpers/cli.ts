@@ -1,7 +1,5 @@
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-const cli = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+import { CLI_PATH } from './cli-path.js';
 
 export interface CliResult {
   code: number;
@@ -12,7 +10,7 @@ export interface CliResult {
 /** Runs the `netns` command as a user would, in a child process. */
 export function runCli(...args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args], { encoding: 'utf8' }, (error, stdout, stderr) => {
+    execFile(process.execPath, [CLI_PATH, ...args], { encoding: 'utf8' }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });

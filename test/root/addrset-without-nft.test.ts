@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
 import { privileged } from '../helpers/privileges.js';
+import { CLI_PATH } from '../helpers/cli-path.js';
 
 const dist = fileURLToPath(new URL('../../dist', import.meta.url));
 const TABLE = 'nonft';
@@ -54,7 +55,7 @@ function withoutNft(args: string[]): Promise<Run> {
 }
 
 const script = (source: string) => withoutNft(['--input-type=module', '-e', `const { AddressSets } = await import(${JSON.stringify(`${dist}/addrset/index.js`)});\n${source}`]);
-const cli = (...args: string[]) => withoutNft([`${dist}/cli/main.js`, ...args]);
+const cli = (...args: string[]) => withoutNft([CLI_PATH, ...args]);
 
 describe.skipIf(!privileged)('address sets without nft', () => {
   let network: TestNetwork<'a'>;

@@ -1,86 +1,73 @@
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+// What the `netns` command adds to ip netns (cli-ip-parity.test.ts holds what
+// it shares with it): --run-dir, the fields of -j list, --json after identify
+// and pids, --version, help, and that every verb works from the installed bin.
+// Each case runs in a world of its own (ip-world.ts), so nothing it names
+// reaches the system's /run/netns.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { VERSION } from '../../dist/core/version.js';
+import { CLI_PATH } from '../helpers/cli-path.js';
+import { IpWorld } from '../helpers/ip-world.js';
 import { privileged } from '../helpers/privileges.js';
 
-const name = `nscli-${process.pid}-${randomBytes(3).toString('hex')}`;
+const NETNS = { NETNS: `${process.execPath} ${CLI_PATH}` };
 
 describe.skipIf(!privileged)('the netns command', () => {
-  afterAll(() => {
-    if (existsSync(`/run/netns/${name}`)) execFileSync('ip', ['netns', 'del', name]);
+  let world: IpWorld;
+  const scratch: string[] = [];
+  const run = (script: string) => world.run(script, NETNS);
+
+  beforeEach(async () => {
+    world = await IpWorld.open();
   });
 
-  it('adds, lists, runs inside, identifies and deletes like ip netns', async () => {
-    expect(await runCli('add', name)).toMatchObject({ code: 0, stderr: '' });
-    expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).toContain(name);
-
-    const listed = await runCli('list', '--json');
-    expect(listed.code).toBe(0);
-    const entries = JSON.parse(listed.stdout) as { name: string; alive: boolean; inode: number }[];
-    const entry = entries.find((e) => e.name === name);
-    expect(entry).toMatchObject({ alive: true });
-    expect((await runCli('list')).stdout.split('\n')).toContain(name);
-
-    const inside = await runCli('exec', name, '--', 'readlink', '/proc/self/ns/net');
-    expect(inside).toMatchObject({ code: 0, stdout: `net:[${entry!.inode}]\n` });
-    const linkList = await runCli('exec', name, 'ip', '-o', 'link');
-    expect(linkList.stdout).toMatch(/^1: lo:/);
-
-    const sleeper = execFileSync('ip', ['netns', 'exec', name, 'sh', '-c', 'sleep 30 >/dev/null 2>&1 & echo $!'], { encoding: 'utf8' });
-    const pid = sleeper.trim();
-    try {
-      expect(await runCli('identify', pid)).toMatchObject({ code: 0, stdout: `${name}\n` });
-      expect(JSON.parse((await runCli('identify', pid, '--json')).stdout)).toEqual([name]);
-      expect(JSON.parse((await runCli('pids', name, '--json')).stdout)).toContain(Number(pid));
-      expect((await runCli('pids', name)).stdout.split('\n')).toContain(pid);
-    } finally {
-      process.kill(Number(pid));
-    }
-
-    expect(await runCli('del', name)).toMatchObject({ code: 0 });
-    expect(existsSync(`/run/netns/${name}`)).toBe(false);
+  afterEach(async () => {
+    await world.close(); // its mounts (a --run-dir made a mount point too) end with it
+    for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('passes the exit status of the command through', async () => {
-    expect((await runCli('add', name)).code).toBe(0);
-    try {
-      expect((await runCli('exec', name, '--', 'sh', '-c', 'exit 7')).code).toBe(7);
-      expect((await runCli('exec', name, '--', 'sh', '-c', 'kill -TERM $$')).code).toBe(128 + 15);
-      const missing = await runCli('exec', name, 'surely-no-such-command');
-      expect(missing.code).toBe(255);
-      expect(missing.stderr).toMatch(/^netns: ENOENT: .*surely-no-such-command/);
-    } finally {
-      await runCli('del', name);
+  it('keeps namespaces of --run-dir out of /run/netns, and finds them there for every verb', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netns-cli-rundir-'));
+    scratch.push(dir);
+    const at = `$NETNS --run-dir ${dir}`;
+    // A tmpfs, as /run is: its directory order is the order names were made in, as ip lists them.
+    expect(await run(`mount -t tmpfs netns-cli ${dir} && ${at} add blue && ${at} add red && ${at} list`)).toMatchObject({ status: 0, stdout: 'blue\nred\n', stderr: '' });
+    expect(await run('ip netns list; $NETNS list')).toMatchObject({ status: 0, stdout: '' });
+    expect(await run(`${at} set blue 3 && ${at} -j list`)).toMatchObject({ status: 0 });
+    const listed = JSON.parse((await run(`${at} -j list`)).stdout) as { name: string; id?: number; path: string; alive: boolean }[];
+    expect(listed).toEqual([
+      { name: 'blue', id: 3, path: `${dir}/blue`, inode: expect.any(Number), alive: true },
+      { name: 'red', path: `${dir}/red`, inode: expect.any(Number), alive: true },
+    ]);
+    expect(await run(`${at} exec blue ${at} identify --json`)).toMatchObject({ status: 0, stdout: '["blue"]\n' });
+    expect((await run(`${at} exec red readlink /proc/self/ns/net`)).stdout).toBe(`net:[${listed[1]!.inode}]\n`);
+    expect(await run(`${at} -all delete && ${at} list && ls -A ${dir}`)).toMatchObject({ status: 0, stdout: '' });
+  });
+
+  it('lists with no verb, says its version, and helps on stdout', async () => {
+    expect(await run('$NETNS add blue && $NETNS')).toMatchObject({ status: 0, stdout: 'blue\n' });
+    for (const flag of ['-V', '-Version', '--version']) expect(await run(`$NETNS ${flag}`)).toMatchObject({ status: 0, stdout: `netns ${VERSION}\n`, stderr: '' });
+    for (const ask of ['help', '-h', '--help']) {
+      const help = await run(`$NETNS ${ask}`);
+      expect(help).toMatchObject({ status: 0, stderr: '' });
+      for (const verb of ['list', 'add', 'attach', 'set', 'delete', 'identify', 'pids', 'exec', 'monitor', 'list-id', 'addrset', 'demo', 'runtime', '--run-dir']) {
+        expect(help.stdout, `${ask} names ${verb}`).toContain(verb);
+      }
     }
   });
 
-  it('reports errors on stderr with their code and a non-zero exit', async () => {
-    const missing = await runCli('del', name);
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/^netns: ENOENT: /);
-    expect(missing.stdout).toBe('');
-
-    const invalid = await runCli('add', 'a/b');
-    expect(invalid.code).toBe(1);
-    expect(invalid.stderr).toMatch(/^netns: ERR_NETNS_INVALID_NAME: /);
-
-    expect((await runCli('add', name)).code).toBe(0);
-    const taken = await runCli('add', name);
-    expect(taken).toMatchObject({ code: 1 });
-    expect(taken.stderr).toMatch(/^netns: EEXIST: /);
-    await runCli('del', name);
+  it('takes --json after identify and pids, and -j -p for indented JSON', async () => {
+    const pids = await run('$NETNS add blue; $NETNS exec blue sleep 1000 & p=$!; until [ "$($NETNS pids blue --json)" != "[]" ]; do :; done; $NETNS pids blue --json; kill $p; wait');
+    expect(JSON.parse(pids.stdout)).toEqual([expect.any(Number)]);
+    expect(await run('$NETNS exec blue $NETNS identify --json')).toMatchObject({ status: 0, stdout: '["blue"]\n' });
+    expect(await run('$NETNS identify --json')).toMatchObject({ status: 0, stdout: '[]\n' });
+    expect((await run('$NETNS -j -p list')).stdout).toMatch(/^\[\n {2}\{\n {4}"name": "blue",/);
   });
 
-  it('has help and usage errors in the manner of a CLI', async () => {
-    const help = await runCli('--help');
-    expect(help.code).toBe(0);
-    for (const verb of ['list', 'add', 'del', 'exec', 'identify', 'pids']) expect(help.stdout).toContain(verb);
-    expect((await runCli('exec', '--help')).stdout).toContain('--no-etc');
-    const unknown = await runCli('frobnicate');
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("unknown command 'frobnicate'");
-    expect((await runCli('add')).code).toBe(2);
+  it('refuses an option it does not know as ip does (255, one line)', async () => {
+    expect(await run('$NETNS -x list')).toMatchObject({ status: 255, stdout: '', stderr: 'Option "-x" is unknown, try "netns help".\n' });
+    expect(await run('$NETNS --run-dir')).toMatchObject({ status: 255, stdout: '' });
   });
 });

@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { privileged } from '../helpers/privileges.js';
+import { CLI_PATH as cli } from '../helpers/cli-path.js';
 
-const cli = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
 function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string; pid: number }> {
   return new Promise((resolve) => {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
 import { pathWithout, type BarePath } from '../helpers/path-without.js';
 import { privileged } from '../helpers/privileges.js';
+import { CLI_PATH } from '../helpers/cli-path.js';
 
 const dist = fileURLToPath(new URL('../../dist', import.meta.url));
 const launcher = fileURLToPath(new URL('../../scripts/test-isolated.mjs', import.meta.url));
@@ -103,14 +104,14 @@ describe.skipIf(!privileged)('missing prerequisites', () => {
   });
 
   it('the CLI with --backend nft without nft prints the code and the package, and exits 1', async () => {
-    const result = await run([`${dist}/cli/main.js`, 'addrset', 'list', network.names.a, '--table', 'nonft', '--backend', 'nft'], { ...process.env, PATH: noNft.path });
+    const result = await run([CLI_PATH, 'addrset', 'list', network.names.a, '--table', 'nonft', '--backend', 'nft'], { ...process.env, PATH: noNft.path });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^netns: ERR_NETNS_NFT_MISSING: .*nftables/);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
   });
 
   it('the demo without ip runs every step (it makes links over netlink) and exits 0', async () => {
-    const result = await run([`${dist}/cli/main.js`, 'demo', '--json'], { ...process.env, PATH: noIp.path });
+    const result = await run([CLI_PATH, 'demo', '--json'], { ...process.env, PATH: noIp.path });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as { ok: boolean; steps: { step: string; ok: boolean }[] };

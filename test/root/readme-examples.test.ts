@@ -12,6 +12,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { sweep } from '../../dist/testing.js';
 import { privileged } from '../helpers/privileges.js';
+import { CLI_PATH } from '../helpers/cli-path.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -24,7 +25,7 @@ interface Run {
 }
 
 const binDir = mkdtempSync(join(tmpdir(), 'nsdoc-bin-'));
-writeFileSync(join(binDir, 'netns'), `#!/bin/sh\nexec "${process.execPath}" "${join(root, 'dist/cli/main.js')}" "$@"\n`);
+writeFileSync(join(binDir, 'netns'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_PATH}" "$@"\n`);
 chmodSync(join(binDir, 'netns'), 0o755);
 
 const pids: number[] = [];

@@ -1,0 +1,64 @@
+// `netns list-id [target-nsid N] [nsid N]`: the ids this namespace has
+// assigned, each named by the named namespace it is (`nsid 0 (iproute2 netns
+// name: blue)`), with ip's filters, errors and -j form.
+import { NetNS } from '../../netns.js';
+import { writeJson, writeLines, type IpContext } from './context.js';
+import { invalidArgument, IpFailure, kernelRefusal } from './failure.js';
+import { withNetlink } from './namespace-ids.js';
+import { cInteger, incompleteFailure, usageFailure } from './usage.js';
+
+interface Filters {
+  targetNsid?: number;
+  nsid?: number;
+}
+
+function parseFilters(args: string[]): Filters {
+  const filters: Filters = {};
+  for (let i = 0; i < args.length; i++) {
+    const key = args[i]!;
+    if (key !== 'target-nsid' && key !== 'nsid') throw usageFailure();
+    const field = key === 'nsid' ? 'nsid' : 'targetNsid';
+    if (filters[field] !== undefined) throw new IpFailure(255, `Error: duplicate "${key}": "${key}" is the second value.`);
+    const text = args[++i];
+    if (text === undefined) throw incompleteFailure();
+    const value = cInteger(text);
+    if (value === undefined) throw invalidArgument(text, `"${key}" value is invalid`);
+    if (value < 0) throw invalidArgument(text, `"${key}" value should be >= 0`);
+    filters[field] = value;
+  }
+  return filters;
+}
+
+interface Row {
+  nsid?: number;
+  'current-nsid'?: number;
+  name?: string;
+}
+
+function asText(row: Row, unassigned: { nsid: boolean; current: boolean }): string {
+  let line = row.nsid === undefined ? 'nsid unassigned ' : `nsid ${row.nsid} `;
+  if (row['current-nsid'] !== undefined) line += `current-nsid ${row['current-nsid']} `;
+  else if (unassigned.current) line += 'current-nsid unassigned ';
+  return row.name === undefined ? line : `${line}(iproute2 netns name: ${row.name})`;
+}
+
+export async function listId(args: string[], context: IpContext): Promise<number> {
+  const filters = parseFilters(args);
+  const { ids, names } = await withNetlink(async (nl) => ({
+    ids: await nl.nsids.list(filters).catch((error: unknown) => {
+      throw kernelRefusal(error);
+    }),
+    names: await nl.nsids.names(NetNS.list({ runDir: context.runDir }).filter((entry) => entry.alive)),
+  }));
+  const rows = ids.map(({ nsid, currentNsid }) => {
+    const row: Row = {};
+    if (nsid >= 0) row.nsid = nsid;
+    if (currentNsid !== undefined && currentNsid >= 0) row['current-nsid'] = currentNsid;
+    const name = names.get(currentNsid ?? nsid);
+    if (name !== undefined) row.name = name;
+    return { row, unassigned: { nsid: nsid < 0, current: currentNsid !== undefined && currentNsid < 0 } };
+  });
+  if (context.json) writeJson(rows.map(({ row }) => row), context);
+  else writeLines(rows.map(({ row, unassigned }) => asText(row, unassigned)));
+  return 0;
+}
