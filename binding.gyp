@@ -5,6 +5,7 @@
       "sources": [
         "native/addon.cc",
         "native/capabilities.cc",
+        "native/fd_watch.cc",
         "native/file_lock.cc",
         "native/io_jobs.cc",
         "native/io_pool.cc",

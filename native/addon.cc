@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "capabilities.h"
+#include "fd_watch.h"
 #include "file_lock.h"
 #include "io_jobs.h"
 #include "io_pool.h"
@@ -60,7 +61,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
   // Which thread loads the addon is fixed for the environment's life: learnt
   // once, so the main thread's calls pay no extra system call.
   NetnsAddon(Napi::Env env, Napi::Object exports)
-      : on_main_thread_(gettid() == getpid()), watch_class_(Napi::Persistent(NetlinkWatch::Define(env))) {
+      : on_main_thread_(gettid() == getpid()), watch_class_(Napi::Persistent(FdWatch::Define(env))) {
     DefineAddon(exports, {
         InstanceMethod("openNetns", &NetnsAddon::OpenNetnsJs),
         InstanceMethod("openNetnsIdentity", &NetnsAddon::OpenNetnsIdentityJs),
@@ -259,8 +260,8 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     return env.Undefined();
   }
 
-  // netlinkWatch(fd, onData) -> a NetlinkWatch owning fd (see netlink_watch.h)
-  Napi::Value NetlinkWatchJs(const Napi::CallbackInfo& info) { return watch_class_.New({info[0], info[1]}); }
+  // netlinkWatch(fd, onData) -> an FdWatch owning fd (see fd_watch.h)
+  Napi::Value NetlinkWatchJs(const Napi::CallbackInfo& info) { return NewWatch(info[0], info[1], kNetlinkReader); }
 
   // socketNetns(fd) -> the fd of the namespace the socket belongs to
   Napi::Value SocketNetnsJs(const Napi::CallbackInfo& info) {
@@ -316,6 +317,13 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     Napi::Env env = info.Env();
     std::string path = StringArgument(info, 0, "path");
     return Submit(env, [&] { return std::make_unique<DeleteNamespaceJob>(env, std::move(path)); });
+  }
+
+  // The FdWatch takes `fd` first thing, so it is closed whatever throws.
+  Napi::Value NewWatch(Napi::Value fd, Napi::Value on_data, const FdReader& reader) {
+    Napi::Object watch = watch_class_.New({fd, on_data});
+    FdWatch::Unwrap(watch)->Start(reader);
+    return watch;
   }
 
   Napi::Value IoStatsJs(const Napi::CallbackInfo& info) {

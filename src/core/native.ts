@@ -47,15 +47,16 @@ export interface NativeBinding {
    * datagram, padded to 4 bytes, reaches onData as one Buffer; a failed read (ENOBUFS) as an error,
    * after the data read before it. Holds the loop open until unref() or close().
    */
-  netlinkWatch(fd: number, onData: (error: Error | null, data: Buffer | null) => void): NativeNetlinkWatch;
+  netlinkWatch(fd: number, onData: (error: Error | null, data: Buffer | null) => void): NativeFdWatch;
   /** A new descriptor of the network namespace the socket `fd` belongs to (SIOCGSKNS; needs CAP_NET_ADMIN there). */
   socketNetns(fd: number): number;
 }
 
-export interface NativeNetlinkWatch {
+/** A descriptor polled on this thread's loop (native/fd_watch.h): a netlink socket or an inotify instance. */
+export interface NativeFdWatch {
   ref(): void;
   unref(): void;
-  /** Stops reading: events wait in the socket (and overflow as ENOBUFS). */
+  /** Stops reading: events wait in the kernel's queue (which overflows: ENOBUFS, IN_Q_OVERFLOW). */
   pause(): void;
   resume(): void;
   /** Idempotent: stops polling and closes the descriptor. Also done on GC (only possible while unref'd) and at exit. */
