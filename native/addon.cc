@@ -6,6 +6,8 @@
 #include <fcntl.h>
 
 #include <cerrno>
+#include <climits>
+#include <cmath>
 #include <memory>
 
 #include "capabilities.h"
@@ -66,6 +68,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("openNetns", &NetnsAddon::OpenNetnsJs),
         InstanceMethod("openNetnsIdentity", &NetnsAddon::OpenNetnsIdentityJs),
         InstanceMethod("closeFd", &NetnsAddon::CloseFdJs),
+        InstanceMethod("strerror", &NetnsAddon::StrerrorJs),
         InstanceMethod("tryLockFile", &NetnsAddon::TryLockFileJs),
         InstanceMethod("pipe", &NetnsAddon::PipeJs),
         InstanceMethod("threadNetns", &NetnsAddon::ThreadNetnsJs),
@@ -135,6 +138,15 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     auto locked = TryLockFile(StringArgument(info, 0, "path"));
     if (auto* failure = std::get_if<Failure>(&locked)) throw ToJsError(info.Env(), *failure);
     return Napi::Number::New(info.Env(), std::get<int>(locked));
+  }
+
+  // strerror(errno): Node's negative errno or a positive one.
+  Napi::Value StrerrorJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsNumber()) throw Napi::TypeError::New(env, "errno must be a number");
+    double err = std::fabs(info[0].As<Napi::Number>().DoubleValue());
+    if (!(err <= INT_MAX) || err != std::floor(err)) throw Napi::RangeError::New(env, "errno must be an integer");
+    return Napi::String::New(env, StrError(static_cast<int>(err)));
   }
 
   Napi::Value ThreadNetnsJs(const Napi::CallbackInfo& info) {

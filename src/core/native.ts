@@ -16,6 +16,8 @@ export interface NativeBinding {
   createNamespace(runDir: string, path: string): Promise<NsIdentity & { fd: number }>;
   deleteNamespace(path: string): Promise<void>;
   closeFd(fd: number): void;
+  /** glibc's strerror text for an errno (Node's negative one, or positive), as iproute2 prints it: "File exists". */
+  strerror(errno: number): string;
   /** A close-on-exec fd holding an exclusive flock on `path` (created), or -1 while another holds it. */
   tryLockFile(path: string): number;
   pipe(): { read: number; write: number };

@@ -26,6 +26,7 @@ describe('native surface', () => {
         'pipe',
         'restore',
         'socketNetns',
+        'strerror',
         'threadNetns',
         'tryLockFile',
       ].sort(),
