@@ -23,9 +23,10 @@ import {
   listNamespaces,
   namespacePids,
   type NamespaceEntry,
+  type OpenedNamespace,
 } from './lifecycle.js';
 import { NsHandle } from './core/handle.js';
-import { resolveNamespacePath } from './core/names.js';
+import { nameInRunDir, resolveNamespacePath, runDirOf, type RunDirOption } from './core/names.js';
 import { native } from './core/native.js';
 
 /**
@@ -37,45 +38,48 @@ export class NetNS extends NsHandle {
   /** net.* sysctls of this namespace. */
   readonly sysctl: Sysctl = new Sysctl(this);
 
-  private constructor(path: string, fd: number, dev: number, inode: number) {
-    super(path, fd, dev, inode);
-  }
-
-  /** Opens a bare name (/run/netns/NAME) or any nsfs path, checking it is a network namespace. */
-  static open(pathOrName: string): NetNS {
-    const path = resolveNamespacePath(pathOrName);
-    const opened = callNative(() => native().openNetns(path));
-    return new NetNS(path, opened.fd, opened.dev, opened.ino);
+  private constructor(opened: OpenedNamespace) {
+    super(opened.path, opened.name, opened.fd, opened.dev, opened.ino);
   }
 
   /**
-   * Creates a namespace. With a name: a persistent one at /run/netns/NAME,
-   * made as `ip netns add` makes it (EEXIST if taken). Without: an anonymous
-   * one that lives as long as this handle or anything inside it.
+   * Opens a bare name (RUN_DIR/NAME) or any nsfs path, checking it is a
+   * network namespace. A path directly in the run directory counts as a name.
    */
-  static async create(name?: string): Promise<NetNS> {
-    const created = await createNamespace(name);
-    return new NetNS(created.path, created.fd, created.dev, created.ino);
+  static open(pathOrName: string, options?: RunDirOption): NetNS {
+    const runDir = runDirOf(options);
+    const path = resolveNamespacePath(pathOrName, runDir);
+    const opened = callNative(() => native().openNetns(path));
+    return new NetNS({ ...opened, path, name: nameInRunDir(path, runDir) });
   }
 
-  /** Removes /run/netns/NAME as `ip netns del` does: lazy unmount, then unlink. */
-  static delete(name: string): Promise<void> {
-    return deleteNamespace(name);
+  /**
+   * Creates a namespace. With a name: a persistent one at RUN_DIR/NAME, made
+   * as `ip netns add` makes it (EEXIST if taken). Without: an anonymous one
+   * that lives as long as this handle or anything inside it.
+   */
+  static async create(name?: string, options?: RunDirOption): Promise<NetNS> {
+    return new NetNS(await createNamespace(name, options));
   }
 
-  /** The named namespaces under /run/netns, with inode and whether each is alive. */
-  static list(): NamespaceEntry[] {
-    return listNamespaces();
+  /** Removes RUN_DIR/NAME as `ip netns del` does: lazy unmount, then unlink. */
+  static delete(name: string, options?: RunDirOption): Promise<void> {
+    return deleteNamespace(name, options);
+  }
+
+  /** The named namespaces, with inode and whether each is alive, in readdir order as `ip netns list`. */
+  static list(options?: RunDirOption): NamespaceEntry[] {
+    return listNamespaces(options);
   }
 
   /** Names of the namespace a process (or inode) is in, as `ip netns identify`. */
-  static identify(target: { pid: number } | { inode: number }): string[] {
-    return identifyNamespace(target);
+  static identify(target: { pid: number } | { inode: number }, options?: RunDirOption): string[] {
+    return identifyNamespace(target, options);
   }
 
   /** Processes in the named namespace, as `ip netns pids`. */
-  static pids(name: string): number[] {
-    return namespacePids(name);
+  static pids(name: string, options?: RunDirOption): number[] {
+    return namespacePids(name, options);
   }
 
   /** The namespace of the calling thread (not necessarily the process's main thread). */

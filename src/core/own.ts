@@ -1,5 +1,7 @@
 // In core rather than netlink/, where it began: lifecycle reads options too,
 // and it imports core only.
+import { ErrorCodes, netnsError } from './errors.js';
+
 const NOTHING_INHERITED: object = Object.freeze(Object.create(null));
 
 /**
@@ -13,4 +15,13 @@ const NOTHING_INHERITED: object = Object.freeze(Object.create(null));
  */
 export function own<T>(value: T): T {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (Object.assign(Object.create(NOTHING_INHERITED), value) as T) : value;
+}
+
+/** The options object a call was given, as its own properties only (undefined: none). */
+export function ownOptions<T extends object>(options: T | undefined): Partial<T> {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `options must be an object, got ${options === null ? 'null' : typeof options}`);
+  }
+  return own(options);
 }
