@@ -39,7 +39,7 @@ export class NetNS extends NsHandle {
   readonly sysctl: Sysctl = new Sysctl(this);
 
   private constructor(opened: OpenedNamespace) {
-    super(opened.path, opened.name, opened.fd, opened.dev, opened.ino);
+    super(opened.path, opened.fd, opened.dev, opened.ino, opened.name);
   }
 
   /**

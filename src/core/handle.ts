@@ -28,7 +28,7 @@ export class NsHandle implements Disposable {
   #closed = false;
   #inUse = 0;
 
-  protected constructor(path: string, name: string | undefined, fd: number, dev: number, inode: number) {
+  protected constructor(path: string, fd: number, dev: number, inode: number, name?: string) {
     this.path = path;
     this.name = name;
     this.#fd = fd;
