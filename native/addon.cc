@@ -88,6 +88,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("socketNetns", &NetnsAddon::SocketNetnsJs),
         InstanceMethod("createNamespace", &NetnsAddon::CreateNamespaceJs),
         InstanceMethod("deleteNamespace", &NetnsAddon::DeleteNamespaceJs),
+        InstanceMethod("attachNamespace", &NetnsAddon::AttachNamespaceJs),
     });
   }
 
@@ -322,6 +323,17 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     std::string run_dir = StringArgument(info, 0, "runDir");
     std::string path = StringArgument(info, 1, "path");
     return Submit(env, [&] { return std::make_unique<CreateNamespaceJob>(env, std::move(run_dir), std::move(path)); });
+  }
+
+  // attachNamespace(runDir, path, source) -> Promise<{fd, dev, ino}>
+  Napi::Value AttachNamespaceJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    std::string run_dir = StringArgument(info, 0, "runDir");
+    std::string path = StringArgument(info, 1, "path");
+    std::string source = StringArgument(info, 2, "source");
+    return Submit(env, [&] {
+      return std::make_unique<AttachNamespaceJob>(env, std::move(run_dir), std::move(path), std::move(source));
+    });
   }
 
   // deleteNamespace(path) -> Promise<void>

@@ -39,6 +39,19 @@ export async function createNamespace(name?: string, options?: RunDirOption): Pr
   }
 }
 
+/** Names the namespace a process is in, as `ip netns attach NAME PID`: runDir/NAME becomes a bind mount of it. */
+export async function attachNamespace(name: string, pid: number, options?: RunDirOption): Promise<OpenedNamespace> {
+  assertValidName(name);
+  checkPid(pid);
+  const runDir = runDirOf(options);
+  const path = `${runDir}/${name}`;
+  try {
+    return { ...(await native().attachNamespace(runDir, path, `/proc/${pid}/ns/net`)), name, path };
+  } catch (error) {
+    throw fromNative(error);
+  }
+}
+
 export async function deleteNamespace(name: string, options?: RunDirOption): Promise<void> {
   assertValidName(name);
   const runDir = runDirOf(options);
@@ -82,10 +95,14 @@ export function listNamespaces(options?: RunDirOption): NamespaceEntry[] {
   });
 }
 
-function inodeOfPid(pid: number): number {
-  if (!Number.isSafeInteger(pid) || pid <= 0) {
+export function checkPid(pid: unknown): asserts pid is number {
+  if (!Number.isSafeInteger(pid) || (pid as number) <= 0) {
     throw netnsError(ErrorCodes.INVALID_ARG, `pid must be a positive integer, got ${String(pid)}`);
   }
+}
+
+function inodeOfPid(pid: number): number {
+  checkPid(pid);
   return callNative(() => native().openNetnsIdentity(`/proc/${pid}/ns/net`)).ino;
 }
 

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type dgram from 'node:dgram';
 import type net from 'node:net';
-import { callNative, ErrorCodes, netnsError } from './core/errors.js';
+import { callNative } from './core/errors.js';
 import { readFileIn } from './io/files.js';
 import {
   connectIn,
@@ -17,6 +17,8 @@ import {
 import { execFileIn, spawnIn, type ExecFileOptions, type ExecFileResult, type NetnsSpawnOptions } from './io/spawn.js';
 import { Sysctl } from './io/sysctl.js';
 import {
+  attachNamespace,
+  checkPid,
   createNamespace,
   deleteNamespace,
   identifyNamespace,
@@ -62,6 +64,16 @@ export class NetNS extends NsHandle {
     return new NetNS(await createNamespace(name, options));
   }
 
+  /**
+   * Names the namespace process `pid` is in, as `ip netns attach NAME PID`:
+   * RUN_DIR/NAME (EEXIST if taken) becomes a bind mount of /proc/PID/ns/net.
+   * A missing process is ENOENT with that source as `path`; a failure leaves
+   * no file and no mount.
+   */
+  static async attach(name: string, pid: number, options?: RunDirOption): Promise<NetNS> {
+    return new NetNS(await attachNamespace(name, pid, options));
+  }
+
   /** Removes RUN_DIR/NAME as `ip netns del` does: lazy unmount, then unlink. */
   static delete(name: string, options?: RunDirOption): Promise<void> {
     return deleteNamespace(name, options);
@@ -89,9 +101,7 @@ export class NetNS extends NsHandle {
 
   /** The namespace a process's main thread is in. */
   static fromPid(pid: number): NetNS {
-    if (!Number.isSafeInteger(pid) || pid <= 0) {
-      throw netnsError(ErrorCodes.INVALID_ARG, `pid must be a positive integer, got ${String(pid)}`);
-    }
+    checkPid(pid);
     return NetNS.open(`/proc/${pid}/ns/net`);
   }
 

@@ -15,6 +15,8 @@ export interface NativeBinding {
   openNetnsIdentity(path: string): NsIdentity;
   createNamespace(runDir: string, path: string): Promise<NsIdentity & { fd: number }>;
   deleteNamespace(path: string): Promise<void>;
+  /** Makes `path` (in runDir, made as createNamespace makes it) a bind mount of the namespace `source` (/proc/PID/ns/net) names. */
+  attachNamespace(runDir: string, path: string, source: string): Promise<NsIdentity & { fd: number }>;
   closeFd(fd: number): void;
   /** glibc's strerror text for an errno (Node's negative one, or positive), as iproute2 prints it: "File exists". */
   strerror(errno: number): string;
