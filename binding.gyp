@@ -15,6 +15,7 @@
         "native/netlink_watch.cc",
         "native/nsfd.cc",
         "native/run_dir_entry.cc",
+        "native/run_dir_watch.cc",
         "native/thread_home.cc",
         "native/thread_switch.cc"
       ],

@@ -20,6 +20,7 @@
 #include "netlink.h"
 #include "netlink_watch.h"
 #include "nsfd.h"
+#include "run_dir_watch.h"
 #include "thread_home.h"
 #include "thread_switch.h"
 #include "unique_fd.h"
@@ -85,6 +86,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("netlinkTransact", &NetnsAddon::NetlinkTransactJs),
         InstanceMethod("netlinkSubscribe", &NetnsAddon::NetlinkSubscribeJs),
         InstanceMethod("netlinkWatch", &NetnsAddon::NetlinkWatchJs),
+        InstanceMethod("runDirWatch", &NetnsAddon::RunDirWatchJs),
         InstanceMethod("socketNetns", &NetnsAddon::SocketNetnsJs),
         InstanceMethod("createNamespace", &NetnsAddon::CreateNamespaceJs),
         InstanceMethod("deleteNamespace", &NetnsAddon::DeleteNamespaceJs),
@@ -275,6 +277,17 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
 
   // netlinkWatch(fd, onData) -> an FdWatch owning fd (see fd_watch.h)
   Napi::Value NetlinkWatchJs(const Napi::CallbackInfo& info) { return NewWatch(info[0], info[1], kNetlinkReader); }
+
+  // runDirWatch(runDir, onData) -> an FdWatch of inotify events (see run_dir_watch.h)
+  Napi::Value RunDirWatchJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    std::string run_dir = StringArgument(info, 0, "runDir");
+    if (!info[1].IsFunction()) throw Napi::TypeError::New(env, "onData must be a function");
+    auto opened = OpenRunDirInotify(run_dir);
+    if (auto* failure = std::get_if<Failure>(&opened)) throw ToJsError(env, *failure);
+    Napi::Number fd = Napi::Number::New(env, std::get<UniqueFd>(opened).release());
+    return NewWatch(fd, info[1], kInotifyReader);
+  }
 
   // socketNetns(fd) -> the fd of the namespace the socket belongs to
   Napi::Value SocketNetnsJs(const Napi::CallbackInfo& info) {

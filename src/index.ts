@@ -12,3 +12,4 @@ export type { ConnectOptions, ListenOptions, SocketDomain, SocketType, UdpOption
 export type { Sysctl } from './io/sysctl.js';
 export type { NamespaceEntry } from './lifecycle.js';
 export type { RunDirOption } from './core/names.js';
+export type { NamespaceEvent, NamespaceWatch, NamespaceWatchOptions } from './namespace-watch.js';

@@ -30,6 +30,7 @@ import {
 import { NsHandle } from './core/handle.js';
 import { nameInRunDir, resolveNamespacePath, runDirOf, type RunDirOption } from './core/names.js';
 import { native } from './core/native.js';
+import { watchNamespaces, type NamespaceWatch, type NamespaceWatchOptions } from './namespace-watch.js';
 
 /**
  * An open network namespace. The handle holds an O_CLOEXEC file descriptor, so
@@ -82,6 +83,17 @@ export class NetNS extends NsHandle {
   /** The named namespaces, with inode and whether each is alive, in readdir order as `ip netns list`. */
   static list(options?: RunDirOption): NamespaceEntry[] {
     return listNamespaces(options);
+  }
+
+  /**
+   * Namespaces added to and deleted from the run directory (made if missing),
+   * as `ip netns monitor` reports them: `for await (const { type, name } of
+   * NetNS.watch())`. Keeps the process alive until closed (close(), `using`,
+   * leaving the loop, or the signal). An inotify queue overflow ends the
+   * iteration with an ENOBUFS error.
+   */
+  static watch(options?: NamespaceWatchOptions): NamespaceWatch {
+    return watchNamespaces(options);
   }
 
   /** Names of the namespace a process (or inode) is in, as `ip netns identify`. */

@@ -52,6 +52,11 @@ export interface NativeBinding {
    * after the data read before it. Holds the loop open until unref() or close().
    */
   netlinkWatch(fd: number, onData: (error: Error | null, data: Buffer | null) => void): NativeFdWatch;
+  /**
+   * Makes runDir if missing and watches it with inotify (IN_CREATE, IN_DELETE), polled on this thread's loop:
+   * onData gets whole struct inotify_event records, in the kernel's order. Holds the loop open until close().
+   */
+  runDirWatch(runDir: string, onData: (error: Error | null, data: Buffer | null) => void): NativeFdWatch;
   /** A new descriptor of the network namespace the socket `fd` belongs to (SIOCGSKNS; needs CAP_NET_ADMIN there). */
   socketNetns(fd: number): number;
 }

@@ -26,6 +26,7 @@ describe('native surface', () => {
         'openNetnsIdentity',
         'pipe',
         'restore',
+        'runDirWatch',
         'socketNetns',
         'strerror',
         'threadNetns',
