@@ -95,6 +95,7 @@ export function listNamespaces(options?: RunDirOption): NamespaceEntry[] {
   });
 }
 
+/** A pid, as identify, attach and NetNS.fromPid take one. */
 export function checkPid(pid: unknown): asserts pid is number {
   if (!Number.isSafeInteger(pid) || (pid as number) <= 0) {
     throw netnsError(ErrorCodes.INVALID_ARG, `pid must be a positive integer, got ${String(pid)}`);
@@ -119,7 +120,10 @@ function inodeOfTarget(target: unknown): number {
   return inode;
 }
 
-/** Names in the run directory of the namespace a process is in (or with this inode), as `ip netns identify`. */
+/**
+ * Every name in the run directory of the namespace a process is in (or with
+ * this inode), in readdir order; `ip netns identify` prints only the last.
+ */
 export function identifyNamespace(target: { pid: number } | { inode: number }, options?: RunDirOption): string[] {
   const inode = inodeOfTarget(target);
   return listNamespaces(options)

@@ -96,7 +96,7 @@ export class NetNS extends NsHandle {
     return watchNamespaces(options);
   }
 
-  /** Names of the namespace a process (or inode) is in, as `ip netns identify`. */
+  /** Every name of the namespace a process (or inode) is in, in readdir order (`ip netns identify` prints the last). */
   static identify(target: { pid: number } | { inode: number }, options?: RunDirOption): string[] {
     return identifyNamespace(target, options);
   }
