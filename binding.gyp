@@ -5,6 +5,7 @@
       "sources": [
         "native/addon.cc",
         "native/capabilities.cc",
+        "native/fd_watch.cc",
         "native/file_lock.cc",
         "native/io_jobs.cc",
         "native/io_pool.cc",
@@ -14,6 +15,7 @@
         "native/netlink_watch.cc",
         "native/nsfd.cc",
         "native/run_dir_entry.cc",
+        "native/run_dir_watch.cc",
         "native/thread_home.cc",
         "native/thread_switch.cc"
       ],

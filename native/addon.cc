@@ -6,9 +6,12 @@
 #include <fcntl.h>
 
 #include <cerrno>
+#include <climits>
+#include <cmath>
 #include <memory>
 
 #include "capabilities.h"
+#include "fd_watch.h"
 #include "file_lock.h"
 #include "io_jobs.h"
 #include "io_pool.h"
@@ -17,6 +20,7 @@
 #include "netlink.h"
 #include "netlink_watch.h"
 #include "nsfd.h"
+#include "run_dir_watch.h"
 #include "thread_home.h"
 #include "thread_switch.h"
 #include "unique_fd.h"
@@ -60,11 +64,12 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
   // Which thread loads the addon is fixed for the environment's life: learnt
   // once, so the main thread's calls pay no extra system call.
   NetnsAddon(Napi::Env env, Napi::Object exports)
-      : on_main_thread_(gettid() == getpid()), watch_class_(Napi::Persistent(NetlinkWatch::Define(env))) {
+      : on_main_thread_(gettid() == getpid()), watch_class_(Napi::Persistent(FdWatch::Define(env))) {
     DefineAddon(exports, {
         InstanceMethod("openNetns", &NetnsAddon::OpenNetnsJs),
         InstanceMethod("openNetnsIdentity", &NetnsAddon::OpenNetnsIdentityJs),
         InstanceMethod("closeFd", &NetnsAddon::CloseFdJs),
+        InstanceMethod("strerror", &NetnsAddon::StrerrorJs),
         InstanceMethod("tryLockFile", &NetnsAddon::TryLockFileJs),
         InstanceMethod("pipe", &NetnsAddon::PipeJs),
         InstanceMethod("threadNetns", &NetnsAddon::ThreadNetnsJs),
@@ -81,9 +86,11 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("netlinkTransact", &NetnsAddon::NetlinkTransactJs),
         InstanceMethod("netlinkSubscribe", &NetnsAddon::NetlinkSubscribeJs),
         InstanceMethod("netlinkWatch", &NetnsAddon::NetlinkWatchJs),
+        InstanceMethod("runDirWatch", &NetnsAddon::RunDirWatchJs),
         InstanceMethod("socketNetns", &NetnsAddon::SocketNetnsJs),
         InstanceMethod("createNamespace", &NetnsAddon::CreateNamespaceJs),
         InstanceMethod("deleteNamespace", &NetnsAddon::DeleteNamespaceJs),
+        InstanceMethod("attachNamespace", &NetnsAddon::AttachNamespaceJs),
     });
   }
 
@@ -134,6 +141,15 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     auto locked = TryLockFile(StringArgument(info, 0, "path"));
     if (auto* failure = std::get_if<Failure>(&locked)) throw ToJsError(info.Env(), *failure);
     return Napi::Number::New(info.Env(), std::get<int>(locked));
+  }
+
+  // strerror(errno): Node's negative errno or a positive one.
+  Napi::Value StrerrorJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsNumber()) throw Napi::TypeError::New(env, "errno must be a number");
+    double err = std::fabs(info[0].As<Napi::Number>().DoubleValue());
+    if (!(err <= INT_MAX) || err != std::floor(err)) throw Napi::RangeError::New(env, "errno must be an integer");
+    return Napi::String::New(env, StrError(static_cast<int>(err)));
   }
 
   Napi::Value ThreadNetnsJs(const Napi::CallbackInfo& info) {
@@ -259,8 +275,19 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     return env.Undefined();
   }
 
-  // netlinkWatch(fd, onData) -> a NetlinkWatch owning fd (see netlink_watch.h)
-  Napi::Value NetlinkWatchJs(const Napi::CallbackInfo& info) { return watch_class_.New({info[0], info[1]}); }
+  // netlinkWatch(fd, onData) -> an FdWatch owning fd (see fd_watch.h)
+  Napi::Value NetlinkWatchJs(const Napi::CallbackInfo& info) { return NewWatch(info[0], info[1], kNetlinkReader); }
+
+  // runDirWatch(runDir, onData) -> an FdWatch of inotify events (see run_dir_watch.h)
+  Napi::Value RunDirWatchJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    std::string run_dir = StringArgument(info, 0, "runDir");
+    if (!info[1].IsFunction()) throw Napi::TypeError::New(env, "onData must be a function");
+    auto opened = OpenRunDirInotify(run_dir);
+    if (auto* failure = std::get_if<Failure>(&opened)) throw ToJsError(env, *failure);
+    Napi::Number fd = Napi::Number::New(env, std::get<UniqueFd>(opened).release());
+    return NewWatch(fd, info[1], kInotifyReader);
+  }
 
   // socketNetns(fd) -> the fd of the namespace the socket belongs to
   Napi::Value SocketNetnsJs(const Napi::CallbackInfo& info) {
@@ -311,11 +338,29 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     return Submit(env, [&] { return std::make_unique<CreateNamespaceJob>(env, std::move(run_dir), std::move(path)); });
   }
 
+  // attachNamespace(runDir, path, source) -> Promise<{fd, dev, ino}>
+  Napi::Value AttachNamespaceJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    std::string run_dir = StringArgument(info, 0, "runDir");
+    std::string path = StringArgument(info, 1, "path");
+    std::string source = StringArgument(info, 2, "source");
+    return Submit(env, [&] {
+      return std::make_unique<AttachNamespaceJob>(env, std::move(run_dir), std::move(path), std::move(source));
+    });
+  }
+
   // deleteNamespace(path) -> Promise<void>
   Napi::Value DeleteNamespaceJs(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     std::string path = StringArgument(info, 0, "path");
     return Submit(env, [&] { return std::make_unique<DeleteNamespaceJob>(env, std::move(path)); });
+  }
+
+  // The FdWatch takes `fd` first thing, so it is closed whatever throws.
+  Napi::Value NewWatch(Napi::Value fd, Napi::Value on_data, const FdReader& reader) {
+    Napi::Object watch = watch_class_.New({fd, on_data});
+    FdWatch::Unwrap(watch)->Start(reader);
+    return watch;
   }
 
   Napi::Value IoStatsJs(const Napi::CallbackInfo& info) {

@@ -19,6 +19,13 @@ std::string ErrnoText(int err) {
 
 }  // namespace
 
+// strerrordesc_np rather than strerror: no locale, and no shared buffer for
+// an unknown number.
+std::string StrError(int err) {
+  const char* text = strerrordesc_np(err);
+  return text ? text : "Unknown error " + std::to_string(err);
+}
+
 Napi::Error ToJsError(Napi::Env env, const Failure& failure) {
   const bool own = !failure.code.empty();
   Napi::Error error = Napi::Error::New(env, own ? failure.message : ErrnoText(failure.err));

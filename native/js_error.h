@@ -10,4 +10,8 @@ namespace netns {
 
 Napi::Error ToJsError(Napi::Env env, const Failure& failure);
 
+// What glibc's strerror says for a positive errno, untranslated (as iproute2
+// prints it under the C locale): "File exists", "Unknown error 999".
+std::string StrError(int err);
+
 }  // namespace netns

@@ -1,6 +1,6 @@
 // Namespace lifecycle, done the way `ip netns` does it so that both see each
-// other's namespaces: persistent namespaces are bind mounts of a thread's
-// namespace file under /run/netns, which is itself a shared mount.
+// other's namespaces: persistent namespaces are bind mounts of a namespace
+// file in a run directory (/run/netns), which is itself a shared mount.
 #pragma once
 #include <napi.h>
 
@@ -23,13 +23,32 @@ class CreateNamespaceJob : public IoJob {
   Napi::Value Result(Napi::Env env) override;
 
  private:
-  bool PrepareMountPoint();
   bool BindThreadNamespace();
   void OpenResult();
 
   std::string run_dir_;
   std::string path_;
   NsFd created_;
+};
+
+// Names an existing namespace, as `ip netns attach NAME PID`: `path` becomes
+// a bind mount of `source` (/proc/PID/ns/net), made as CreateNamespaceJob
+// makes one. Runs at home on an I/O thread: mounting is no namespace work,
+// but it must not wait on libuv's shared threads either.
+class AttachNamespaceJob : public IoJob {
+ public:
+  AttachNamespaceJob(Napi::Env env, std::string run_dir, std::string path, std::string source)
+      : IoJob(env, UniqueFd()), run_dir_(std::move(run_dir)), path_(std::move(path)), source_(std::move(source)) {}
+  void Run(ThreadSwitch& thread) override;
+  Napi::Value Result(Napi::Env env) override;
+
+ private:
+  void BindSource();
+
+  std::string run_dir_;
+  std::string path_;
+  std::string source_;
+  NsFd attached_;
 };
 
 // Lazy unmount and unlink, as `ip netns del`, of a namespace or the file one

@@ -11,3 +11,5 @@ export type { ExecFileOptions, ExecFileResult, NetnsSpawnOptions } from './io/sp
 export type { ConnectOptions, ListenOptions, SocketDomain, SocketType, UdpOptions } from './io/sockets.js';
 export type { Sysctl } from './io/sysctl.js';
 export type { NamespaceEntry } from './lifecycle.js';
+export type { RunDirOption } from './core/names.js';
+export type { NamespaceEvent, NamespaceWatch, NamespaceWatchOptions } from './namespace-watch.js';

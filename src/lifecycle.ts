@@ -1,8 +1,9 @@
 // Creating, deleting, listing and identifying namespaces, interoperable with
-// `ip netns`: named namespaces are bind mounts under /run/netns.
+// `ip netns`: named namespaces are bind mounts in a run directory, /run/netns
+// unless the caller keeps theirs elsewhere (RunDirOption).
 import { fs } from './core/builtins.js';
 import { callNative, ErrorCodes, fromNative, netnsError } from './core/errors.js';
-import { assertValidName, NETNS_RUN_DIR } from './core/names.js';
+import { assertValidName, runDirOf, type RunDirOption } from './core/names.js';
 import { native } from './core/native.js';
 
 const NSFS_MAGIC = 0x6e736673;
@@ -16,41 +17,76 @@ export interface NamespaceEntry {
   alive: boolean;
 }
 
-/** Makes a namespace and returns its open descriptor and identity (the NetNS facade wraps it). */
-export async function createNamespace(name?: string): Promise<{ path: string; fd: number; dev: number; ino: number }> {
-  let path = '';
-  if (name !== undefined) {
-    assertValidName(name);
-    path = `${NETNS_RUN_DIR}/${name}`;
-  }
+/** An open namespace as the addon hands it over (the NetNS facade wraps it); `name` when it has one. */
+export interface OpenedNamespace {
+  path: string;
+  name: string | undefined;
+  fd: number;
+  dev: number;
+  ino: number;
+}
+
+/** Makes a namespace: named (runDir/NAME, as `ip netns add`) or anonymous (no name). */
+export async function createNamespace(name?: string, options?: RunDirOption): Promise<OpenedNamespace> {
+  if (name !== undefined) assertValidName(name);
+  const runDir = runDirOf(options);
+  const path = name === undefined ? '' : `${runDir}/${name}`;
   try {
-    const created = await native().createNamespace(NETNS_RUN_DIR, path);
-    return { ...created, path: path || `/proc/${process.pid}/fd/${created.fd}` };
+    const created = await native().createNamespace(runDir, path);
+    return { ...created, name, path: path || `/proc/${process.pid}/fd/${created.fd}` };
   } catch (error) {
     throw fromNative(error);
   }
 }
 
-export async function deleteNamespace(name: string): Promise<void> {
+/** Names the namespace a process is in, as `ip netns attach NAME PID`: runDir/NAME becomes a bind mount of it. */
+export async function attachNamespace(name: string, pid: number, options?: RunDirOption): Promise<OpenedNamespace> {
   assertValidName(name);
+  checkPid(pid);
+  const runDir = runDirOf(options);
+  const path = `${runDir}/${name}`;
   try {
-    await native().deleteNamespace(`${NETNS_RUN_DIR}/${name}`);
+    return { ...(await native().attachNamespace(runDir, path, `/proc/${pid}/ns/net`)), name, path };
   } catch (error) {
     throw fromNative(error);
   }
 }
 
-export function listNamespaces(): NamespaceEntry[] {
-  let names: string[];
+export async function deleteNamespace(name: string, options?: RunDirOption): Promise<void> {
+  assertValidName(name);
+  const runDir = runDirOf(options);
   try {
-    names = fs().readdirSync(NETNS_RUN_DIR);
+    await native().deleteNamespace(`${runDir}/${name}`);
+  } catch (error) {
+    throw fromNative(error);
+  }
+}
+
+// readdir's order, as `ip netns list` prints: fs.readdirSync sorts (libuv's
+// scandir does), a Dir does not.
+function namesIn(dir: string): string[] {
+  let handle;
+  try {
+    handle = fs().opendirSync(dir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
+  const names: string[] = [];
+  try {
+    for (let entry = handle.readSync(); entry !== null; entry = handle.readSync()) names.push(entry.name);
+  } finally {
+    handle.closeSync();
+  }
+  return names;
+}
+
+/** The entries of the run directory, in readdir order (as `ip netns list`), not sorted. */
+export function listNamespaces(options?: RunDirOption): NamespaceEntry[] {
+  const runDir = runDirOf(options);
   const { statfsSync, statSync } = fs();
-  return names.sort().flatMap((name) => {
-    const path = `${NETNS_RUN_DIR}/${name}`;
+  return namesIn(runDir).flatMap((name) => {
+    const path = `${runDir}/${name}`;
     try {
       return [{ name, path, inode: statSync(path).ino, alive: statfsSync(path).type === NSFS_MAGIC }];
     } catch {
@@ -59,10 +95,15 @@ export function listNamespaces(): NamespaceEntry[] {
   });
 }
 
-function inodeOfPid(pid: number): number {
-  if (!Number.isSafeInteger(pid) || pid <= 0) {
+/** A pid, as identify, attach and NetNS.fromPid take one. */
+export function checkPid(pid: unknown): asserts pid is number {
+  if (!Number.isSafeInteger(pid) || (pid as number) <= 0) {
     throw netnsError(ErrorCodes.INVALID_ARG, `pid must be a positive integer, got ${String(pid)}`);
   }
+}
+
+function inodeOfPid(pid: number): number {
+  checkPid(pid);
   return callNative(() => native().openNetnsIdentity(`/proc/${pid}/ns/net`)).ino;
 }
 
@@ -79,18 +120,22 @@ function inodeOfTarget(target: unknown): number {
   return inode;
 }
 
-/** Names under /run/netns of the namespace a process is in (or with this inode), as `ip netns identify`. */
-export function identifyNamespace(target: { pid: number } | { inode: number }): string[] {
+/**
+ * Every name in the run directory of the namespace a process is in (or with
+ * this inode), in readdir order; `ip netns identify` prints only the last.
+ */
+export function identifyNamespace(target: { pid: number } | { inode: number }, options?: RunDirOption): string[] {
   const inode = inodeOfTarget(target);
-  return listNamespaces()
+  return listNamespaces(options)
     .filter((entry) => entry.alive && entry.inode === inode)
     .map((entry) => entry.name);
 }
 
 /** Processes whose main thread is in the named namespace, as `ip netns pids`. */
-export function namespacePids(name: string): number[] {
+export function namespacePids(name: string, options?: RunDirOption): number[] {
   assertValidName(name);
-  const inode = callNative(() => native().openNetnsIdentity(`${NETNS_RUN_DIR}/${name}`)).ino;
+  const runDir = runDirOf(options);
+  const inode = callNative(() => native().openNetnsIdentity(`${runDir}/${name}`)).ino;
   const pids: number[] = [];
   const { readdirSync, readlinkSync } = fs();
   for (const entry of readdirSync('/proc')) {

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type dgram from 'node:dgram';
 import type net from 'node:net';
-import { callNative, ErrorCodes, netnsError } from './core/errors.js';
+import { callNative } from './core/errors.js';
 import { readFileIn } from './io/files.js';
 import {
   connectIn,
@@ -17,16 +17,20 @@ import {
 import { execFileIn, spawnIn, type ExecFileOptions, type ExecFileResult, type NetnsSpawnOptions } from './io/spawn.js';
 import { Sysctl } from './io/sysctl.js';
 import {
+  attachNamespace,
+  checkPid,
   createNamespace,
   deleteNamespace,
   identifyNamespace,
   listNamespaces,
   namespacePids,
   type NamespaceEntry,
+  type OpenedNamespace,
 } from './lifecycle.js';
 import { NsHandle } from './core/handle.js';
-import { resolveNamespacePath } from './core/names.js';
+import { nameInRunDir, resolveNamespacePath, runDirOf, type RunDirOption } from './core/names.js';
 import { native } from './core/native.js';
+import { watchNamespaces, type NamespaceWatch, type NamespaceWatchOptions } from './namespace-watch.js';
 
 /**
  * An open network namespace. The handle holds an O_CLOEXEC file descriptor, so
@@ -37,45 +41,69 @@ export class NetNS extends NsHandle {
   /** net.* sysctls of this namespace. */
   readonly sysctl: Sysctl = new Sysctl(this);
 
-  private constructor(path: string, fd: number, dev: number, inode: number) {
-    super(path, fd, dev, inode);
-  }
-
-  /** Opens a bare name (/run/netns/NAME) or any nsfs path, checking it is a network namespace. */
-  static open(pathOrName: string): NetNS {
-    const path = resolveNamespacePath(pathOrName);
-    const opened = callNative(() => native().openNetns(path));
-    return new NetNS(path, opened.fd, opened.dev, opened.ino);
+  private constructor(opened: OpenedNamespace) {
+    super(opened.path, opened.fd, opened.dev, opened.ino, opened.name);
   }
 
   /**
-   * Creates a namespace. With a name: a persistent one at /run/netns/NAME,
-   * made as `ip netns add` makes it (EEXIST if taken). Without: an anonymous
-   * one that lives as long as this handle or anything inside it.
+   * Opens a bare name (RUN_DIR/NAME) or any nsfs path, checking it is a
+   * network namespace. A path directly in the run directory counts as a name.
    */
-  static async create(name?: string): Promise<NetNS> {
-    const created = await createNamespace(name);
-    return new NetNS(created.path, created.fd, created.dev, created.ino);
+  static open(pathOrName: string, options?: RunDirOption): NetNS {
+    const runDir = runDirOf(options);
+    const path = resolveNamespacePath(pathOrName, runDir);
+    const opened = callNative(() => native().openNetns(path));
+    return new NetNS({ ...opened, path, name: nameInRunDir(path, runDir) });
   }
 
-  /** Removes /run/netns/NAME as `ip netns del` does: lazy unmount, then unlink. */
-  static delete(name: string): Promise<void> {
-    return deleteNamespace(name);
+  /**
+   * Creates a namespace. With a name: a persistent one at RUN_DIR/NAME, made
+   * as `ip netns add` makes it (EEXIST if taken). Without: an anonymous one
+   * that lives as long as this handle or anything inside it.
+   */
+  static async create(name?: string, options?: RunDirOption): Promise<NetNS> {
+    return new NetNS(await createNamespace(name, options));
   }
 
-  /** The named namespaces under /run/netns, with inode and whether each is alive. */
-  static list(): NamespaceEntry[] {
-    return listNamespaces();
+  /**
+   * Names the namespace process `pid` is in, as `ip netns attach NAME PID`:
+   * RUN_DIR/NAME (EEXIST if taken) becomes a bind mount of /proc/PID/ns/net.
+   * A missing process is ENOENT with that source as `path`; a failure leaves
+   * no file and no mount.
+   */
+  static async attach(name: string, pid: number, options?: RunDirOption): Promise<NetNS> {
+    return new NetNS(await attachNamespace(name, pid, options));
   }
 
-  /** Names of the namespace a process (or inode) is in, as `ip netns identify`. */
-  static identify(target: { pid: number } | { inode: number }): string[] {
-    return identifyNamespace(target);
+  /** Removes RUN_DIR/NAME as `ip netns del` does: lazy unmount, then unlink. */
+  static delete(name: string, options?: RunDirOption): Promise<void> {
+    return deleteNamespace(name, options);
+  }
+
+  /** The named namespaces, with inode and whether each is alive, in readdir order as `ip netns list`. */
+  static list(options?: RunDirOption): NamespaceEntry[] {
+    return listNamespaces(options);
+  }
+
+  /**
+   * Namespaces added to and deleted from the run directory (made if missing),
+   * as `ip netns monitor` reports them: `for await (const { type, name } of
+   * NetNS.watch())`. Keeps the process alive until closed (close(), `using`,
+   * leaving the loop, or the signal). An inotify queue overflow ends the
+   * iteration with an ENOBUFS error.
+   */
+  static watch(options?: NamespaceWatchOptions): NamespaceWatch {
+    return watchNamespaces(options);
+  }
+
+  /** Every name of the namespace a process (or inode) is in, in readdir order (`ip netns identify` prints the last). */
+  static identify(target: { pid: number } | { inode: number }, options?: RunDirOption): string[] {
+    return identifyNamespace(target, options);
   }
 
   /** Processes in the named namespace, as `ip netns pids`. */
-  static pids(name: string): number[] {
-    return namespacePids(name);
+  static pids(name: string, options?: RunDirOption): number[] {
+    return namespacePids(name, options);
   }
 
   /** The namespace of the calling thread (not necessarily the process's main thread). */
@@ -85,9 +113,7 @@ export class NetNS extends NsHandle {
 
   /** The namespace a process's main thread is in. */
   static fromPid(pid: number): NetNS {
-    if (!Number.isSafeInteger(pid) || pid <= 0) {
-      throw netnsError(ErrorCodes.INVALID_ARG, `pid must be a positive integer, got ${String(pid)}`);
-    }
+    checkPid(pid);
     return NetNS.open(`/proc/${pid}/ns/net`);
   }
 

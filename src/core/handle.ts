@@ -16,14 +16,21 @@ export function isNsHandle(value: unknown): value is NsHandle {
 
 export class NsHandle implements Disposable {
   readonly path: string;
+  /**
+   * The name in its run directory it was created, attached or opened by (a path
+   * directly in the run directory counts); undefined for an anonymous namespace
+   * or another path. `spawn(..., { etc: true })` binds /etc/netns/NAME by it.
+   */
+  readonly name: string | undefined;
   readonly dev: number;
   readonly inode: number;
   #fd: number;
   #closed = false;
   #inUse = 0;
 
-  protected constructor(path: string, fd: number, dev: number, inode: number) {
+  protected constructor(path: string, fd: number, dev: number, inode: number, name?: string) {
     this.path = path;
+    this.name = name;
     this.#fd = fd;
     this.dev = dev;
     this.inode = inode;

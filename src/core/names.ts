@@ -1,8 +1,15 @@
 import { ErrorCodes, netnsError } from './errors.js';
+import { ownOptions } from './own.js';
 
 /** Where `ip netns` keeps its bind mounts. /var/run is a symlink to it on modern systems. */
 export const NETNS_RUN_DIR = '/run/netns';
 const NAME_MAX = 255;
+
+/** Where named namespaces are kept, for callers (tests, tools) that keep theirs out of the system's list. */
+export interface RunDirOption {
+  /** An absolute path; default /run/netns, as `ip netns`. */
+  runDir?: string;
+}
 
 // C0 controls and DEL: a newline in a name makes `ip netns list` print two
 // namespaces, and any of them garbles the output of tools that print names.
@@ -21,12 +28,37 @@ export function assertValidName(name: unknown): asserts name is string {
   if (Buffer.byteLength(name) > NAME_MAX) throw bad(`longer than ${NAME_MAX} bytes`);
 }
 
-/** A bare name means /run/netns/NAME; anything with a '/' is taken as a path. */
-export function resolveNamespacePath(pathOrName: string): string {
+/**
+ * The run directory asked for: /run/netns by default, else an absolute path
+ * without NUL, trailing slashes dropped. Not / itself: a create makes the run
+ * directory a shared mount, which for / would change the whole system's.
+ */
+export function checkRunDir(runDir: unknown): string {
+  if (runDir === undefined) return NETNS_RUN_DIR;
+  const dir = typeof runDir === 'string' ? runDir.replace(/\/+$/, '') : '';
+  if (!dir.startsWith('/') || dir.includes('\0')) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `runDir must be an absolute path (not /) without a NUL byte, got ${JSON.stringify(runDir)}`);
+  }
+  return dir;
+}
+
+/** The run directory of options that hold nothing else. */
+export function runDirOf(options: RunDirOption | undefined): string {
+  return checkRunDir(ownOptions(options).runDir);
+}
+
+/** A bare name means RUN_DIR/NAME; anything with a '/' is taken as a path. */
+export function resolveNamespacePath(pathOrName: string, runDir = NETNS_RUN_DIR): string {
   if (typeof pathOrName !== 'string' || pathOrName === '') {
     throw netnsError(ErrorCodes.INVALID_ARG, 'a namespace path or name must be a non-empty string');
   }
   if (pathOrName.includes('/')) return pathOrName;
   assertValidName(pathOrName);
-  return `${NETNS_RUN_DIR}/${pathOrName}`;
+  return `${runDir}/${pathOrName}`;
+}
+
+/** The name of an entry directly in the run directory (what `ip netns exec` would call it), else undefined. */
+export function nameInRunDir(path: string, runDir: string): string | undefined {
+  const name = path.startsWith(`${runDir}/`) ? path.slice(runDir.length + 1) : '';
+  return name === '' || name.includes('/') ? undefined : name;
 }

@@ -15,7 +15,11 @@ export interface NativeBinding {
   openNetnsIdentity(path: string): NsIdentity;
   createNamespace(runDir: string, path: string): Promise<NsIdentity & { fd: number }>;
   deleteNamespace(path: string): Promise<void>;
+  /** Makes `path` (in runDir, made as createNamespace makes it) a bind mount of the namespace `source` (/proc/PID/ns/net) names. */
+  attachNamespace(runDir: string, path: string, source: string): Promise<NsIdentity & { fd: number }>;
   closeFd(fd: number): void;
+  /** glibc's strerror text for an errno (Node's negative one, or positive), as iproute2 prints it: "File exists". */
+  strerror(errno: number): string;
   /** A close-on-exec fd holding an exclusive flock on `path` (created), or -1 while another holds it. */
   tryLockFile(path: string): number;
   pipe(): { read: number; write: number };
@@ -47,15 +51,21 @@ export interface NativeBinding {
    * datagram, padded to 4 bytes, reaches onData as one Buffer; a failed read (ENOBUFS) as an error,
    * after the data read before it. Holds the loop open until unref() or close().
    */
-  netlinkWatch(fd: number, onData: (error: Error | null, data: Buffer | null) => void): NativeNetlinkWatch;
+  netlinkWatch(fd: number, onData: (error: Error | null, data: Buffer | null) => void): NativeFdWatch;
+  /**
+   * Makes runDir if missing and watches it with inotify (IN_CREATE, IN_DELETE), polled on this thread's loop:
+   * onData gets whole struct inotify_event records, in the kernel's order. Holds the loop open until close().
+   */
+  runDirWatch(runDir: string, onData: (error: Error | null, data: Buffer | null) => void): NativeFdWatch;
   /** A new descriptor of the network namespace the socket `fd` belongs to (SIOCGSKNS; needs CAP_NET_ADMIN there). */
   socketNetns(fd: number): number;
 }
 
-export interface NativeNetlinkWatch {
+/** A descriptor polled on this thread's loop (native/fd_watch.h): a netlink socket or an inotify instance. */
+export interface NativeFdWatch {
   ref(): void;
   unref(): void;
-  /** Stops reading: events wait in the socket (and overflow as ENOBUFS). */
+  /** Stops reading: events wait in the kernel's queue (which overflows: ENOBUFS, IN_Q_OVERFLOW). */
   pause(): void;
   resume(): void;
   /** Idempotent: stops polling and closes the descriptor. Also done on GC (only possible while unref'd) and at exit. */

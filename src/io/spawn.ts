@@ -4,12 +4,10 @@
 // real ChildProcess (stdio, kill, exit codes), and a failed switch or exec
 // arrives as an 'error' event with a proper code, as Node reports spawn errors.
 import type { ChildProcess, SpawnOptions, StdioOptions } from 'node:child_process';
-import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { childProcess, net } from '../core/builtins.js';
 import { ErrorCodes, netnsError, systemError } from '../core/errors.js';
 import { execHelperPath, native } from '../core/native.js';
-import { NETNS_RUN_DIR } from '../core/names.js';
 import type { NsHandle } from '../core/handle.js';
 
 /**
@@ -56,11 +54,10 @@ function stdioTriple(stdio: unknown): unknown[] {
 }
 
 function etcName(ns: NsHandle): string {
-  const prefix = `${NETNS_RUN_DIR}/`;
-  if (!ns.path.startsWith(prefix)) {
-    throw netnsError(ErrorCodes.INVALID_ARG, `{ etc: true } needs a named namespace under ${prefix}, not ${ns.path}`);
+  if (ns.name === undefined) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `{ etc: true } needs a namespace opened or created by name, not ${ns.path}`);
   }
-  return basename(ns.path);
+  return ns.name;
 }
 
 function checkCommand(command: unknown, args: unknown): asserts args is string[] {

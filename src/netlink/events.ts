@@ -11,7 +11,7 @@
 // `overflow` event, and, with `existing`, dumps again.
 import { Readable } from 'node:stream';
 import { callNative, ErrorCodes, fromNative, netnsError, NetnsError } from '../core/errors.js';
-import { native, type NativeNetlinkWatch } from '../core/native.js';
+import { native, type NativeFdWatch } from '../core/native.js';
 import { parseAddressMessage, type Address, type Addresses } from './addresses.js';
 import * as C from './constants.js';
 import type { NetlinkHandle } from './handle.js';
@@ -101,7 +101,7 @@ export class NetlinkWatcher extends Readable {
   readonly #nl: WatchSource;
   readonly #kinds: Kind[];
   readonly #existing: boolean;
-  #watch: NativeNetlinkWatch | undefined;
+  #watch: NativeFdWatch | undefined;
   /** Events that arrive while a dump is being pushed wait here, to follow it. */
   #held: NetlinkEvent[] | null = null;
   #resyncAgain = false;

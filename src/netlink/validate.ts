@@ -7,6 +7,7 @@ import { checkUint, invalid } from './checks.js';
 import { AF_INET, AF_INET6, AF_UNSPEC } from './constants.js';
 
 export { checkUint, invalid };
+export { own } from '../core/own.js';
 
 const IFNAMSIZ = 16;
 
@@ -169,19 +170,4 @@ export function networkOf(prefix: ParsedPrefix): Buffer {
   const out = Buffer.from(prefix.bytes);
   for (let bit = prefix.prefixLength; bit < out.length * 8; bit++) out[bit >> 3]! &= ~(0x80 >> (bit & 7));
   return out;
-}
-
-const NOTHING_INHERITED: object = Object.freeze(Object.create(null));
-
-/**
- * A snapshot of a spec's own properties. A value inherited from a polluted
- * Object.prototype (up, mtu, validLifetime...) must never become an option:
- * it would change what the kernel is told to do; that includes a property
- * defined there not enumerable, or added while a call awaits a lookup. Each
- * getter is read once, so what is checked is what is sent. The copy inherits
- * from an empty frozen object rather than from null: V8 keeps such an
- * object's properties fast, where a null-prototype object is a hash table.
- */
-export function own<T>(value: T): T {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (Object.assign(Object.create(NOTHING_INHERITED), value) as T) : value;
 }

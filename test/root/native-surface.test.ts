@@ -6,6 +6,7 @@ describe('native surface', () => {
   it('exports exactly the methods the TypeScript layer uses', () => {
     expect(Object.getOwnPropertyNames(native()).sort()).toEqual(
       [
+        'attachNamespace',
         'becomeSwitchThread',
         'closeFd',
         'createNamespace',
@@ -25,7 +26,9 @@ describe('native surface', () => {
         'openNetnsIdentity',
         'pipe',
         'restore',
+        'runDirWatch',
         'socketNetns',
+        'strerror',
         'threadNetns',
         'tryLockFile',
       ].sort(),
