@@ -1,8 +1,8 @@
 // `netns list|add|del|exec|identify|pids`: the `ip netns` verbs.
-import { constants } from 'node:os';
 import type { Command } from 'commander';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { NetNS } from '../netns.js';
+import { runForwarded } from './exec-in.js';
 import { EXIT_EXEC_FAILED, EXIT_USAGE, printResult } from './output.js';
 
 function pidArgument(text: string): number {
@@ -79,13 +79,7 @@ async function execIn(name: string, argv: string[], etc: boolean): Promise<numbe
   if (command === undefined) throw netnsError(ErrorCodes.INVALID_ARG, 'exec needs a command to run');
   const ns = NetNS.open(name);
   try {
-    const child = ns.spawn(command, args, { stdio: 'inherit', etc });
-    const forward = (signal: NodeJS.Signals) => child.kill(signal);
-    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, forward);
-    return await new Promise<number>((resolve, reject) => {
-      child.once('error', reject);
-      child.once('exit', (code, signal) => resolve(code ?? 128 + constants.signals[signal!]));
-    }).catch((error: unknown) => {
+    return await runForwarded(ns, command, args, { etc }).catch((error: unknown) => {
       Object.assign(error as object, { exitCode: EXIT_EXEC_FAILED });
       throw error;
     });

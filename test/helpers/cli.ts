@@ -5,6 +5,8 @@ const cli = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
 export interface CliResult {
   code: number;
+  /** The signal that killed the CLI, if one did (then `code` is 1). */
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -14,7 +16,7 @@ export function runCli(...args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(process.execPath, [cli, ...args], { encoding: 'utf8' }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
+      resolve({ code, signal: error?.signal ?? null, stdout, stderr });
     });
   });
 }

@@ -49,3 +49,27 @@ export function start(argv: string[], options: SpawnOptions = {}): Started {
   const exit = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   return { child, stdout: new Lines(child.stdout!), exit };
 }
+
+/** `netns exec NAME -- command...`, optionally through a wrapper that execs it (prlimit, unshare, perl). */
+export function execArgv(name: string, command: string[], prefix: string[] = []): string[] {
+  return [...prefix, process.execPath, cliPath, 'exec', name, '--', ...command];
+}
+
+/** The recorder fixture as the command, listening for `signals`. */
+export function recorder(signals: string[]): string[] {
+  return [process.execPath, fixture('signal-recorder.mjs'), ...signals];
+}
+
+/**
+ * Watches process `pid` through a pidfd (held by a small perl program), so its
+ * exit is awaited whoever its parent is. Resolves once the watch holds, to the
+ * promise of the exit (in an object: an async function cannot return a bare promise).
+ */
+export async function watchExit(pid: number): Promise<{ exited: Promise<void> }> {
+  const watcher = start(['perl', fixture('await-exit.pl'), String(pid)]);
+  if ((await watcher.stdout.next()) !== 'watching') throw new Error(`cannot watch ${pid}`);
+  const exited = watcher.stdout.next().then((line) => {
+    if (line !== 'exited') throw new Error(`watching ${pid}: ${line}`);
+  });
+  return { exited };
+}
