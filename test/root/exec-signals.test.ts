@@ -54,7 +54,7 @@ describe.skipIf(!privileged)('netns exec passes signals on and ends as the comma
     expect(await cli.stdout.rest()).toEqual([expect.stringMatching(/^ready/), signal]);
   });
 
-  it('passes on every other catchable signal, SIGPIPE, SIGUSR1, SIGCONT and SIGABRT included, one at a time in one run', async () => {
+  it('passes on every other catchable signal (SIGPIPE, SIGCONT, SIGABRT, SIGPROF...), one at a time in one run', async () => {
     const signals = otherCatchable();
     expect(signals).toEqual(expect.arrayContaining(['SIGPIPE', 'SIGCONT', 'SIGABRT', 'SIGXFSZ', 'SIGURG', 'SIGPROF']));
     const cli = await execRecorder(signals);
