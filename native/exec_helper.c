@@ -10,7 +10,8 @@
  * Plain C, linked statically: it runs once per spawn, so its start-up cost is
  * on every child's critical path.
  *
- * usage: netns-exec ETC_NAME|- COMMAND [ARGS...]
+ * usage: netns-exec ETC_NAME|- DEATH_SIGNAL PARENT_PID COMMAND [ARGS...]
+ * (DEATH_SIGNAL 0: none)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,8 +19,11 @@
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -78,15 +82,31 @@ static void private_mounts(const char *name) {
   bind_etc(name);
 }
 
+/*
+ * The kernel sends the parent-death signal when the thread that forked us
+ * exits. A parent gone before prctl has already handed us to a reaper and no
+ * signal will come, so the pid it gave us is compared with getppid() and we
+ * die now. The signal survives exec (unless the command is set-user-ID or has
+ * file capabilities), so it guards the command, not only this helper.
+ */
+static void die_with_parent(int signal, pid_t parent) {
+  if (signal == 0) return;
+  if (prctl(PR_SET_PDEATHSIG, signal) != 0) report("prctl", errno);
+  if (getppid() == parent) return;
+  kill(getpid(), signal);
+  _exit(128 + signal); /* a signal whose default is to ignore: the command still must not start */
+}
+
 int main(int argc, char **argv) {
-  if (argc < 3) {
-    fprintf(stderr, "usage: netns-exec ETC_NAME|- COMMAND [ARGS...]\n");
+  if (argc < 5) {
+    fprintf(stderr, "usage: netns-exec ETC_NAME|- DEATH_SIGNAL PARENT_PID COMMAND [ARGS...]\n");
     return 2;
   }
   if (fcntl(STATUS_FD, F_SETFD, FD_CLOEXEC) != 0) report("status-pipe", errno);
+  die_with_parent(atoi(argv[2]), (pid_t)atol(argv[3]));
   if (setns(NAMESPACE_FD, CLONE_NEWNET) != 0) report("setns", errno);
   close(NAMESPACE_FD);
   if (strcmp(argv[1], "-") != 0) private_mounts(argv[1]);
-  execvp(argv[2], argv + 2);
+  execvp(argv[4], argv + 4);
   report("exec", errno);
 }

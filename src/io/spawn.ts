@@ -5,10 +5,11 @@
 // arrives as an 'error' event with a proper code, as Node reports spawn errors.
 import type { ChildProcess, SpawnOptions, StdioOptions } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { childProcess, net } from '../core/builtins.js';
+import { childProcess, net, os, util } from '../core/builtins.js';
 import { ErrorCodes, netnsError, systemError } from '../core/errors.js';
 import { execHelperPath, native } from '../core/native.js';
 import type { NsHandle } from '../core/handle.js';
+import { own } from '../netlink/validate.js';
 
 /**
  * Node's spawn options, less `shell`, `argv0`, `uid` and `gid`, which are
@@ -26,6 +27,13 @@ export interface NetnsSpawnOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' 
    * Needs a named namespace (/run/netns/NAME).
    */
   etc?: boolean;
+  /**
+   * Sent to the command when the thread that spawned it exits, the process
+   * dying by SIGKILL included (prctl PR_SET_PDEATHSIG). Not kept by a
+   * set-user-ID command or one that changes its user or group ids, nor by the
+   * command's own children. See docs/exec.md.
+   */
+  parentDeathSignal?: NodeJS.Signals;
 }
 
 export interface ExecFileOptions extends Omit<NetnsSpawnOptions, 'stdio'> {
@@ -98,6 +106,16 @@ function checkOptions(options: unknown): asserts options is NetnsSpawnOptions & 
   }
 }
 
+/** The signal's number, 0 for none: what the exec helper hands to prctl. */
+function deathSignalNumber(signal: unknown): number {
+  if (signal === undefined) return 0;
+  const { signals } = os().constants;
+  if (typeof signal !== 'string' || !Object.hasOwn(signals, signal)) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `parentDeathSignal must be a signal name such as 'SIGKILL' or 'SIGTERM', got ${util().inspect(signal)}`);
+  }
+  return signals[signal as NodeJS.Signals];
+}
+
 // Node's own argument errors (a bad cwd, env, uid, stdio entry, ...) carry its
 // ERR_INVALID_ARG_* codes; ours say ERR_NETNS_INVALID_ARG, keeping Node's as the cause.
 function fromNodeArgumentError(error: unknown): unknown {
@@ -127,13 +145,15 @@ function spawnFailure({ stage, errno }: { stage: string; errno: number }, comman
 export function spawnIn(ns: NsHandle, command: string, args: string[] = [], options: NetnsSpawnOptions = {}, inheritFds: number[] = []): ChildProcess {
   checkCommand(command, args);
   checkOptions(options);
-  const { etc, stdio, ...rest } = options;
+  const { etc, stdio, parentDeathSignal, ...rest } = own(options);
   const triple = stdioTriple(stdio);
   const etcArg = etc ? etcName(ns) : '-';
+  // libuv forks on this thread and process.pid is its process: what the helper compares getppid() with
+  const guard = [String(deathSignalNumber(parentDeathSignal)), String(process.pid)];
   const nsFd = ns.acquire();
   let child: ChildProcess;
   try {
-    child = childProcess().spawn(execHelperPath(), [etcArg, command, ...args], {
+    child = childProcess().spawn(execHelperPath(), [etcArg, ...guard, command, ...args], {
       ...rest,
       stdio: [...triple, nsFd, 'pipe', ...inheritFds] as StdioOptions,
     });

@@ -3,6 +3,8 @@ import { CLI_PATH } from './cli-path.js';
 
 export interface CliResult {
   code: number;
+  /** The signal that killed the CLI, if one did (then `code` is 1). */
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -12,7 +14,7 @@ export function runCli(...args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(process.execPath, [CLI_PATH, ...args], { encoding: 'utf8' }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
+      resolve({ code, signal: error?.signal ?? null, stdout, stderr });
     });
   });
 }

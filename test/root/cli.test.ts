@@ -36,7 +36,7 @@ describe.skipIf(!privileged)('the netns command', () => {
     expect(await run(`mount -t tmpfs netns-cli ${dir} && ${at} add blue && ${at} add red && ${at} list`)).toMatchObject({ status: 0, stdout: 'blue\nred\n', stderr: '' });
     expect(await run('ip netns list; $NETNS list')).toMatchObject({ status: 0, stdout: '' });
     expect(await run(`${at} set blue 3 && ${at} -j list`)).toMatchObject({ status: 0 });
-    const listed = JSON.parse((await run(`${at} -j list`)).stdout) as { name: string; id?: number; path: string; alive: boolean }[];
+    const listed = JSON.parse((await run(`${at} -j list`)).stdout) as { name: string; id?: number; path: string; inode: number; alive: boolean }[];
     expect(listed).toEqual([
       { name: 'blue', id: 3, path: `${dir}/blue`, inode: expect.any(Number), alive: true },
       { name: 'red', path: `${dir}/red`, inode: expect.any(Number), alive: true },

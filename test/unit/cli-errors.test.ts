@@ -52,7 +52,7 @@ describe('CLI failures are coded', () => {
 
   for (const [what, args, code, stderr] of ipVerbs) {
     it(`${what}: exit ${code}, ip's line`, async () => {
-      expect(await runCli(...args)).toEqual({ code, stdout: '', stderr: `${stderr}\n` });
+      expect(await runCli(...args)).toEqual({ code, signal: null, stdout: '', stderr: `${stderr}\n` });
     });
   }
 

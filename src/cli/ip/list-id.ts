@@ -50,13 +50,16 @@ export async function listId(args: string[], context: IpContext): Promise<number
     }),
     names: await nl.nsids.names(NetNS.list({ runDir: context.runDir }).filter((entry) => entry.alive)),
   }));
+  // With target-nsid the kernel always says the current id, as -1 when there is none.
+  const currentAsked = filters.targetNsid !== undefined;
   const rows = ids.map(({ nsid, currentNsid }) => {
     const row: Row = {};
-    if (nsid >= 0) row.nsid = nsid;
-    if (currentNsid !== undefined && currentNsid >= 0) row['current-nsid'] = currentNsid;
-    const name = names.get(currentNsid ?? nsid);
+    if (nsid !== undefined) row.nsid = nsid;
+    if (currentNsid !== undefined) row['current-nsid'] = currentNsid;
+    const key = currentAsked ? currentNsid : nsid;
+    const name = key === undefined ? undefined : names.get(key);
     if (name !== undefined) row.name = name;
-    return { row, unassigned: { nsid: nsid < 0, current: currentNsid !== undefined && currentNsid < 0 } };
+    return { row, unassigned: { nsid: nsid === undefined, current: currentAsked && currentNsid === undefined } };
   });
   if (context.json) writeJson(rows.map(({ row }) => row), context);
   else writeLines(rows.map(({ row, unassigned }) => asText(row, unassigned)));
