@@ -16,7 +16,7 @@ describe('CLI failures are coded', () => {
 
   const usage: [string, string[], RegExp][] = [
     ['an unknown option of addrset', ['addrset', 'list', 'x', '-t', 't', '--bogus'], /^netns: ERR_NETNS_INVALID_ARG: unknown option '--bogus'/],
-    ['a missing argument of addrset', ['addrset', 'show', 'x'], /^netns: ERR_NETNS_INVALID_ARG: missing required argument 'owner'/],
+    ['a missing argument of addrset', ['addrset', 'show', 'x', '-t', 't'], /^netns: ERR_NETNS_INVALID_ARG: missing required argument 'owner'/],
     ['a missing required option', ['addrset', 'show', 'x', 'owner'], /^netns: ERR_NETNS_INVALID_ARG: required option '-t, --table <table>' not specified/],
     ['gc with a live file that is not there', ['addrset', 'gc', 'x', '-t', 't', '--live-file', join(scratch, 'absent')], /^netns: ERR_NETNS_ADDRSET_INVALID_OPTION: --live-file .*absent: cannot read it \(ENOENT/],
     ['gc with a live file that is not JSON', ['addrset', 'gc', 'x', '-t', 't', '--live-file', join(scratch, 'bad.json')], /^netns: ERR_NETNS_ADDRSET_INVALID_OPTION: --live-file .*bad\.json: not JSON/],
