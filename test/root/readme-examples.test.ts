@@ -104,13 +104,15 @@ describe.skipIf(!privileged)('README examples, run as written', () => {
     expect(stdout).toMatch(/^\/sys\/class\/net in red: \[/m);
   });
 
-  it('lifecycle.mjs: create, list, pids, identify, fromPid, delete', async () => {
+  it('lifecycle.mjs: create, list, pids, identify, fromPid, attach, watch, delete', async () => {
     const { stdout, pid } = await example('lifecycle.mjs');
     expect(stdout).toContain(`name: 'nsdoc-${pid}-life'`);
     expect(stdout).toContain('alive: true');
     expect(stdout).toContain('pids: true');
     expect(stdout).toContain(`identify: [ 'nsdoc-${pid}-life' ]`);
     expect(stdout).toContain('same namespace: true');
+    // The watch saw both names come and the second go, in that order (the first goes after the loop).
+    expect(stdout).toContain(`watch: add nsdoc-${pid}-life\nwatch: add nsdoc-${pid}-life-b\nwatch: delete nsdoc-${pid}-life-b\n`);
   });
 
   it('fixtures.mjs: a two-host test network', async () => {
@@ -130,7 +132,8 @@ describe.skipIf(!privileged)('README examples, run as written', () => {
 
   it('cli.sh: the netns command', async () => {
     const { stdout, stderr, pid } = await example('cli.sh');
-    expect(stdout).toContain(`nsdoc-${pid}-cli`);
+    expect(stdout).toMatch(new RegExp(`^nsdoc-${pid}-cli \\(id: \\d+\\)$`, 'm'));
+    expect(JSON.parse(stdout.split('\n').find((line) => line.startsWith('[{"nsid"'))!)).toContainEqual({ nsid: expect.any(Number), name: `nsdoc-${pid}-cli` });
     expect(stdout).toMatch(/^lo\s+DOWN/m);
     expect(stdout).toContain('exit status: 3');
     expect(stdout).toContain('"dryRun": true');
