@@ -2,7 +2,7 @@
 // `ip netns`: named namespaces are bind mounts in a run directory, /run/netns
 // unless the caller keeps theirs elsewhere (RunDirOption).
 import { fs } from './core/builtins.js';
-import { callNative, ErrorCodes, fromNative, netnsError } from './core/errors.js';
+import { callNative, ErrorCodes, fromNative, netnsError, systemError } from './core/errors.js';
 import { assertValidName, runDirOf, type RunDirOption } from './core/names.js';
 import { native } from './core/native.js';
 
@@ -69,8 +69,9 @@ function namesIn(dir: string): string[] {
   try {
     handle = fs().opendirSync(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
+    const { code, errno } = error as NodeJS.ErrnoException;
+    if (code === 'ENOENT') return [];
+    throw errno === undefined ? error : systemError(errno, 'opendir', dir); // Node's leaves the path out
   }
   const names: string[] = [];
   try {

@@ -127,6 +127,9 @@ describe.skipIf(!privileged)('named namespaces in a run directory of the caller'
       expect(() => NetNS.open(name, options)).toThrow(invalidArg);
     }
     await expect(NetNS.create(name, 'runDir' as never)).rejects.toEqual(invalidArg);
+    const file = `${scratch()}/file`;
+    writeFileSync(file, '');
+    expect(() => NetNS.list({ runDir: file })).toThrow(expect.objectContaining({ name: 'NetnsError', code: 'ENOTDIR', path: file }));
     expect(existsSync(`/run/netns/${name}`)).toBe(false);
   });
 
