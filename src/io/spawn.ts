@@ -29,9 +29,10 @@ export interface NetnsSpawnOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' 
   etc?: boolean;
   /**
    * Sent to the command when the thread that spawned it exits, the process
-   * dying by SIGKILL included (prctl PR_SET_PDEATHSIG). Not kept by a
-   * set-user-ID command or one that changes its user or group ids, nor by the
-   * command's own children. See docs/exec.md.
+   * dying by SIGKILL included (prctl PR_SET_PDEATHSIG), maybe more than once
+   * as the dying process's threads end. Not kept by a set-user-ID command or
+   * one that changes its user or group ids, nor by the command's own
+   * children. See docs/exec.md.
    */
   parentDeathSignal?: NodeJS.Signals;
 }

