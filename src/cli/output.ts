@@ -1,16 +1,11 @@
-// How the CLI speaks: results on stdout (plain or --json), errors on stderr
-// as "netns: CODE: message" (every error a NetnsError with a stable code), and
-// exit codes in the manner of `ip netns`:
-//   0 done, 1 failed, 2 usage (bad arguments or options), 255 exec could not
-//   run the command; exec otherwise
-//   exits with the command's status (128 + signal when killed).
+// How our own commands (addrset, demo, runtime) speak: results on stdout
+// (plain or --json), errors on stderr as "netns: CODE: message" (every error
+// a NetnsError with a stable code), exit 0 done, 1 failed, 2 usage. The verbs
+// of ip netns speak as ip does instead (see ip/failure.ts).
 import { ErrorCodes, NetnsError, netnsError, systemError } from '../core/errors.js';
 
-export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
-/** `ip netns exec` exits 255 when it cannot run the command. */
-export const EXIT_EXEC_FAILED = 255;
 
 export function printResult(value: unknown, json: boolean, asText: () => string[]): void {
   if (json) {

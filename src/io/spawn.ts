@@ -9,7 +9,7 @@ import { childProcess, net, os, util } from '../core/builtins.js';
 import { ErrorCodes, netnsError, systemError } from '../core/errors.js';
 import { execHelperPath, native } from '../core/native.js';
 import type { NsHandle } from '../core/handle.js';
-import { own } from '../netlink/validate.js';
+import { own } from '../core/own.js';
 
 /**
  * Node's spawn options, less `shell`, `argv0`, `uid` and `gid`, which are
