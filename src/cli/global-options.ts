@@ -1,6 +1,7 @@
 // The options that come before the verb, read as `ip` reads its own: a
 // leading '-' or '--', any unambiguous prefix (-j, -json, --json), and an
 // unknown one refused with ip's message and status.
+import { checkRunDir } from '../core/names.js';
 import { IpFailure } from './ip/failure.js';
 
 export interface GlobalOptions {
@@ -46,7 +47,7 @@ export function parseGlobalOptions(argv: readonly string[]): { options: GlobalOp
     if (option === '-run-dir' || option.startsWith('-run-dir=')) {
       const [value, used] = option.includes('=') ? [option.slice('-run-dir='.length), 0] : [argv[i + 1], 1];
       if (value === undefined || value === '') throw new IpFailure(255, `Option "${given}" needs a directory`);
-      options.runDir = value;
+      options.runDir = runDirOption(value);
       i += used;
       continue;
     }
@@ -55,4 +56,13 @@ export function parseGlobalOptions(argv: readonly string[]): { options: GlobalOp
     options[flag[1]] = true;
   }
   return { options, rest: argv.slice(i) };
+}
+
+/** As the library takes it (absolute, trailing slashes dropped), so messages name the paths it uses. */
+function runDirOption(value: string): string {
+  try {
+    return checkRunDir(value);
+  } catch (error) {
+    throw new IpFailure(255, `Option "--run-dir" needs an absolute directory, not ${JSON.stringify(value)}`, { cause: error });
+  }
 }

@@ -39,6 +39,13 @@ function fail(error: unknown): number {
   return EXIT_FAILURE;
 }
 
+// A reader that went away (`netns monitor | head -1`) ends us as it ends ip: by SIGPIPE, with no
+// stack trace (Node ignores SIGPIPE and reports EPIPE as an error instead).
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  void import('./signal-forwarding.js').then(({ exitLikeChild }) => exitLikeChild(null, 'SIGPIPE'));
+});
+
 run(process.argv.slice(2)).then(
   (status) => (process.exitCode = status),
   (error: unknown) => (process.exitCode = fail(error)),

@@ -73,5 +73,30 @@ describe.skipIf(!privileged)('the netns command', () => {
   it('refuses an option it does not know as ip does (255, one line)', async () => {
     expect(await run('$NETNS -x list')).toMatchObject({ status: 255, stdout: '', stderr: 'Option "-x" is unknown, try "netns help".\n' });
     expect(await run('$NETNS --run-dir')).toMatchObject({ status: 255, stdout: '' });
+    expect(await run('$NETNS --run-dir relative/dir list')).toMatchObject({
+      status: 255,
+      stdout: '',
+      stderr: 'Option "--run-dir" needs an absolute directory, not "relative/dir"\n',
+    });
+  });
+
+  it('names a --run-dir given with a trailing slash as the library uses it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netns-cli-rundir-'));
+    scratch.push(dir);
+    expect(await run(`$NETNS --run-dir ${dir}/ add blue && $NETNS --run-dir ${dir}// add blue`)).toMatchObject({
+      status: 1,
+      stderr: `Cannot create namespace file "${dir}/blue": File exists\n`,
+    });
+  });
+
+  it('dies of SIGPIPE, without a stack trace, when its reader goes away (monitor | head -1), as ip does', async () => {
+    // The first name made is the line head takes; the next write finds the pipe closed.
+    const script = [
+      'out=$(mktemp)',
+      `bash -c '$NETNS monitor | head -1; echo "\${PIPESTATUS[0]}"' > "$out" 2>&1 &`,
+      'until [ "$(wc -l < "$out")" -ge 2 ]; do ip netns add probe; ip netns del probe; done',
+      'wait; cat "$out"; rm "$out"',
+    ].join('\n');
+    expect(await run(script)).toMatchObject({ status: 0, stdout: 'add probe\n141\n', stderr: '' });
   });
 });
