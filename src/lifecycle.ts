@@ -3,7 +3,7 @@
 // unless the caller keeps theirs elsewhere (RunDirOption).
 import { fs } from './core/builtins.js';
 import { callNative, ErrorCodes, fromNative, netnsError, systemError } from './core/errors.js';
-import { assertValidName, runDirOf, type RunDirOption } from './core/names.js';
+import { assertValidName, mountableRunDir, runDirOf, type RunDirOption } from './core/names.js';
 import { native } from './core/native.js';
 
 const NSFS_MAGIC = 0x6e736673;
@@ -29,7 +29,7 @@ export interface OpenedNamespace {
 /** Makes a namespace: named (runDir/NAME, as `ip netns add`) or anonymous (no name). */
 export async function createNamespace(name?: string, options?: RunDirOption): Promise<OpenedNamespace> {
   if (name !== undefined) assertValidName(name);
-  const runDir = runDirOf(options);
+  const runDir = mountableRunDir(runDirOf(options));
   const path = name === undefined ? '' : `${runDir}/${name}`;
   try {
     const created = await native().createNamespace(runDir, path);
@@ -43,7 +43,7 @@ export async function createNamespace(name?: string, options?: RunDirOption): Pr
 export async function attachNamespace(name: string, pid: number, options?: RunDirOption): Promise<OpenedNamespace> {
   assertValidName(name);
   checkPid(pid);
-  const runDir = runDirOf(options);
+  const runDir = mountableRunDir(runDirOf(options));
   const path = `${runDir}/${name}`;
   try {
     return { ...(await native().attachNamespace(runDir, path, `/proc/${pid}/ns/net`)), name, path };

@@ -1,3 +1,5 @@
+import { posix } from 'node:path';
+import { fs } from './builtins.js';
 import { ErrorCodes, netnsError } from './errors.js';
 import { ownOptions } from './own.js';
 
@@ -30,16 +32,29 @@ export function assertValidName(name: unknown): asserts name is string {
 
 /**
  * The run directory asked for: /run/netns by default, else an absolute path
- * without NUL, trailing slashes dropped. Not / itself: a create makes the run
- * directory a shared mount, which for / would change the whole system's.
+ * without NUL, normalized (`.`, `..`, repeated and trailing slashes). Not /
+ * itself (nor /tmp/.. or /.): a create makes the run directory a shared
+ * mount, which for / would change the whole system's.
  */
 export function checkRunDir(runDir: unknown): string {
   if (runDir === undefined) return NETNS_RUN_DIR;
-  const dir = typeof runDir === 'string' ? runDir.replace(/\/+$/, '') : '';
-  if (!dir.startsWith('/') || dir.includes('\0')) {
+  const dir = typeof runDir === 'string' && runDir.startsWith('/') && !runDir.includes('\0') ? posix.normalize(runDir).replace(/\/+$/, '') : '';
+  if (dir === '') {
     throw netnsError(ErrorCodes.INVALID_ARG, `runDir must be an absolute path (not /) without a NUL byte, got ${JSON.stringify(runDir)}`);
   }
   return dir;
+}
+
+/** As checkRunDir, and not a symlink (or a path through one) to / either: for create and attach, which mount on it. */
+export function mountableRunDir(runDir: string): string {
+  let real = runDir;
+  try {
+    real = fs().realpathSync(runDir);
+  } catch {
+    // not there yet: the create makes it, as a directory
+  }
+  if (real === '/') throw netnsError(ErrorCodes.INVALID_ARG, `runDir ${JSON.stringify(runDir)} is / itself: it would become a shared mount`);
+  return runDir;
 }
 
 /** The run directory of options that hold nothing else. */

@@ -3,7 +3,7 @@
 // /run/netns, and listed in readdir order as `ip netns list` prints.
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { mountsAt, propagationAt } from '../helpers/mounts.js';
@@ -131,6 +131,23 @@ describe.skipIf(!privileged)('named namespaces in a run directory of the caller'
     writeFileSync(file, '');
     expect(() => NetNS.list({ runDir: file })).toThrow(expect.objectContaining({ name: 'NetnsError', code: 'ENOTDIR', path: file }));
     expect(existsSync(`/run/netns/${name}`)).toBe(false);
+  });
+
+  it('refuses / spelled another way (/tmp/.., /.) or reached through a symlink, where create and attach would mount', async () => {
+    const name = `${prefix}root`;
+    const rootBefore = propagationAt('/');
+    const link = `${scratch()}-to-root`;
+    symlinkSync('/', link);
+    try {
+      for (const runDir of ['/tmp/..', '/.', '/tmp/../..//', link, `${link}/tmp/..`]) {
+        await expect(NetNS.create(name, { runDir }), runDir).rejects.toEqual(invalidArg);
+        await expect(NetNS.attach(name, process.pid, { runDir }), runDir).rejects.toEqual(invalidArg);
+      }
+    } finally {
+      rmSync(link);
+    }
+    expect(existsSync(`/${name}`)).toBe(false);
+    expect(propagationAt('/')).toEqual(rootBefore);
   });
 
   it('takes runDir only as an own property: a polluted Object.prototype redirects nothing', async () => {
