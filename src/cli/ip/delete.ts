@@ -2,10 +2,10 @@
 // as ip does. With -all, every name in the run directory, stopping at the
 // first that cannot be removed (ip then still exits 0; so do we, having said
 // which one failed).
+import { ErrorCodes } from '../../core/errors.js';
 import { NetNS } from '../../netns.js';
 import { pathOf, type IpContext } from './context.js';
 import { invalidNameFailure, IpFailure, reason } from './failure.js';
-import { ErrorCodes } from '../../core/errors.js';
 
 async function deleteOne(name: string, context: IpContext): Promise<void> {
   try {

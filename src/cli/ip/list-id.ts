@@ -1,10 +1,10 @@
 // `netns list-id [target-nsid N] [nsid N]`: the ids this namespace has
 // assigned, each named by the named namespace it is (`nsid 0 (iproute2 netns
 // name: blue)`), with ip's filters, errors and -j form.
+import { openNetlink } from '../../netlink/index.js';
 import { NetNS } from '../../netns.js';
 import { writeJson, writeLines, type IpContext } from './context.js';
 import { invalidArgument, IpFailure, kernelRefusal } from './failure.js';
-import { withNetlink } from './namespace-ids.js';
 import { cInteger, incompleteFailure, usageFailure } from './usage.js';
 
 interface Filters {
@@ -44,12 +44,11 @@ function asText(row: Row, unassigned: { nsid: boolean; current: boolean }): stri
 
 export async function listId(args: string[], context: IpContext): Promise<number> {
   const filters = parseFilters(args);
-  const { ids, names } = await withNetlink(async (nl) => ({
-    ids: await nl.nsids.list(filters).catch((error: unknown) => {
-      throw kernelRefusal(error);
-    }),
-    names: await nl.nsids.names(NetNS.list({ runDir: context.runDir }).filter((entry) => entry.alive)),
-  }));
+  using nl = await openNetlink();
+  const ids = await nl.nsids.list(filters).catch((error: unknown) => {
+    throw kernelRefusal(error);
+  });
+  const names = await nl.nsids.names(NetNS.list({ runDir: context.runDir }).filter((entry) => entry.alive));
   // With target-nsid the kernel always says the current id, as -1 when there is none.
   const currentAsked = filters.targetNsid !== undefined;
   const rows = ids.map(({ nsid, currentNsid }) => {

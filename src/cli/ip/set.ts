@@ -1,8 +1,8 @@
 // `netns set NAME NSID|auto`: the id this namespace is to have for NAME's.
+import { openNetlink } from '../../netlink/index.js';
 import { NetNS } from '../../netns.js';
 import type { IpContext } from './context.js';
 import { invalidArgument, IpFailure, kernelRefusal, reason } from './failure.js';
-import { withNetlink } from './namespace-ids.js';
 import { cInteger } from './usage.js';
 
 function parseId(text: string): number | 'auto' {
@@ -25,7 +25,8 @@ export async function set(args: string[], context: IpContext): Promise<number> {
     throw new IpFailure(1, `Cannot open network namespace "${name}": ${reason(error)}`, { cause: error });
   }
   try {
-    await withNetlink((nl) => nl.nsids.set(ns, id));
+    using nl = await openNetlink();
+    await nl.nsids.set(ns, id);
   } catch (error) {
     throw kernelRefusal(error);
   } finally {
