@@ -1,16 +1,22 @@
 // Who a host-side resource belongs to, written where the kernel keeps it (a
 // masquerade rule's comment, the host veth's IFLA_IFALIAS), so DEL and GC find
 // the resources of one network, and of one attachment in it, after a restart:
-//   <sha512(network)[:16]>-<sha512(ifname:containerID)[:16]>, net:<network>, if:<ifname>, id:<containerID>
+//   tag:   <sha512(network)[:16]>-<sha512(ifname:containerID)[:16]>, net:<network>, if:<ifname>, id:<containerID>
+//   alias: <the same two hashes>, if:<ifname>, id:<containerID>, net:<network>
 // The two hashes lead (GC scopes by the first, DEL and GC judge by both); the
-// readable tail is for people, its names with anything outside
-// [A-Za-z0-9_.-] written %XX, and cut to 128 bytes (nft's comment limit).
-// The format is the official ptp plugin's nftables masquerade comment.
+// rest has the names with anything outside [A-Za-z0-9_.-] written %XX. The tag
+// (the official ptp plugin's masquerade comment format) is cut to 128 bytes,
+// nft's comment limit. The alias may hold 255 bytes and puts the network last,
+// so that the whole container id and ifname survive: GC reads them back to
+// release a stale attachment's IPAM allocation (a 64-character id would not
+// fit in 128 bytes beside a long network name).
 import { createHash } from 'node:crypto';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { Attachment } from './types.js';
 
 const MAX_TAG = 128;
+/** IFALIASZ less its NUL. */
+const MAX_ALIAS = 255;
 
 function checkName(what: string, value: unknown): void {
   if (typeof value !== 'string' || value === '') throw netnsError(ErrorCodes.INVALID_ARG, `${what} must be a non-empty string, got ${JSON.stringify(value)}`);
@@ -37,6 +43,35 @@ const readable = (text: string): string => text.replace(/[^A-Za-z0-9_.-]/g, (c) 
 export function attachmentTag(network: string, attachment: Attachment): string {
   const tag = `${attachmentKey(network, attachment)}, net:${readable(network)}, if:${readable(attachment.ifname)}, id:${readable(attachment.containerID)}`;
   return tag.slice(0, MAX_TAG);
+}
+
+/** The host veth's alias (setupVeth's hostAlias), at most 255 bytes: attachmentOf reads the attachment back. */
+export function hostAlias(network: string, attachment: Attachment): string {
+  const alias = `${attachmentKey(network, attachment)}, if:${readable(attachment.ifname)}, id:${readable(attachment.containerID)}, net:${readable(network)}`;
+  return alias.slice(0, MAX_ALIAS);
+}
+
+/**
+ * The attachment a tag or alias of `network` names, if it carries its ifname
+ * and container id whole (they hash to its key); undefined otherwise (another
+ * network's, or cut short).
+ */
+export function attachmentOf(network: string, tag: string | undefined): Attachment | undefined {
+  const key = keyOfTag(network, tag);
+  if (key === undefined) return undefined;
+  const fields = new Map(tag!.slice(key.length).split(', ').map((field) => [field.slice(0, field.indexOf(':') + 1), field.slice(field.indexOf(':') + 1)]));
+  const [ifname, containerID] = [unreadable(fields.get('if:')), unreadable(fields.get('id:'))];
+  if (!ifname || !containerID) return undefined;
+  return attachmentKey(network, { containerID, ifname }) === key ? { containerID, ifname } : undefined;
+}
+
+/** `readable` undone; undefined for text that readable could not have made (a cut %XX). */
+function unreadable(text: string | undefined): string | undefined {
+  try {
+    return text === undefined ? undefined : decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The attachment key a tag starts with, if it is one of `network`'s; undefined otherwise. */

@@ -4,9 +4,8 @@
 // releases the allocation (execAddThen), so a failed ADD leaves nothing.
 import { NetNS } from 'netns';
 import { CniCode, CniError, CURRENT_VERSION, execAddThen, prevResultOf, type CmdArgs, type Result } from 'netns/cni';
-import { addMasquerade, attachmentKey, attachmentTag, configureInterface, enableForward, familiesOf, removeMasquerade, setupVeth, type Veth } from 'netns/cni/plumbing';
+import { addMasquerade, attachmentKey, configureInterface, deleteHostEnd, enableForward, familiesOf, hostAlias, removeMasquerade, setupVeth } from 'netns/cni/plumbing';
 import { ensureAddressSet } from './address-sets.js';
-import { deleteContainerEnd } from './container-end.js';
 import { readSettings, type PtpConf, type Settings } from './config.js';
 import { appendTo } from './chain.js';
 import { hostEnd, pointToPoint, routeThroughGateway } from './point-to-point.js';
@@ -27,7 +26,7 @@ async function plumb(args: CmdArgs<PtpConf>, settings: Settings, ipam: Result): 
   using host = NetNS.current();
   using container = NetNS.open(args.netns);
   await enableForward(host, familiesOf(ips));
-  const veth = await setupVeth({ containerNs: container, ifname: args.ifname, mtu: settings.mtu, hostNs: host, hostAlias: attachmentTag(settings.network, attachment) });
+  const veth = await setupVeth({ containerNs: container, ifname: args.ifname, mtu: settings.mtu, hostNs: host, hostAlias: hostAlias(settings.network, attachment) });
   const result: Result = {
     cniVersion: CURRENT_VERSION,
     interfaces: [veth.host, veth.container],
@@ -42,14 +41,14 @@ async function plumb(args: CmdArgs<PtpConf>, settings: Settings, ipam: Result): 
     if (settings.ipMasq) await addMasquerade(host, attachment, ips.map((ip) => ip.address));
     if (settings.addressSets.enabled) await ensureAddressSet(host, settings.addressSets, attachmentKey(settings.network, attachment), links.map((link) => link.address));
   } catch (error) {
-    await undo(host, container, veth, attachment);
+    await undo(host, attachment);
     throw error;
   }
   return result;
 }
 
-/** The pair goes with either end (and the host end's address and route with it); the rules by their comment. */
-async function undo(host: NetNS, container: NetNS, veth: Veth, attachment: { network: string; containerID: string; ifname: string }): Promise<void> {
-  await deleteContainerEnd(container, veth.container.name).catch(() => {});
+/** The pair goes by its host end, found by this attachment's alias (never a name another may hold now); the rules by their comment. */
+async function undo(host: NetNS, attachment: { network: string; containerID: string; ifname: string }): Promise<void> {
+  await deleteHostEnd(host, attachment.network, attachment).catch(() => {});
   await removeMasquerade(host, attachment).catch(() => {});
 }

@@ -2,22 +2,15 @@
 // the pair, the masquerade rules and the address set. Every step runs even
 // when one before it failed; the first failure is reported. A repeated DEL,
 // a DEL after the namespace is gone and a DEL of an attachment never added
-// succeed, and create nothing on the host (no table, no chain).
-import { ErrorCodes, NetNS, type NetnsError } from 'netns';
+// succeed, and create nothing on the host (no table, no chain). The pair goes
+// by its host end, whose alias names this attachment: the container's
+// interface of that name may be another attachment's (this one's ADD may have
+// failed because the name was taken).
+import { NetNS } from 'netns';
 import { execDel, type CmdArgs } from 'netns/cni';
-import { attachmentKey, removeMasquerade } from 'netns/cni/plumbing';
+import { attachmentKey, deleteHostEnd, removeMasquerade } from 'netns/cni/plumbing';
 import { releaseAddressSet } from './address-sets.js';
 import { readSettings, type PtpConf } from './config.js';
-import { deleteContainerEnd } from './container-end.js';
-
-function openUnlessGone(path: string): NetNS | undefined {
-  try {
-    return NetNS.open(path);
-  } catch (error) {
-    if ((error as NetnsError).code === 'ENOENT' || (error as NetnsError).code === ErrorCodes.NOT_NETNS) return undefined;
-    throw error;
-  }
-}
 
 export async function cmdDel(args: CmdArgs<PtpConf>): Promise<void> {
   const settings = readSettings(args.config);
@@ -26,13 +19,8 @@ export async function cmdDel(args: CmdArgs<PtpConf>): Promise<void> {
   using host = NetNS.current();
   const failures: unknown[] = [];
   const attempt = (step: () => Promise<unknown>) => step().catch((error: unknown) => failures.push(error));
-  // A gone namespace took the pair with it (also when it went after pluginMain looked).
-  if (!args.netnsGone) {
-    await attempt(async () => {
-      using container = openUnlessGone(args.netns);
-      if (container) await deleteContainerEnd(container, args.ifname);
-    });
-  }
+  // Nothing found when the namespace went and took the pair with it.
+  await attempt(() => deleteHostEnd(host, settings.network, attachment));
   // Whatever ipMasq says now: the ADD may have run with another configuration.
   await attempt(() => removeMasquerade(host, attachment));
   // Also with addressSets off now: the ADD may have made one.
