@@ -135,9 +135,10 @@ export async function execPlugin(pluginPath: string, stdin: ConfigBytes, env: No
 /** The verbs delegated without a result. */
 export type DelegatedCommand = 'DEL' | 'CHECK' | 'GC' | 'STATUS';
 
-async function runDelegate(command: 'ADD' | DelegatedCommand, plugin: string, stdin: ConfigBytes): Promise<Buffer> {
+/** `env` is laid over this process's environment (a GC releasing another attachment names its CNI_CONTAINERID and CNI_IFNAME). */
+async function runDelegate(command: 'ADD' | DelegatedCommand, plugin: string, stdin: ConfigBytes, env: Readonly<Record<string, string>> = {}): Promise<Buffer> {
   const pluginPath = await findInPath(plugin, splitPath(process.env.CNI_PATH ?? ''));
-  return execPlugin(pluginPath, stdin, { ...process.env, CNI_COMMAND: command });
+  return execPlugin(pluginPath, stdin, { ...process.env, ...env, CNI_COMMAND: command });
 }
 
 /** The configuration's version, for a delegate's result that states none (Go's invoke does the same, cni#895). */
@@ -175,10 +176,10 @@ export async function delegateAdd(plugin: string, stdin: ConfigBytes): Promise<R
   return readPluginResult(stdout.toString('utf8'), fallback, plugin).result;
 }
 
-/** DEL, CHECK, GC or STATUS by `plugin` (found in CNI_PATH); resolves when it succeeded. */
-export async function delegate(command: DelegatedCommand, plugin: string, stdin: ConfigBytes): Promise<void> {
+/** DEL, CHECK, GC or STATUS by `plugin` (found in CNI_PATH), with `env` over this process's environment; resolves when it succeeded. */
+export async function delegate(command: DelegatedCommand, plugin: string, stdin: ConfigBytes, env: Readonly<Record<string, string>> = {}): Promise<void> {
   if (!['DEL', 'CHECK', 'GC', 'STATUS'].includes(command)) throw netnsError(ErrorCodes.INVALID_ARG, `delegate runs DEL, CHECK, GC or STATUS, not ${String(command)}`);
-  await runDelegate(command, plugin, stdin);
+  await runDelegate(command, plugin, stdin, env);
 }
 
 /**

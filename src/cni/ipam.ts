@@ -10,6 +10,9 @@ import type { NetConf, Result } from './types.js';
 export interface IpamInput {
   config: NetConf;
   stdin: ConfigBytes;
+  /** execDel: the attachment to release, when not this call's (GC releasing a stale one passes a copy of its args with these changed). */
+  containerId?: string;
+  ifname?: string;
 }
 
 /** `ipam.type` of the configuration; code 7 if it names no plugin. */
@@ -28,7 +31,11 @@ export function execAdd(input: IpamInput): Promise<Result> {
 
 /** IPAM DEL: releases what ADD allocated for this CNI_CONTAINERID and CNI_IFNAME; a second DEL succeeds. */
 export function execDel(input: IpamInput): Promise<void> {
-  return delegate('DEL', ipamType(input.config), input.stdin);
+  const { containerId, ifname } = input;
+  return delegate('DEL', ipamType(input.config), input.stdin, {
+    ...(typeof containerId === 'string' ? { CNI_CONTAINERID: containerId } : {}),
+    ...(typeof ifname === 'string' ? { CNI_IFNAME: ifname } : {}),
+  });
 }
 
 /** IPAM CHECK (the spec asks a plugin's CHECK to run its delegate's and pass on its error). */
