@@ -53,6 +53,13 @@ export interface AddrsetBackend {
   read(options: ReadOptions): Promise<KernelView>;
   /** Waits up to timeoutMs for the writer lock (ERR_NETNS_ADDRSET_LOCKED after that). */
   lock(options: { timeoutMs: number }): Promise<WriterLock>;
+  /**
+   * As the holder of `lock`: deletes the table if nothing is in it but the
+   * registry, with no record (no set, chain, map or object of anyone), in a
+   * transaction the kernel refuses if anything changed since that was seen.
+   * Resolves whether it went. A backend without it keeps the table.
+   */
+  removeTableIfEmpty?(registry: string, lock: WriterLock): Promise<boolean>;
   /** Gives up what the backend holds open (the netlink backend's socket); idempotent. */
   close?(): void;
 }

@@ -270,6 +270,27 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     return outcomes.filter((outcome) => outcome.effect === 'destroyed').length;
   }
 
+  /**
+   * Deletes the table when nothing is left in it: no owner's set (live,
+   * pending or orphan, here or in the kernel), no record, nobody's chain,
+   * map or other set. A short-lived writer calls it after its last delete
+   * and destroyDue(), so the table goes with its last set. The writer lock
+   * keeps this library's other writers out meanwhile; the kernel refuses the
+   * delete if anything else changed the ruleset since the table was seen
+   * empty (see the backend), and then the table stays for a later call.
+   * Resolves whether the table went; the instance stays usable (its next
+   * write makes the table again). The nft backend keeps the table.
+   */
+  async removeTableIfEmpty(): Promise<boolean> {
+    this.#assertWritable();
+    const remove = this.#backend.removeTableIfEmpty?.bind(this.#backend);
+    if (!remove) return false;
+    return this.#pipeline!.exclusive(async () => {
+      if ([...this.#byHash.values()].some((state) => state.inKernel || state.status !== 'absent' || state.requests > 0)) return false;
+      return remove(this.#registry, this.#lock!);
+    });
+  }
+
   /** Resolves once no request is queued or in flight (timers that have not fired do not count). */
   async settled(): Promise<void> {
     await this.#pipeline?.idle();

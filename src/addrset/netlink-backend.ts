@@ -11,15 +11,19 @@ import type { NetNS } from '../netns.js';
 import { commit, type BatchError } from '../nftables/batch.js';
 import { NFPROTO_INET, NFT_SET_ANONYMOUS, NFT_SET_MAP, NFT_SET_OBJECT, TYPE_IP6ADDR, TYPE_IPADDR } from '../nftables/constants.js';
 import { TableReader } from '../nftables/dump.js';
+import { DUMP_ATTEMPTS } from '../netlink/handle.js';
 import { own } from '../netlink/validate.js';
 import { rangesOf } from '../nftables/elements.js';
-import type { TableName } from '../nftables/messages.js';
+import { deleteTable, type TableName } from '../nftables/messages.js';
 import { openNftables } from '../nftables/socket.js';
 import { entryFromRange, type Family } from './addresses.js';
 import { emptyView, wantsElements, type AddrsetBackend, type KernelSet, type KernelView, type ReadOptions, type WriterLock } from './backend.js';
 import { encodeOps } from './netlink-ops.js';
 import type { Op, TableRef } from './ops.js';
 import { lockTable } from './table-lock.js';
+
+/** nf_tables' answer to a batch planned at a generation that has passed. */
+const ERESTART = 85;
 
 export class NetlinkBackend implements AddrsetBackend, Disposable {
   readonly #ns: NetNS;
@@ -57,6 +61,42 @@ export class NetlinkBackend implements AddrsetBackend, Disposable {
     } catch (error) {
       const index = (error as BatchError).requestIndex;
       throw describe(error as NetnsError, index === undefined ? undefined : ops[opOf[index]!]);
+    }
+  }
+
+  // The check and the delete are one step for the kernel: the delete carries
+  // the generation the check was read at, and nf_tables refuses the batch
+  // (ERESTART) if any transaction landed in between, a hand-made chain that
+  // uses a set included. Then it looks again, a few times, before leaving the
+  // table for a later call.
+  async removeTableIfEmpty(registry: string, _lock: WriterLock): Promise<boolean> {
+    for (let attempt = 1; attempt <= DUMP_ATTEMPTS; attempt++) {
+      const seen = await this.#emptyAt(registry);
+      if (seen === undefined) return false;
+      try {
+        commit(this.#handle, [deleteTable(this.#table)], seen);
+        return true;
+      } catch (error) {
+        if ((error as NetnsError).errno === -ERESTART) continue;
+        if ((error as NetnsError).code === 'ENOENT') return false; // removed by hand meanwhile
+        throw error;
+      }
+    }
+    return false;
+  }
+
+  /** The generation at which the table held only an empty registry; undefined if it held more, or is not there. */
+  async #emptyAt(registry: string): Promise<number | undefined> {
+    try {
+      return await new TableReader(this.#handle, this.#table).consistent(async (reader) => {
+        if ((await reader.tableUse()) !== 1) return undefined;
+        const sets = await reader.sets();
+        if (sets.length !== 1 || sets[0]!.name !== registry || (await reader.elements(registry)).length > 0) return undefined;
+        return reader.generation;
+      });
+    } catch (error) {
+      if ((error as NetnsError).code === ErrorCodes.NETLINK_DUMP_INTERRUPTED) return undefined; // busy: a later call removes it
+      throw error;
     }
   }
 

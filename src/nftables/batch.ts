@@ -13,14 +13,16 @@
 import type { NetnsError } from '../core/errors.js';
 import type { NetlinkHandle } from '../netlink/handle.js';
 import type { NetlinkRequest } from '../netlink/message.js';
-import { NFNL_MSG_BATCH_BEGIN, NFNL_MSG_BATCH_END, NFNL_SUBSYS_NFTABLES, NFPROTO_UNSPEC } from './constants.js';
-import { nfgenmsg } from './messages.js';
+import { NFNL_BATCH_GENID, NFNL_MSG_BATCH_BEGIN, NFNL_MSG_BATCH_END, NFNL_SUBSYS_NFTABLES, NFPROTO_UNSPEC } from './constants.js';
+import { be32, nfgenmsg } from './messages.js';
 
 /** A failed batch: the error of the first message that failed, and which one (by its index in the list given). */
 export type BatchError = NetnsError & { requestIndex?: number };
 
-export function batchBegin(): NetlinkRequest {
-  return { type: NFNL_MSG_BATCH_BEGIN, flags: 0, header: nfgenmsg(NFPROTO_UNSPEC, NFNL_SUBSYS_NFTABLES), what: 'commit the nftables transaction' };
+/** With `generation`: the kernel commits the batch only if the ruleset is still at that generation (else ERESTART on BEGIN's seq). */
+export function batchBegin(generation?: number): NetlinkRequest {
+  const attributes = generation === undefined ? [] : [be32(NFNL_BATCH_GENID, generation)];
+  return { type: NFNL_MSG_BATCH_BEGIN, flags: 0, header: nfgenmsg(NFPROTO_UNSPEC, NFNL_SUBSYS_NFTABLES), attributes, what: 'commit the nftables transaction' };
 }
 
 export function batchEnd(): NetlinkRequest {
@@ -28,18 +30,20 @@ export function batchEnd(): NetlinkRequest {
 }
 
 /** The batch as sent: BEGIN, the requests, END. */
-export function framed(requests: readonly NetlinkRequest[]): NetlinkRequest[] {
-  return [batchBegin(), ...requests, batchEnd()];
+export function framed(requests: readonly NetlinkRequest[], generation?: number): NetlinkRequest[] {
+  return [batchBegin(generation), ...requests, batchEnd()];
 }
 
 /**
  * Applies the requests as one transaction: all or none. Rejects with the
  * first failed message's error (requestIndex = its index in `requests`), or
- * the commit's error (no requestIndex).
+ * the commit's error (no requestIndex). With `generation` (a read's, see
+ * dump.ts), only if no transaction has landed since that read: otherwise it
+ * rejects with ERESTART and nothing is applied.
  */
-export function commit(handle: NetlinkHandle, requests: readonly NetlinkRequest[]): void {
+export function commit(handle: NetlinkHandle, requests: readonly NetlinkRequest[], generation?: number): void {
   if (requests.length === 0) return;
-  const settled = handle.requestBatch(framed(requests));
+  const settled = handle.requestBatch(framed(requests, generation));
   for (let i = 1; i <= requests.length; i++) {
     const outcome = settled[i]!;
     if (!outcome.ok) throw Object.assign(outcome.error, { requestIndex: i - 1 }) as BatchError;

@@ -5,6 +5,8 @@ export const NETLINK_NETFILTER = 12;
 export const NFNL_SUBSYS_NFTABLES = 10;
 export const NFNL_MSG_BATCH_BEGIN = 0x10;
 export const NFNL_MSG_BATCH_END = 0x11;
+/** BATCH_BEGIN's attribute: the generation the batch was planned against (the kernel refuses it with ERESTART if the ruleset moved on). */
+export const NFNL_BATCH_GENID = 1;
 export const NFGENMSG_SIZE = 4;
 
 export const NFPROTO_UNSPEC = 0;
@@ -12,6 +14,7 @@ export const NFPROTO_INET = 1;
 
 export const NFT_MSG_NEWTABLE = 0;
 export const NFT_MSG_GETTABLE = 1;
+export const NFT_MSG_DELTABLE = 2;
 export const NFT_MSG_NEWSET = 9;
 export const NFT_MSG_GETSET = 10;
 export const NFT_MSG_DELSET = 11;
@@ -23,6 +26,8 @@ export const NFT_MSG_GETGEN = 16;
 
 export const NFTA_TABLE_NAME = 1;
 export const NFTA_TABLE_FLAGS = 2;
+/** How many chains, sets, objects and flowtables the table holds. */
+export const NFTA_TABLE_USE = 3;
 
 export const NFTA_SET_TABLE = 1;
 export const NFTA_SET_NAME = 2;

@@ -23,6 +23,7 @@ import {
   NFTA_SET_KEY_TYPE,
   NFTA_SET_NAME,
   NFTA_SET_USERDATA,
+  NFTA_TABLE_USE,
   UDATA_SET_COMMENT,
 } from './constants.js';
 import { ElementList, parseElements } from './elements.js';
@@ -85,12 +86,26 @@ export class TableReader {
     );
   }
 
+  /** The generation this read is taken at (a batch sent with it lands only if nothing changed since). */
+  get generation(): number {
+    return this.#generation;
+  }
+
   async tableExists(): Promise<boolean> {
+    return (await this.tableUse()) !== undefined;
+  }
+
+  /** How many chains, sets, objects and flowtables the table holds (anyone's); undefined when there is no table. */
+  async tableUse(): Promise<number | undefined> {
     try {
-      this.#check(await this.#handle.request([getTable(this.#ref)]));
-      return true;
+      const replies = await this.#handle.request([getTable(this.#ref)]);
+      this.#check(replies);
+      const reply = replies[0]?.[0];
+      const use = reply && AttributeMap.parse(reply.payload, NFGENMSG_SIZE).get(NFTA_TABLE_USE);
+      if (!use || use.length < 4) throw netnsError(ErrorCodes.NETLINK_MALFORMED, `nftables: table inet ${this.#ref.table} came without its use count`);
+      return use.readUInt32BE(0);
     } catch (error) {
-      if ((error as NetnsError).code === 'ENOENT') return false;
+      if ((error as NetnsError).code === 'ENOENT') return undefined;
       throw error;
     }
   }

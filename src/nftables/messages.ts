@@ -12,6 +12,7 @@ import {
   NFGENMSG_SIZE,
   NFPROTO_INET,
   NFT_MSG_DELSET,
+  NFT_MSG_DELTABLE,
   NFT_MSG_GETGEN,
   NFT_MSG_GETSET,
   NFT_MSG_GETSETELEM,
@@ -82,6 +83,11 @@ export function newTable({ family, table }: TableName): NetlinkRequest {
     attributes: [attr.string(NFTA_TABLE_NAME, table), be32(NFTA_TABLE_FLAGS, 0)],
     what: `add table inet ${table}`,
   };
+}
+
+/** `delete table inet t`: the table and everything in it. */
+export function deleteTable({ family, table }: TableName): NetlinkRequest {
+  return { type: nftType(NFT_MSG_DELTABLE), flags: 0, header: nfgenmsg(family), attributes: [attr.string(NFTA_TABLE_NAME, table)], what: `delete table inet ${table}` };
 }
 
 export interface SetSpec {

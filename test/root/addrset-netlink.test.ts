@@ -10,6 +10,10 @@ import { NetlinkBackend } from '../../dist/addrset/netlink-backend.js';
 import { NftBackend } from '../../dist/addrset/nft-backend.js';
 import type { Op } from '../../dist/addrset/ops.js';
 import { parseKernelText, type Entry } from '../../dist/addrset/addresses.js';
+import { commit } from '../../dist/nftables/batch.js';
+import { TableReader } from '../../dist/nftables/dump.js';
+import { deleteTable } from '../../dist/nftables/messages.js';
+import { openNftables } from '../../dist/nftables/socket.js';
 import { privileged } from '../helpers/privileges.js';
 import { scratchNamespaces } from '../helpers/scratch-namespaces.js';
 
@@ -114,6 +118,41 @@ describe.skipIf(!privileged)('NetlinkBackend on real nftables', () => {
     });
     await expect(backend.apply([{ op: 'addElements', name: 'as_a4', elements: entries(['10.1.2.0/24']) }], noLock)).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_OVERLAP' });
     expect(await listing(ns, 't')).toEqual(before);
+  });
+
+  it('removes its table only when nothing at all is in it, and stays usable after', async () => {
+    const ns = await namespaces.create();
+    const tables = async () => (JSON.parse((await ns.execFile('nft', ['-j', 'list', 'tables'])).stdout).nftables as { table?: { name: string } }[]).flatMap((item) => item.table?.name ?? []);
+    const sets = await AddressSets.open({ netns: ns, table: 'last', deleteDelayMs: 0 });
+    try {
+      await sets.ensure('a', ['10.0.0.1']);
+      expect(await sets.removeTableIfEmpty()).toBe(false); // a live owner
+      await sets.delete('a');
+      await sets.destroyDue();
+      // A chain someone made in the table (host policy that will use its sets) keeps it.
+      await ns.execFile('nft', ['add', 'chain', 'inet', 'last', 'hostpolicy']);
+      expect(await sets.removeTableIfEmpty()).toBe(false);
+      await ns.execFile('nft', ['delete', 'chain', 'inet', 'last', 'hostpolicy']);
+      expect(await sets.removeTableIfEmpty()).toBe(true);
+      expect(await tables()).toEqual([]);
+      await sets.ensure('b', ['10.0.0.2']); // the next write makes the table again
+      expect(await sets.inspect('b')).toMatchObject({ state: 'live', v4: { elements: ['10.0.0.2'] } });
+    } finally {
+      await sets.close();
+    }
+  });
+
+  it('a transaction sent with the generation of an earlier read is refused once anything changed since', async () => {
+    const ns = await namespaces.create();
+    await (await netlinkBackend(ns, 'kept')).apply(WRITE.slice(0, 2), noLock);
+    using handle = await openNftables(ns);
+    const ref = { family: 1, table: 'kept' } as const;
+    const generation = await new TableReader(handle, ref).consistent(async (reader) => reader.generation);
+    await ns.execFile('nft', ['add', 'table', 'inet', 'elsewhere']);
+    expect(() => commit(handle, [deleteTable(ref)], generation)).toThrow(expect.objectContaining({ errno: -85 })); // ERESTART
+    expect((await listing(ns, 'kept')) as object).toMatchObject({ nftables: expect.arrayContaining([{ table: expect.objectContaining({ name: 'kept' }) }]) });
+    commit(handle, [deleteTable(ref)], await new TableReader(handle, ref).consistent(async (reader) => reader.generation));
+    await expect(ns.execFile('nft', ['list', 'table', 'inet', 'kept'])).rejects.toThrow();
   });
 
   // nf_tables' generation id is the namespace's: every commit to any table bumps it, and marks

@@ -4,7 +4,9 @@
 // policy refers to it by name; DEL empties it and destroys it after the
 // configured delay, unless the same attachment is added again first. The
 // plugin's process ends long before that delay: each ADD and DEL destroys the
-// sets whose delay is over (destroyDue), whichever attachment they were.
+// sets whose delay is over (destroyDue), whichever attachment they were. DEL
+// and GC then remove the table once nothing is left in it (no set, nobody's
+// chain): a network whose attachments are all gone leaves nothing behind.
 //
 // Every access takes the table's writer lock (reads included): a writer reads
 // as the table's sole writer, so other plugins writing in the namespace at
@@ -39,12 +41,13 @@ export async function ensureAddressSet(host: NetNS, settings: AddressSetSettings
   });
 }
 
-/** Starts the deferred destroy of the attachment's set; nothing if it has none (a repeated DEL, one never added). */
+/** Starts the deferred destroy of the attachment's set (nothing if it has none: a repeated DEL, one never added); the table goes with its last set. */
 export async function releaseAddressSet(host: NetNS, settings: AddressSetSettings, owner: string): Promise<void> {
   await withExisting(host, settings, async (sets) => {
     const { state } = await sets.inspect(owner);
     if (state === 'live' || state === 'orphan') await sets.delete(owner);
     await sets.destroyDue();
+    await sets.removeTableIfEmpty();
   });
 }
 
@@ -58,7 +61,7 @@ export async function missingFromSet(host: NetNS, settings: AddressSetSettings, 
 
 /**
  * GC: destroys the sets of this network's attachments not in `live` (keys),
- * except those whose deferred destroy is still ahead. A table may be shared
+ * except those whose deferred destroy is still ahead; the table goes with its last set. A table may be shared
  * by several networks (`addressSets.table`): another network's owners are
  * counted live, so this network's GC never judges them.
  */
@@ -66,7 +69,9 @@ export async function collectAddressSets(host: NetNS, settings: AddressSetSettin
   const removed = await withExisting(host, settings, async (sets) => {
     const ours = networkTagPrefix(network);
     const others = (await sets.list()).map((row) => row.owner).filter((owner): owner is string => owner !== null && !owner.startsWith(ours));
-    return (await sets.gc({ live: [...live, ...others] })).removed.map((entry) => entry.name);
+    const { removed } = await sets.gc({ live: [...live, ...others] });
+    await sets.removeTableIfEmpty();
+    return removed.map((entry) => entry.name);
   });
   return removed ?? [];
 }
