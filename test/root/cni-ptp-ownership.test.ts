@@ -140,11 +140,14 @@ describe.skipIf(!privileged || !haveGoPlugins)('cni-ptp removes only what it mad
     /** Records the deletes of `ids` an hour ago (as a process whose clock said so): their delay is over. */
     const deletedLongAgo = async (ids: string[]) => {
       const past = await AddressSets.open({ netns: hosts.host, table: tableOf(config.name), clock: new ManualClock(Date.now() - 3_600_000) });
-      for (const id of ids) {
-        await past.ensure(owner(id));
-        await past.delete(owner(id));
+      try {
+        for (const id of ids) {
+          await past.ensure(owner(id));
+          await past.delete(owner(id));
+        }
+      } finally {
+        await past.close();
       }
-      await past.close();
     };
 
     expect(await add(hosts.c1, 'x1', config)).toMatchObject({ code: 0 });
