@@ -4,11 +4,16 @@
 // the container may be another attachment's (an ADD that failed because the
 // name was taken must not, on its DEL, take the live attachment's pair).
 import type { NetnsError } from '../core/errors.js';
-import { openNetlink } from '../netlink/index.js';
+import { openNetlink, type Link, type Netlink } from '../netlink/index.js';
 import type { NetNS } from '../netns.js';
 import { attachmentKey, keyOfTag } from './identity.js';
 import type { Attachment } from './types.js';
 import { listWithAliases } from './veth.js';
+
+/** The host end (in `nl`'s namespace) whose alias carries `key` (attachmentKey's) of `network`, if there is one. */
+export async function findHostEnd(nl: Netlink, network: string, key: string): Promise<(Link & { alias?: string }) | undefined> {
+  return (await listWithAliases(nl)).find((link) => link.kind === 'veth' && keyOfTag(network, link.alias) === key);
+}
 
 /**
  * Deletes the attachment's pair by its host end (the container end goes with
@@ -17,9 +22,8 @@ import { listWithAliases } from './veth.js';
  * added, or one whose namespace took the pair with it.
  */
 export async function deleteHostEnd(hostNs: NetNS, network: string, attachment: Attachment): Promise<boolean> {
-  const key = attachmentKey(network, attachment);
   using nl = await openNetlink(hostNs);
-  const end = (await listWithAliases(nl)).find((link) => link.kind === 'veth' && keyOfTag(network, link.alias) === key);
+  const end = await findHostEnd(nl, network, attachmentKey(network, attachment));
   if (end === undefined) return false;
   return nl.links.delete(end.index).then(
     () => true,

@@ -11,7 +11,7 @@ export { enableForward, familiesOf } from './forward.js';
 export { addMasquerade, deleteMasqueradeRules, listMasquerade, MASQUERADE_CHAIN, masqueradeRules, removeMasquerade } from './masquerade.js';
 export type { AttachmentRef, MasqueradeRule } from './masquerade.js';
 export { attachmentKey, attachmentOf, attachmentTag, hostAlias, keyOfTag, networkTagPrefix } from './identity.js';
-export { deleteHostEnd } from './host-end.js';
+export { deleteHostEnd, findHostEnd } from './host-end.js';
 export { checkInterface, checkRoutes } from './check.js';
 export { collectGarbage } from './gc.js';
 export type { GcOptions, GcRemoved, GcReport } from './gc.js';

@@ -5,7 +5,7 @@
 // host forwards the families in use.
 import type { NetNS } from 'netns';
 import { CniCode, CniError } from 'netns/cni';
-import { keyOfTag, listWithAliases } from 'netns/cni/plumbing';
+import { findHostEnd } from 'netns/cni/plumbing';
 import { openNetlink } from 'netns/netlink';
 import type { PointToPoint } from './point-to-point.js';
 
@@ -16,7 +16,7 @@ const FORWARDING = { 4: 'net/ipv4/ip_forward', 6: 'net/ipv6/conf/all/forwarding'
 
 export async function checkHostEnd(host: NetNS, network: string, key: string, links: readonly PointToPoint[]): Promise<void> {
   using nl = await openNetlink(host);
-  const hostEnd = (await listWithAliases(nl)).find((link) => link.kind === 'veth' && keyOfTag(network, link.alias) === key);
+  const hostEnd = await findHostEnd(nl, network, key);
   if (!hostEnd) throw checkMismatch('the host end of the veth pair is missing');
   if (!hostEnd.flags.includes('UP')) throw checkMismatch(`the host end ${hostEnd.name} is down`);
   const addresses = new Set((await nl.addresses.list({ link: hostEnd.index })).map((a) => a.address));
