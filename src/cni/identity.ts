@@ -46,3 +46,20 @@ export function keyOfTag(network: string, tag: string | undefined): string | und
   const key = tag.slice(0, prefix.length + 16);
   return /^[0-9a-f]{16}-[0-9a-f]{16}$/.test(key) && (tag.length === key.length || tag[key.length] === ',') ? key : undefined;
 }
+
+/** Printable ASCII as is; anything else %XX, so a comment prints safely and cuts at a byte without splitting a character. */
+const printable = (text: string): string => text.replace(/[^\x20-\x7e]/g, (c) => [...Buffer.from(c)].map((b) => `%${b.toString(16).padStart(2, '0')}`).join(''));
+
+/**
+ * The official plugins' nftables masquerade comment for this attachment,
+ * byte for byte: `<attachmentKey>, net: NETWORK, if: IFNAME, id: CONTAINERID`,
+ * names without their `"`, the whole cut to 128 bytes (nft's limit). Their
+ * GC keeps a rule only if its comment is exactly the one it computes for a
+ * valid attachment, so ours must be that one. (Upstream writes other bytes
+ * through nft syntax, where it cannot match its own computation anyway; here
+ * they are %XX.)
+ */
+export function masqueradeComment(network: string, attachment: Attachment): string {
+  const name = (text: string): string => printable(text.replaceAll('"', ''));
+  return `${attachmentKey(network, attachment)}, net: ${name(network)}, if: ${name(attachment.ifname)}, id: ${name(attachment.containerID)}`.slice(0, MAX_TAG);
+}
