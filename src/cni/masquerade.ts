@@ -59,7 +59,12 @@ export async function addMasquerade(hostNs: NetNS, attachment: AttachmentRef, ad
   const rules = masqueradeRules(masqueradeComment(attachment.network, attachment), addresses);
   const key = attachmentKey(attachment.network, attachment);
   using handle = await openRuleReader(hostNs);
-  await replaceRules(handle, attachment.network, key, { before: masqueradeLayout(), after: rules });
+  const layout = masqueradeLayout();
+  await replaceRules(handle, attachment.network, key, { before: layout, after: rules }).catch((error: BatchError) => {
+    // The goto refused: masq_checks is a base chain, as this package made it before it took upstream's layout.
+    if (error.code === 'ENOTSUP' && error.requestIndex === layout.length - 1) error.message += `: ${MASQUERADE_CHAIN.chain} is a base chain (an earlier layout); delete table inet ${MASQUERADE_CHAIN.table} once`;
+    throw error;
+  });
 }
 
 /** The table, both chains and postrouting's rules, as upstream adds them on every ADD (postrouting flushed first). */

@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { NetNS } from '../../dist/index.js';
+import { addMasquerade } from '../../dist/cni/masquerade.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
 import { privileged } from '../helpers/privileges.js';
 
@@ -258,5 +259,12 @@ describe.skipIf(!privileged || !haveGoPlugins)('masquerade beside the official p
     expect(await plugin('ours', 'DEL', ours, { ns: c1, a: o1 })).toMatchObject({ code: 0 });
     expect(await listTable()).toBe(expectedTable([[goCidr, g1]]));
     expect(await seenFrom(goC)).toBe('10.77.0.1');
+  });
+
+  it('an ADD over the layout this package made before (masq_checks a base chain) fails saying so, and changes nothing', async () => {
+    await nft(host, `add table inet ${TABLE}\nadd chain inet ${TABLE} masq_checks { type nat hook postrouting priority srcnat; }\n`);
+    const before = await listTable();
+    await expect(addMasquerade(host, { network: NETWORK, containerID: o1.id, ifname: o1.ifname }, ['10.50.0.9/24'])).rejects.toMatchObject({ code: 'ENOTSUP', message: expect.stringContaining('masq_checks is a base chain (an earlier layout); delete table inet cni_plugins_masquerade once') });
+    expect(await listTable()).toBe(before);
   });
 });
