@@ -41,8 +41,6 @@ const TABLE_COMMENT = 'Masquerading for plugins from github.com/containernetwork
 const CHAIN_COMMENT = 'Masquerade traffic from certain IPs to any (non-multicast) IP outside their subnet';
 /** Multicast is never masqueraded. */
 const MULTICAST = { 4: '224.0.0.0/4', 6: 'ff00::/8' } as const;
-/** Re-reads before giving up when a rule to delete went meanwhile (a concurrent DEL or ADD of the same attachment). */
-const ATTEMPTS = 3;
 
 /** One attachment of one network. */
 export interface AttachmentRef extends Attachment {
@@ -118,24 +116,11 @@ export async function deleteMasqueradeRules(hostNs: NetNS, rules: readonly Dumpe
 
 const deleteOne = (rule: DumpedRule): NetlinkRequest => deleteRule(MASQUERADE_CHAIN, rule.handle);
 
-/**
- * One transaction: `before`, deleting the rules of the attachment `key`,
- * `after`. If a rule it deletes went in between (ENOENT on its DELRULE: a
- * concurrent call for the same attachment took it), reads again and retries,
- * so that such calls settle rather than fail. Returns how many it deleted.
- */
+/** One transaction: `before`, deleting the rules of the attachment `key`, `after`. Returns how many it deleted. */
 async function replaceRules(handle: NetlinkHandle, network: string, key: string, around: { before: NetlinkRequest[]; after: NetlinkRequest[] }): Promise<number> {
-  for (let attempt = 1; ; attempt++) {
-    const stale = (await rulesOf(handle, network)).filter((rule) => rule.key === key);
-    try {
-      commit(handle, [...around.before, ...stale.map(deleteOne), ...around.after]);
-      return stale.length;
-    } catch (error) {
-      const { code, requestIndex = -1 } = error as BatchError;
-      const goneMeanwhile = code === 'ENOENT' && requestIndex >= around.before.length && requestIndex < around.before.length + stale.length;
-      if (!goneMeanwhile || attempt === ATTEMPTS) throw error;
-    }
-  }
+  const stale = (await rulesOf(handle, network)).filter((rule) => rule.key === key);
+  commit(handle, [...around.before, ...stale.map(deleteOne), ...around.after]);
+  return stale.length;
 }
 
 async function rulesOf(handle: NetlinkHandle, network: string): Promise<MasqueradeRule[]> {
