@@ -1,15 +1,14 @@
 // Who a host-side resource belongs to, written where the kernel keeps it (a
 // masquerade rule's comment, the host veth's IFLA_IFALIAS), so DEL and GC find
-// the resources of one network, and of one attachment in it, after a restart:
-//   tag:   <sha512(network)[:16]>-<sha512(ifname:containerID)[:16]>, net:<network>, if:<ifname>, id:<containerID>
-//   alias: <the same two hashes>, if:<ifname>, id:<containerID>, net:<network>
-// The two hashes lead (GC scopes by the first, DEL and GC judge by both); the
-// rest has the names with anything outside [A-Za-z0-9_.-] written %XX. The tag
-// (the official ptp plugin's masquerade comment format) is cut to 128 bytes,
-// nft's comment limit. The alias may hold 255 bytes and puts the network last,
-// so that the whole container id and ifname survive: GC reads them back to
-// release a stale attachment's IPAM allocation (a 64-character id would not
-// fit in 128 bytes beside a long network name).
+// the resources of one network, and of one attachment in it, after a restart.
+// Both start with the attachment key, <sha512(network)[:16]>-<sha512(ifname:containerID)[:16]>
+// (GC scopes by the first hash, DEL and GC judge by both):
+//   alias:   <key>, if:<ifname>, id:<containerID>, net:<network>
+//   comment: <key>, net: <network>, if: <ifname>, id: <containerID>
+// The comment is the official plugins' nftables masquerade comment, byte for
+// byte, cut to 128 bytes (nft's limit). The alias may hold 255 bytes and puts
+// the network last, so that the whole container id and ifname survive: GC
+// reads them back to release a stale attachment's IPAM allocation.
 import { createHash } from 'node:crypto';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { Attachment } from './types.js';
@@ -38,12 +37,6 @@ export function attachmentKey(network: string, attachment: Attachment): string {
 }
 
 const readable = (text: string): string => text.replace(/[^A-Za-z0-9_.-]/g, (c) => [...Buffer.from(c)].map((b) => `%${b.toString(16).padStart(2, '0')}`).join(''));
-
-/** The whole tag, at most 128 bytes, safe to print anywhere. */
-export function attachmentTag(network: string, attachment: Attachment): string {
-  const tag = `${attachmentKey(network, attachment)}, net:${readable(network)}, if:${readable(attachment.ifname)}, id:${readable(attachment.containerID)}`;
-  return tag.slice(0, MAX_TAG);
-}
 
 /** The host veth's alias (setupVeth's hostAlias), at most 255 bytes: attachmentOf reads the attachment back. */
 export function hostAlias(network: string, attachment: Attachment): string {
@@ -80,4 +73,21 @@ export function keyOfTag(network: string, tag: string | undefined): string | und
   if (tag === undefined || !tag.startsWith(prefix)) return undefined;
   const key = tag.slice(0, prefix.length + 16);
   return /^[0-9a-f]{16}-[0-9a-f]{16}$/.test(key) && (tag.length === key.length || tag[key.length] === ',') ? key : undefined;
+}
+
+/** Printable ASCII as is; anything else %XX, so a comment prints safely and cuts at a byte without splitting a character. */
+const printable = (text: string): string => text.replace(/[^\x20-\x7e]/g, (c) => [...Buffer.from(c)].map((b) => `%${b.toString(16).padStart(2, '0')}`).join(''));
+
+/**
+ * The official plugins' nftables masquerade comment for this attachment,
+ * byte for byte: `<attachmentKey>, net: NETWORK, if: IFNAME, id: CONTAINERID`,
+ * names without their `"`, the whole cut to 128 bytes (nft's limit). Their
+ * GC keeps a rule only if its comment is exactly the one it computes for a
+ * valid attachment, so ours must be that one. (Upstream writes other bytes
+ * through nft syntax, where it cannot match its own computation anyway; here
+ * they are %XX.)
+ */
+export function masqueradeComment(network: string, attachment: Attachment): string {
+  const name = (text: string): string => printable(text.replaceAll('"', ''));
+  return `${attachmentKey(network, attachment)}, net: ${name(network)}, if: ${name(attachment.ifname)}, id: ${name(attachment.containerID)}`.slice(0, MAX_TAG);
 }

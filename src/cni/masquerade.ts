@@ -1,30 +1,46 @@
-// IP masquerade of a container's addresses, as the official plugins'
-// nftables backend: table `inet cni_plugins_masquerade`, base chain
-// `masq_checks` (type nat hook postrouting priority srcnat), one rule per
-// address `ip saddr IP ip daddr != SUBNET masquerade comment "<tag>"`
-// (ip6 likewise), the tag as identity.ts makes it (network hash first, so GC
-// scopes by network). The same table and chain as the Go plugin, so the two
-// see each other's rules of the same network as that network's. Everything
-// over nf_tables netlink in one transaction per call: no `nft` process, and
-// names only ever in the comment's bytes.
+// IP masquerade of a container's addresses, in the official plugins' nftables
+// layout (containernetworking/plugins pkg/ip/ipmasq_nftables_linux.go), the
+// same objects sent the same way, so that both plugins share one node:
+//   table inet cni_plugins_masquerade { comment "..." }
+//     chain masq_checks { comment "..." }                       (regular)
+//       ip saddr IP ip daddr != SUBNET masquerade comment "C"  (one per address; ip6 likewise)
+//     chain postrouting { type nat hook postrouting priority srcnat; }
+//       ip daddr 224.0.0.0/4 return; ip6 daddr ff00::/8 return; goto masq_checks
+// Every ADD, ours or theirs, adds the table and chains (existing ones are
+// kept) and flushes and rewrites postrouting's three rules, in one
+// transaction: so whichever comes first, the other's transaction applies, and
+// postrouting never doubles. C is identity.ts's masqueradeComment, the
+// comment upstream computes: DEL takes the rules whose comment starts with
+// the attachment's key (as upstream's teardown), GC those of the network's
+// whose key no valid attachment has (upstream compares whole comments; the
+// same rules for comments either plugin writes). Everything over nf_tables
+// netlink: no `nft` process, and names only ever in the comment's bytes.
 import { type NetnsError } from '../core/errors.js';
-import { commit } from '../nftables/batch.js';
+import { commit, type BatchError } from '../nftables/batch.js';
 import { newChain } from '../nftables/chains.js';
 import { NFPROTO_INET } from '../nftables/constants.js';
-import { matchAddress, matchFamily, masquerade } from '../nftables/expressions.js';
+import { gotoChain, matchAddress, matchFamily, masquerade, returnVerdict } from '../nftables/expressions.js';
 import { newTable } from '../nftables/messages.js';
-import { deleteRule, listRules, newRule, openRuleReader, type ChainRef, type DumpedRule } from '../nftables/rules.js';
+import { deleteRule, flushChain, listRules, newRule, openRuleReader, type ChainRef, type DumpedRule } from '../nftables/rules.js';
 import { AF_INET } from '../netlink/constants.js';
 import type { NetlinkHandle } from '../netlink/handle.js';
 import type { NetlinkRequest } from '../netlink/message.js';
 import { parsePrefix } from '../netlink/validate.js';
 import type { NetNS } from '../netns.js';
-import { attachmentKey, attachmentTag, keyOfTag } from './identity.js';
+import { attachmentKey, keyOfTag, masqueradeComment } from './identity.js';
 import type { Attachment } from './types.js';
 
+/** The regular chain holding the per-address rules. */
 export const MASQUERADE_CHAIN: ChainRef = { family: NFPROTO_INET, table: 'cni_plugins_masquerade', chain: 'masq_checks' };
+/** The base chain that sends traffic to MASQUERADE_CHAIN. */
+export const POSTROUTING_CHAIN: ChainRef = { ...MASQUERADE_CHAIN, chain: 'postrouting' };
 /** `priority srcnat`. */
 const SRCNAT = 100;
+// Upstream's comments on the table and masq_checks, so that whoever creates them, `nft list` reads the same.
+const TABLE_COMMENT = 'Masquerading for plugins from github.com/containernetworking/plugins';
+const CHAIN_COMMENT = 'Masquerade traffic from certain IPs to any (non-multicast) IP outside their subnet';
+/** Multicast is never masqueraded. */
+const MULTICAST = { 4: '224.0.0.0/4', 6: 'ff00::/8' } as const;
 
 /** One attachment of one network. */
 export interface AttachmentRef extends Attachment {
@@ -38,15 +54,28 @@ export interface AttachmentRef extends Attachment {
  * transaction. A /0 subnet gets no rule: nothing is outside it.
  */
 export async function addMasquerade(hostNs: NetNS, attachment: AttachmentRef, addresses: readonly string[]): Promise<void> {
-  const rules = masqueradeRules(attachmentTag(attachment.network, attachment), addresses);
+  const rules = masqueradeRules(masqueradeComment(attachment.network, attachment), addresses);
+  const key = attachmentKey(attachment.network, attachment);
   using handle = await openRuleReader(hostNs);
-  const stale = (await rulesOf(handle, attachment.network)).filter((rule) => rule.key === attachmentKey(attachment.network, attachment));
-  commit(handle, [
-    newTable(MASQUERADE_CHAIN),
-    newChain(MASQUERADE_CHAIN, MASQUERADE_CHAIN.chain, { type: 'nat', hook: 'postrouting', priority: SRCNAT }),
-    ...stale.map((rule) => deleteRule(MASQUERADE_CHAIN, rule.handle)),
-    ...rules,
-  ]);
+  const layout = masqueradeLayout();
+  await replaceRules(handle, attachment.network, key, { before: layout, after: rules }).catch((error: BatchError) => {
+    // The goto refused: masq_checks is a base chain, as this package made it before it took upstream's layout.
+    if (error.code === 'ENOTSUP' && error.requestIndex === layout.length - 1) error.message += `: ${MASQUERADE_CHAIN.chain} is a base chain (an earlier layout); delete table inet ${MASQUERADE_CHAIN.table} once`;
+    throw error;
+  });
+}
+
+/** The table, both chains and postrouting's rules, as upstream adds them on every ADD (postrouting flushed first). */
+export function masqueradeLayout(): NetlinkRequest[] {
+  return [
+    newTable(MASQUERADE_CHAIN, TABLE_COMMENT),
+    newChain(MASQUERADE_CHAIN, MASQUERADE_CHAIN.chain, undefined, CHAIN_COMMENT),
+    newChain(POSTROUTING_CHAIN, POSTROUTING_CHAIN.chain, { type: 'nat', hook: 'postrouting', priority: SRCNAT }),
+    flushChain(POSTROUTING_CHAIN),
+    newRule(POSTROUTING_CHAIN, [...matchFamily(4), ...matchAddress(4, 'daddr', 'eq', parsePrefix(MULTICAST[4])), returnVerdict()]),
+    newRule(POSTROUTING_CHAIN, [...matchFamily(6), ...matchAddress(6, 'daddr', 'eq', parsePrefix(MULTICAST[6])), returnVerdict()]),
+    newRule(POSTROUTING_CHAIN, [gotoChain(MASQUERADE_CHAIN.chain)]),
+  ];
 }
 
 /** The NEWRULE messages: `ip saddr IP ip daddr != SUBNET masquerade comment "COMMENT"` per address (ip6 for IPv6). */
@@ -65,9 +94,7 @@ export function masqueradeRules(comment: string | undefined, addresses: readonly
 export async function removeMasquerade(hostNs: NetNS, attachment: AttachmentRef): Promise<number> {
   const key = attachmentKey(attachment.network, attachment);
   using handle = await openRuleReader(hostNs);
-  const mine = (await rulesOf(handle, attachment.network)).filter((rule) => rule.key === key);
-  commit(handle, mine.map((rule) => deleteRule(MASQUERADE_CHAIN, rule.handle)));
-  return mine.length;
+  return await replaceRules(handle, attachment.network, key, { before: [], after: [] });
 }
 
 /** A masquerade rule of one network, with the attachment key its comment starts with. */
@@ -84,7 +111,16 @@ export async function listMasquerade(hostNs: NetNS, network: string): Promise<Ma
 /** Deletes rules by handle, in one transaction. */
 export async function deleteMasqueradeRules(hostNs: NetNS, rules: readonly DumpedRule[]): Promise<void> {
   using handle = await openRuleReader(hostNs);
-  commit(handle, rules.map((rule) => deleteRule(MASQUERADE_CHAIN, rule.handle)));
+  commit(handle, rules.map(deleteOne));
+}
+
+const deleteOne = (rule: DumpedRule): NetlinkRequest => deleteRule(MASQUERADE_CHAIN, rule.handle);
+
+/** One transaction: `before`, deleting the rules of the attachment `key`, `after`. Returns how many it deleted. */
+async function replaceRules(handle: NetlinkHandle, network: string, key: string, around: { before: NetlinkRequest[]; after: NetlinkRequest[] }): Promise<number> {
+  const stale = (await rulesOf(handle, network)).filter((rule) => rule.key === key);
+  commit(handle, [...around.before, ...stale.map(deleteOne), ...around.after]);
+  return stale.length;
 }
 
 async function rulesOf(handle: NetlinkHandle, network: string): Promise<MasqueradeRule[]> {

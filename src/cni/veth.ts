@@ -29,7 +29,7 @@ export interface VethOptions {
   mac?: string;
   /** The namespace of the host end. */
   hostNs: NetNS;
-  /** IFLA_IFALIAS of the host end (e.g. attachmentTag(network, attachment), by which gcHostVeths finds it). */
+  /** IFLA_IFALIAS of the host end (e.g. hostAlias(network, attachment), by which findHostEnd and GC find it). */
   hostAlias?: string;
 }
 

@@ -4,12 +4,16 @@ import { NLM_F_CREATE } from '../netlink/constants.js';
 import type { NetlinkRequest } from '../netlink/message.js';
 import { nftType } from './constants.js';
 import { be32, nest, nfgenmsg, type TableName } from './messages.js';
+import { encodeUserdata, tlv } from './userdata.js';
 
 const NFT_MSG_NEWCHAIN = 3;
 const NFTA_CHAIN_TABLE = 1;
 const NFTA_CHAIN_NAME = 3;
 const NFTA_CHAIN_HOOK = 4;
 const NFTA_CHAIN_TYPE = 7;
+const NFTA_CHAIN_USERDATA = 12;
+/** libnftnl NFTNL_UDATA_CHAIN_COMMENT. */
+const UDATA_CHAIN_COMMENT = 0;
 const NFTA_HOOK_HOOKNUM = 1;
 const NFTA_HOOK_PRIORITY = 2;
 /** linux/netfilter.h enum nf_inet_hooks. */
@@ -24,14 +28,16 @@ export interface ChainHook {
 
 /**
  * `add chain inet T C` (a regular chain), or with `hook` a base chain
- * (`{ type ... hook ... priority ...; }`). NLM_F_CREATE without EXCL: an
- * existing chain is kept as it is.
+ * (`{ type ... hook ... priority ...; }`), with `{ comment "..."; }` if
+ * given. NLM_F_CREATE without EXCL: an existing chain of the same kind is
+ * kept as it is (its comment too); a regular chain given a hook is EEXIST.
  */
-export function newChain(ref: TableName, chain: string, hook?: ChainHook): NetlinkRequest {
+export function newChain(ref: TableName, chain: string, hook?: ChainHook, comment?: string): NetlinkRequest {
   const attributes = [attr.string(NFTA_CHAIN_TABLE, ref.table), attr.string(NFTA_CHAIN_NAME, chain)];
   if (hook) {
     attributes.push(attr.string(NFTA_CHAIN_TYPE, hook.type), nest(NFTA_CHAIN_HOOK, [be32(NFTA_HOOK_HOOKNUM, HOOKS[hook.hook]), be32(NFTA_HOOK_PRIORITY, hook.priority)]));
   }
+  if (comment !== undefined) attributes.push(attr.bytes(NFTA_CHAIN_USERDATA, encodeUserdata([tlv.string(UDATA_CHAIN_COMMENT, comment)])));
   const shape = hook ? ` { type ${hook.type} hook ${hook.hook} priority ${hook.priority}; }` : '';
   return { type: nftType(NFT_MSG_NEWCHAIN), flags: NLM_F_CREATE, header: nfgenmsg(ref.family), attributes, what: `add chain inet ${ref.table} ${chain}${shape}` };
 }

@@ -28,6 +28,7 @@ export const NFTA_TABLE_NAME = 1;
 export const NFTA_TABLE_FLAGS = 2;
 /** How many chains, sets, objects and flowtables the table holds. */
 export const NFTA_TABLE_USE = 3;
+export const NFTA_TABLE_USERDATA = 6;
 
 export const NFTA_SET_TABLE = 1;
 export const NFTA_SET_NAME = 2;
@@ -61,6 +62,8 @@ export const TYPE_IP6ADDR = 8;
 export const TYPE_IFNAME = 41;
 export const IFNAMSIZ = 16;
 
+/** Table userdata TLV type (libnftnl NFTNL_UDATA_TABLE_COMMENT). */
+export const UDATA_TABLE_COMMENT = 0;
 /** Set userdata TLV types (nftables include/rule.h NFTNL_UDATA_SET_*). */
 export const UDATA_SET_KEYBYTEORDER = 0;
 export const UDATA_SET_COMMENT = 7;

@@ -1,7 +1,8 @@
 // Rule expressions (nf_tables.h NFTA_EXPR_*), each laid out as nft 1.0.6
 // sends it (attribute order included, so captures compare byte for byte:
-// test/unit/nftables-rules.test.ts), and the address matches nft makes of
-// `ip saddr X` and `ip daddr != P/n` in an inet table.
+// test/unit/nftables-rules.test.ts), the address matches nft makes of
+// `ip saddr X` and `ip daddr != P/n` in an inet table, and the verdicts
+// `return` and `goto CHAIN`.
 import type { Attribute } from '../netlink/attributes.js';
 import { attr } from '../netlink/attributes.js';
 import { networkOf, type ParsedPrefix } from '../netlink/validate.js';
@@ -28,6 +29,16 @@ const NFTA_BITWISE_MASK = 4;
 const NFTA_BITWISE_XOR = 5;
 const NFTA_LOOKUP_SET = 1;
 const NFTA_LOOKUP_SREG = 2;
+const NFTA_IMMEDIATE_DREG = 1;
+const NFTA_IMMEDIATE_DATA = 2;
+const NFTA_DATA_VERDICT = 2;
+const NFTA_VERDICT_CODE = 1;
+const NFTA_VERDICT_CHAIN = 2;
+/** The verdict register, where `immediate` puts a verdict. */
+const NFT_REG_VERDICT = 0;
+/** nf_tables.h enum nft_verdicts (negative, sent as their two's complement). */
+const NFT_RETURN = -5;
+const NFT_GOTO = -4;
 /** The 16-byte register nft uses for these matches. */
 const NFT_REG_1 = 1;
 const CMP_OPS = { eq: 0, neq: 1 } as const;
@@ -60,6 +71,19 @@ export const bitwiseMask = (mask: Buffer, reg = NFT_REG_1): Attribute =>
 
 /** `lookup reg @SET`. */
 export const lookup = (set: string, sreg = NFT_REG_1): Attribute => expression('lookup', [attr.string(NFTA_LOOKUP_SET, set), be32(NFTA_LOOKUP_SREG, sreg)]);
+
+/** `immediate reg 0 VERDICT [-> CHAIN]`: a verdict statement. */
+const verdict = (code: number, chain?: string): Attribute => {
+  const fields = [be32(NFTA_VERDICT_CODE, code)];
+  if (chain !== undefined) fields.push(attr.string(NFTA_VERDICT_CHAIN, chain));
+  return expression('immediate', [be32(NFTA_IMMEDIATE_DREG, NFT_REG_VERDICT), nest(NFTA_IMMEDIATE_DATA, [nest(NFTA_DATA_VERDICT, fields)])]);
+};
+
+/** `return`: back to the calling chain, or the base chain's policy. */
+export const returnVerdict = (): Attribute => verdict(NFT_RETURN);
+
+/** `goto CHAIN`: on into CHAIN, not coming back here. */
+export const gotoChain = (chain: string): Attribute => verdict(NFT_GOTO, chain);
 
 /** `masquerade` (no options: an empty DATA nest, as nft sends it). */
 export const masquerade = (): Attribute => expression('masq', []);

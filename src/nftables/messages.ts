@@ -31,6 +31,7 @@ import {
   NFTA_SET_USERDATA,
   NFTA_TABLE_FLAGS,
   NFTA_TABLE_NAME,
+  NFTA_TABLE_USERDATA,
   nftType,
   NFPROTO_UNSPEC,
   TYPE_IFNAME,
@@ -38,6 +39,7 @@ import {
   TYPE_IPADDR,
   UDATA_SET_COMMENT,
   UDATA_SET_KEYBYTEORDER,
+  UDATA_TABLE_COMMENT,
 } from './constants.js';
 import { encodeUserdata, tlv, type Tlv } from './userdata.js';
 
@@ -74,13 +76,18 @@ export interface TableName {
   table: string;
 }
 
-/** `add table inet t`: no NLM_F_CREATE flag beyond what nft sends, so an existing table is fine. */
-export function newTable({ family, table }: TableName): NetlinkRequest {
+/**
+ * `add table inet t [{ comment "..."; }]`: no NLM_F_CREATE flag beyond what
+ * nft sends, so an existing table is fine (and keeps its own comment).
+ */
+export function newTable({ family, table }: TableName, comment?: string): NetlinkRequest {
+  const attributes = [attr.string(NFTA_TABLE_NAME, table), be32(NFTA_TABLE_FLAGS, 0)];
+  if (comment !== undefined) attributes.push(attr.bytes(NFTA_TABLE_USERDATA, encodeUserdata([tlv.string(UDATA_TABLE_COMMENT, comment)])));
   return {
     type: nftType(NFT_MSG_NEWTABLE),
     flags: 0,
     header: nfgenmsg(family),
-    attributes: [attr.string(NFTA_TABLE_NAME, table), be32(NFTA_TABLE_FLAGS, 0)],
+    attributes,
     what: `add table inet ${table}`,
   };
 }

@@ -15,7 +15,7 @@ import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
 import { checkInterface, checkRoutes } from '../../dist/cni/check.js';
 import { enableForward, familiesOf } from '../../dist/cni/forward.js';
 import { collectGarbage } from '../../dist/cni/gc.js';
-import { attachmentTag } from '../../dist/cni/identity.js';
+import { hostAlias, masqueradeComment } from '../../dist/cni/identity.js';
 import { configureInterface } from '../../dist/cni/interface.js';
 import { addMasquerade, listMasquerade, removeMasquerade } from '../../dist/cni/masquerade.js';
 import { listWithAliases, setupVeth, type Veth } from '../../dist/cni/veth.js';
@@ -186,15 +186,23 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
     const attachment = { network: 'plumb-net', containerID: 'ctr-1', ifname: 'eth0' };
     await addMasquerade(host, attachment, ['10.1.1.2/24', 'fd00:1::2/64']);
     await addMasquerade(host, attachment, ['10.1.1.2/24', 'fd00:1::2/64']); // again: replaced, not doubled
-    const tag = attachmentTag('plumb-net', attachment);
+    const tag = masqueradeComment('plumb-net', attachment);
     const { stdout } = await host.execFile('nft', ['list', 'ruleset']);
     expect(stdout).toBe(
       [
         'table inet cni_plugins_masquerade {',
+        '\tcomment "Masquerading for plugins from github.com/containernetworking/plugins"',
         '\tchain masq_checks {',
-        '\t\ttype nat hook postrouting priority srcnat; policy accept;',
+        '\t\tcomment "Masquerade traffic from certain IPs to any (non-multicast) IP outside their subnet"',
         `\t\tip saddr 10.1.1.2 ip daddr != 10.1.1.0/24 masquerade comment "${tag}"`,
         `\t\tip6 saddr fd00:1::2 ip6 daddr != fd00:1::/64 masquerade comment "${tag}"`,
+        '\t}',
+        '',
+        '\tchain postrouting {',
+        '\t\ttype nat hook postrouting priority srcnat; policy accept;',
+        '\t\tip daddr 224.0.0.0/4 return',
+        '\t\tip6 daddr ff00::/8 return',
+        '\t\tgoto masq_checks',
         '\t}',
         '}',
         '',
@@ -224,9 +232,9 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
     const a2 = { containerID: 'ctr-a2', ifname: 'eth1' };
     const b1 = { containerID: 'ctr-b1', ifname: 'eth2' };
     const made = {
-      a1: await setupVeth({ containerNs: c2, ifname: 'eth1', hostNs: host, hostAlias: attachmentTag('net-a', a1) }),
-      a2: await setupVeth({ containerNs: c3, ifname: 'eth1', hostNs: host, hostAlias: attachmentTag('net-a', a2) }),
-      b1: await setupVeth({ containerNs: c3, ifname: 'eth2', hostNs: host, hostAlias: attachmentTag('net-b', b1) }),
+      a1: await setupVeth({ containerNs: c2, ifname: 'eth1', hostNs: host, hostAlias: hostAlias('net-a', a1) }),
+      a2: await setupVeth({ containerNs: c3, ifname: 'eth1', hostNs: host, hostAlias: hostAlias('net-a', a2) }),
+      b1: await setupVeth({ containerNs: c3, ifname: 'eth2', hostNs: host, hostAlias: hostAlias('net-b', b1) }),
     };
     await addMasquerade(host, { network: 'net-a', ...a1 }, ['10.5.0.2/24']);
     await addMasquerade(host, { network: 'net-a', ...a2 }, ['10.5.0.3/24']);
@@ -257,8 +265,8 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
     } finally {
       inside.close();
     }
-    expect((await listMasquerade(host, 'net-a')).map((r) => r.comment)).toEqual([attachmentTag('net-a', a1)]);
-    expect((await listMasquerade(host, 'net-b')).map((r) => r.comment)).toEqual([attachmentTag('net-b', b1)]);
+    expect((await listMasquerade(host, 'net-a')).map((r) => r.comment)).toEqual([masqueradeComment('net-a', a1)]);
+    expect((await listMasquerade(host, 'net-b')).map((r) => r.comment)).toEqual([masqueradeComment('net-b', b1)]);
 
     const none = await collectGarbage({ hostNs: host, network: 'net-a', validAttachments: [] });
     expect(none.removed.map((r) => r.kind)).toEqual(['veth', 'masquerade']);

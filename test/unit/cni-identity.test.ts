@@ -1,7 +1,7 @@
 // The host veth's alias: whole enough for GC to read the attachment back
 // (container id and ifname) and release its IPAM allocation.
 import { describe, expect, it } from 'vitest';
-import { attachmentKey, attachmentOf, attachmentTag, hostAlias } from '../../dist/cni/identity.js';
+import { attachmentKey, attachmentOf, hostAlias, masqueradeComment } from '../../dist/cni/identity.js';
 
 const ID = 'f'.repeat(64);
 
@@ -25,7 +25,7 @@ describe('host aliases', () => {
     const attachment = { containerID: ID, ifname: 'eth0' };
     const network = `net-${'x'.repeat(40)}`;
     // The masquerade tag (128 bytes, the network first) cuts such an id: what aliases were before.
-    expect(attachmentOf(network, attachmentTag(network, attachment))).toBeUndefined();
+    expect(attachmentOf(network, masqueradeComment(network, attachment))).toBeUndefined();
     expect(attachmentOf(network, hostAlias(network, attachment).slice(0, 100))).toBeUndefined();
     expect(attachmentOf(network, hostAlias(network, { containerID: '%41', ifname: 'eth0' }).replace('%2541', '%4'))).toBeUndefined();
     expect(attachmentOf('other', hostAlias(network, attachment))).toBeUndefined();
