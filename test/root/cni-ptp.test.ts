@@ -5,10 +5,9 @@
 // host plumbing and a result of the same shape, plus an address set per
 // attachment. Each defect the earlier example had is a case here.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { NetNS } from '../../dist/index.js';
 import { AddressSets } from '../../dist/addrset/index.js';
@@ -17,53 +16,12 @@ import { removeMasquerade } from '../../dist/cni/masquerade.js';
 import { createTestNetwork, ManualClock, type TestNetwork } from '../../dist/testing.js';
 import { pathWithout, type BarePath } from '../helpers/path-without.js';
 import { privileged } from '../helpers/privileges.js';
+import { attach, GO_PLUGINS, haveGoPlugins, ipJson, run, type PluginRun } from '../helpers/ptp-peer.js';
 import { tcpHello } from '../helpers/tcp-hello.js';
-
-const OURS = fileURLToPath(new URL('../../examples/cni-ptp/dist/main.js', import.meta.url));
-/** Debian's containernetworking-plugins (1.1.1): host-local for IPAM, ptp and loopback to compare with. */
-const GO_PLUGINS = '/usr/lib/cni';
-const haveGoPlugins = existsSync(`${GO_PLUGINS}/ptp`) && existsSync(`${GO_PLUGINS}/host-local`);
-if (!haveGoPlugins && process.env.CI) throw new Error('CI must install containernetworking-plugins (ptp, host-local, loopback in /usr/lib/cni)');
 
 /** Containers for the parallel case: one attachment of a network per container, as ptp's routes allow. */
 const PARALLEL = Array.from({ length: 24 }, (_, i) => `p${i}` as const);
 type Hosts = 'goHost' | 'host' | 'goC' | 'c1' | 'c2' | 'c3' | 'c4' | (typeof PARALLEL)[number];
-type Plugin = 'ours' | 'go';
-
-interface PluginRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json: Record<string, unknown> | undefined;
-}
-
-const parse = (text: string): Record<string, unknown> | undefined => (text.trim() ? (JSON.parse(text) as Record<string, unknown>) : undefined);
-
-/** Runs a plugin in `host` (the namespace that stands for the node) exactly as a runtime does. */
-async function run(host: NetNS, plugin: Plugin, env: Record<string, string>, config: object | string, path = process.env.PATH ?? ''): Promise<PluginRun> {
-  const [command, args] = plugin === 'go' ? [`${GO_PLUGINS}/ptp`, []] : [process.execPath, [OURS]];
-  const input = typeof config === 'string' ? config : JSON.stringify(config);
-  try {
-    const { stdout, stderr } = await host.execFile(command, args, { env: { PATH: path, CNI_PATH: GO_PLUGINS, ...env }, input });
-    return { code: 0, stdout, stderr, json: parse(stdout) };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr, json: parse(failed.stdout) };
-  }
-}
-
-const attach = (command: string, container: NetNS, containerId: string, ifname = 'eth0') => ({
-  CNI_COMMAND: command,
-  CNI_CONTAINERID: containerId,
-  CNI_NETNS: container.path,
-  CNI_IFNAME: ifname,
-});
-
-/** `ip -j ...` in a namespace, parsed. */
-async function ipJson(ns: NetNS, ...args: string[]): Promise<Record<string, unknown>[]> {
-  const { stdout } = await ns.execFile('ip', ['-j', ...args]);
-  return stdout.trim() ? (JSON.parse(stdout) as Record<string, unknown>[]) : [];
-}
 
 /** Routes as comparable lines, the host veth's random name written VETH. */
 async function routeLines(ns: NetNS, family: '-4' | '-6', hostVeth?: string): Promise<string[]> {

@@ -1,0 +1,49 @@
+// The cni-ptp example and the official Go ptp (Debian's containernetworking-plugins)
+// run side by side as a runtime runs a plugin: CNI_* variables, configuration on
+// stdin, in the namespace that stands for the node; and `ip -j` read back.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { NetNS } from '../../dist/index.js';
+
+export const OURS = fileURLToPath(new URL('../../examples/cni-ptp/dist/main.js', import.meta.url));
+/** Debian's containernetworking-plugins (1.1.1): host-local for IPAM, ptp and loopback to compare with. */
+export const GO_PLUGINS = '/usr/lib/cni';
+export const haveGoPlugins = existsSync(`${GO_PLUGINS}/ptp`) && existsSync(`${GO_PLUGINS}/host-local`);
+if (!haveGoPlugins && process.env.CI) throw new Error('CI must install containernetworking-plugins (ptp, host-local, loopback in /usr/lib/cni)');
+
+export type Plugin = 'ours' | 'go';
+
+export interface PluginRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: Record<string, unknown> | undefined;
+}
+
+const parse = (text: string): Record<string, unknown> | undefined => (text.trim() ? (JSON.parse(text) as Record<string, unknown>) : undefined);
+
+/** Runs a plugin in `host` (the namespace that stands for the node) exactly as a runtime does. */
+export async function run(host: NetNS, plugin: Plugin, env: Record<string, string>, config: object | string, path = process.env.PATH ?? ''): Promise<PluginRun> {
+  const [command, args] = plugin === 'go' ? [`${GO_PLUGINS}/ptp`, []] : [process.execPath, [OURS]];
+  const input = typeof config === 'string' ? config : JSON.stringify(config);
+  try {
+    const { stdout, stderr } = await host.execFile(command, args, { env: { PATH: path, CNI_PATH: GO_PLUGINS, ...env }, input });
+    return { code: 0, stdout, stderr, json: parse(stdout) };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr, json: parse(failed.stdout) };
+  }
+}
+
+export const attach = (command: string, container: NetNS, containerId: string, ifname = 'eth0') => ({
+  CNI_COMMAND: command,
+  CNI_CONTAINERID: containerId,
+  CNI_NETNS: container.path,
+  CNI_IFNAME: ifname,
+});
+
+/** `ip -j ...` in a namespace, parsed. */
+export async function ipJson(ns: NetNS, ...args: string[]): Promise<Record<string, unknown>[]> {
+  const { stdout } = await ns.execFile('ip', ['-j', ...args]);
+  return stdout.trim() ? (JSON.parse(stdout) as Record<string, unknown>[]) : [];
+}
