@@ -28,7 +28,7 @@ export async function withVersionFallback<T>(call: VersionFallback<T>): Promise<
     return await run(stdin);
   } catch (error) {
     if (!(error instanceof CniError) || error.code !== CniCode.INCOMPATIBLE_VERSION) throw error;
-    const config = JSON.parse(stdin.toString()) as Record<string, unknown>; // delegateAdd/delegate read it already
+    const config = JSON.parse(stdin.toString()) as Record<string, unknown>; // the bytes pluginMain parsed as the configuration
     const wanted = versionOf(config);
     const supported = await versions();
     if (supported.includes(wanted)) throw error; // refused for another reason: nothing to negotiate
