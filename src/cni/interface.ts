@@ -1,13 +1,15 @@
 // Configures an interface from a CNI result, as Go's ipam.ConfigureIface:
 // IPv6 turned on for it (disable_ipv6=0, keep_addr_on_down=1) when the result
-// has IPv6 addresses for it, its addresses, the link up, IPv6 duplicate
+// has IPv6 addresses for it, its addresses (an IPv4 one shorter than /31 with
+// its subnet's broadcast address, as Go's netlink adds it), the link up, IPv6 duplicate
 // address detection awaited (address events, not a fixed sleep), then the
 // result's routes through it, a route without a gateway taking the first
 // gateway of its family. All over netlink and the namespace's sysctls.
 import { ErrorCodes, type NetnsError, netnsError } from '../core/errors.js';
 import { openNetlink, type Address, type Netlink, type NetlinkEvent, type RouteSpec } from '../netlink/index.js';
 import { checkRoute } from '../netlink/routes.js';
-import { parsePrefix } from '../netlink/validate.js';
+import { AF_INET } from '../netlink/constants.js';
+import { parsePrefix, type ParsedPrefix } from '../netlink/validate.js';
 import type { NetNS } from '../netns.js';
 import type { IpConfig, Result, Route } from './types.js';
 
@@ -46,7 +48,7 @@ export async function configureInterface(ns: NetNS, ifname: string, result: Resu
     // Subscribed before the link goes up, so no DAD outcome can pass unseen.
     const settled = v6.length > 0 ? await awaitDad(nl, link.index, v6.map((ip) => ip.address)) : undefined;
     try {
-      for (const ip of ips) await nl.addresses.add({ link: link.index, address: ip.address });
+      for (const ip of ips) await nl.addresses.add({ link: link.index, address: ip.address, ...broadcastOf(parsePrefix(ip.address)) });
       await nl.links.up(link.index);
       await settled?.done;
     } finally {
@@ -56,6 +58,13 @@ export async function configureInterface(ns: NetNS, ifname: string, result: Resu
   } finally {
     nl.close();
   }
+}
+
+/** An IPv4 subnet's broadcast address (RFC 3021: none for /31 and /32), as vishvananda/netlink's AddrAdd sets it. */
+function broadcastOf(prefix: ParsedPrefix): { broadcast?: string } {
+  if (prefix.family !== AF_INET || prefix.prefixLength >= 31) return {};
+  const value = (prefix.bytes.readUInt32BE(0) | (0xffffffff >>> prefix.prefixLength)) >>> 0; // >>> 0 for /0: all ones
+  return { broadcast: [24, 16, 8, 0].map((shift) => (value >>> shift) & 0xff).join('.') };
 }
 
 /**

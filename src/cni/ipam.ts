@@ -1,10 +1,14 @@
 // The IPAM plugin named by the configuration's `ipam.type`, run as a delegate
 // with the configuration's own bytes (SPEC §4): ADD for addresses, and the
 // other commands forwarded, as the spec requires of a plugin that delegates.
+// ADD, DEL and CHECK go again in an older version if the plugin refused the
+// configuration's (ipam-version.ts); GC and STATUS exist only in 1.1.0.
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { assertConfig, CniCode, CniError } from './errors.js';
 import { delegate, delegateAdd, type ConfigBytes } from './invoke.js';
+import { withVersionFallback } from './ipam-version.js';
 import type { NetConf, Result } from './types.js';
+import { INTRODUCED } from './version.js';
 
 /** What the IPAM calls need of a handler's CmdArgs: the parsed configuration and its bytes. */
 export interface IpamInput {
@@ -26,21 +30,25 @@ export function ipamType(config: NetConf): string {
 
 /** IPAM ADD: the addresses (and routes, DNS) the IPAM plugin allocated, in the current result shape. */
 export function execAdd(input: IpamInput): Promise<Result> {
-  return delegateAdd(ipamType(input.config), input.stdin);
+  const plugin = ipamType(input.config);
+  return withVersionFallback({ plugin, stdin: input.stdin, run: (stdin) => delegateAdd(plugin, stdin) });
 }
 
 /** IPAM DEL: releases what ADD allocated for this CNI_CONTAINERID and CNI_IFNAME; a second DEL succeeds. */
 export function execDel(input: IpamInput): Promise<void> {
   const { containerId, ifname } = input;
-  return delegate('DEL', ipamType(input.config), input.stdin, {
+  const plugin = ipamType(input.config);
+  const attachment = {
     ...(typeof containerId === 'string' ? { CNI_CONTAINERID: containerId } : {}),
     ...(typeof ifname === 'string' ? { CNI_IFNAME: ifname } : {}),
-  });
+  };
+  return withVersionFallback({ plugin, stdin: input.stdin, run: (stdin) => delegate('DEL', plugin, stdin, attachment) });
 }
 
 /** IPAM CHECK (the spec asks a plugin's CHECK to run its delegate's and pass on its error). */
 export function execCheck(input: IpamInput): Promise<void> {
-  return delegate('CHECK', ipamType(input.config), input.stdin);
+  const plugin = ipamType(input.config);
+  return withVersionFallback({ plugin, stdin: input.stdin, run: (stdin) => delegate('CHECK', plugin, stdin), since: INTRODUCED.CHECK });
 }
 
 /** IPAM GC (MUST be forwarded): the configuration carries cni.dev/valid-attachments. */

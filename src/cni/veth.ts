@@ -2,8 +2,10 @@
 // ip.SetupVeth: the container end named as asked, the host end `veth` + 8
 // random hex digits, both made by one message from inside the container (the
 // peer placed directly in the host namespace: no half-made pair, and no
-// moment where the host end sits in the container), the MTU on both ends, the
-// host end up with IPv6 router advertisements ignored (accept_ra=0).
+// moment where the host end sits in the container), the MTU (and a transmit
+// queue length, if asked) on both ends, the host end up with IPv6 router
+// advertisements ignored (accept_ra=0). Each end's result entry carries the
+// MTU the kernel gave it (spec 1.1 `interfaces[].mtu`).
 import { randomBytes } from 'node:crypto';
 import { ErrorCodes, NetnsError, netnsError } from '../core/errors.js';
 import { attr, AttributeMap } from '../netlink/attributes.js';
@@ -25,6 +27,12 @@ export interface VethOptions {
   ifname: string;
   /** Both ends' MTU; the kernel's default (1500) when 0 or absent. */
   mtu?: number;
+  /**
+   * Both ends' transmit queue length (IFLA_TXQLEN); the kernel's default (1000) when absent.
+   * Go's SetupVeth sent 0 for both up to plugins 1.5 (a struct literal; 1.6 and 1.7 leave the
+   * kernel's, 1.8 on send 0 for the host end only).
+   */
+  txQueueLength?: number;
   /** The container end's MAC; the kernel's random one when absent. */
   mac?: string;
   /** The namespace of the host end. */
@@ -34,31 +42,31 @@ export interface VethOptions {
 }
 
 export interface Veth {
-  /** The host end: name and MAC. */
-  host: Interface & { mac: string };
-  /** The container end: name, MAC and sandbox (the container namespace's path). */
-  container: Interface & { mac: string; sandbox: string };
+  /** The host end: name, MAC and MTU. */
+  host: Interface & { mac: string; mtu: number };
+  /** The container end: name, MAC, MTU and sandbox (the container namespace's path). */
+  container: Interface & { mac: string; mtu: number; sandbox: string };
 }
 
 const randomName = (): string => `veth${randomBytes(4).toString('hex')}`;
 
 export async function setupVeth(options: VethOptions): Promise<Veth> {
-  const { containerNs, hostNs, ifname, mac, hostAlias, mtu: asked } = own(options);
+  const { containerNs, hostNs, ifname, mac, hostAlias, mtu: asked, txQueueLength } = own(options);
   if (hostAlias !== undefined) checkAlias(hostAlias);
-  const mtu = asked ? asked : undefined;
+  const both = { ...(asked ? { mtu: asked } : {}), ...(txQueueLength === undefined ? {} : { txQueueLength }) };
   const inside = await openNetlink(containerNs);
   try {
     await refuseExisting(inside, ifname);
     for (let attempt = 1; ; attempt++) {
       const hostName = randomName();
       try {
-        const peer = { name: hostName, netns: hostNs, ...(mtu === undefined ? {} : { mtu }) };
-        const link = await inside.links.add({ kind: 'veth', name: ifname, ...(mtu === undefined ? {} : { mtu }), ...(mac === undefined ? {} : { mac }), peer });
+        const peer = { name: hostName, netns: hostNs, ...both };
+        const link = await inside.links.add({ kind: 'veth', name: ifname, ...both, ...(mac === undefined ? {} : { mac }), peer });
         const host = await finishHostEnd(hostNs, hostName, hostAlias).catch(async (error: unknown) => {
           await inside.links.delete(link.index).catch(() => {}); // the host end goes with it; the first failure is the one to report
           throw error;
         });
-        return { host: { name: hostName, mac: host }, container: { name: ifname, mac: link.mac!, sandbox: containerNs.path } };
+        return { host: { name: hostName, mac: host.mac!, mtu: host.mtu }, container: { name: ifname, mac: link.mac!, mtu: link.mtu, sandbox: containerNs.path } };
       } catch (error) {
         if ((error as NetnsError).code !== 'EEXIST') throw error;
         await refuseExisting(inside, ifname); // taken meanwhile: not a clash of the random name
@@ -78,8 +86,8 @@ async function refuseExisting(nl: Netlink, ifname: string): Promise<void> {
   if (existing) throw netnsError('EEXIST', `setupVeth: the container already has an interface named ${ifname}`);
 }
 
-/** accept_ra=0 (when IPv6 is there at all), the alias, up; returns its MAC. */
-async function finishHostEnd(hostNs: NetNS, name: string, alias: string | undefined): Promise<string> {
+/** accept_ra=0 (when IPv6 is there at all), the alias, up; returns the link as it is then. */
+async function finishHostEnd(hostNs: NetNS, name: string, alias: string | undefined): Promise<Link> {
   await hostNs.sysctl.set(`net/ipv6/conf/${name}/accept_ra`, 0).catch((error: NetnsError) => {
     if (error.code !== 'ENOENT') throw error; // no IPv6 on this host
   });
@@ -87,7 +95,7 @@ async function finishHostEnd(hostNs: NetNS, name: string, alias: string | undefi
   try {
     if (alias !== undefined) await setAlias(host, name, alias);
     await host.links.up(name);
-    return (await host.links.get(name)).mac!;
+    return await host.links.get(name);
   } finally {
     host.close();
   }

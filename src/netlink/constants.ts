@@ -71,6 +71,7 @@ export const IFLA_IFNAME = 3;
 export const IFLA_MTU = 4;
 export const IFLA_LINK = 5;
 export const IFLA_MASTER = 10;
+export const IFLA_TXQLEN = 13;
 export const IFLA_OPERSTATE = 16;
 export const IFLA_LINKINFO = 18;
 export const IFLA_NET_NS_FD = 28;

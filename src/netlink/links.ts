@@ -39,6 +39,8 @@ interface CommonSpec {
   name: string;
   mtu?: number;
   mac?: string;
+  /** IFLA_TXQLEN; the kernel's default (1000) when absent. */
+  txQueueLength?: number;
   /** Created up (IFF_UP in the same message). */
   up?: boolean;
   master?: LinkRef;
@@ -46,7 +48,7 @@ interface CommonSpec {
 
 export type LinkSpec = CommonSpec &
   (
-    | { kind: 'veth'; peer: { name: string; netns?: NsHandle; mtu?: number; mac?: string } }
+    | { kind: 'veth'; peer: { name: string; netns?: NsHandle; mtu?: number; mac?: string; txQueueLength?: number } }
     | { kind: 'bridge' }
     | { kind: 'dummy' }
     | { kind: 'vlan'; parent: LinkRef; id: number }
@@ -278,9 +280,10 @@ export class Links {
   }
 }
 
-function commonAttributes(spec: { mtu?: number; mac?: string }): Attribute[] {
+function commonAttributes(spec: { mtu?: number; mac?: string; txQueueLength?: number }): Attribute[] {
   const attributes: Attribute[] = [];
   if (spec.mtu !== undefined) attributes.push(attr.u32(C.IFLA_MTU, checkUint(spec.mtu, 'mtu', 0x7fffffff, 68)));
+  if (spec.txQueueLength !== undefined) attributes.push(attr.u32(C.IFLA_TXQLEN, checkUint(spec.txQueueLength, 'txQueueLength')));
   if (spec.mac !== undefined) attributes.push(attr.bytes(C.IFLA_ADDRESS, parseMac(spec.mac)));
   return attributes;
 }
@@ -317,7 +320,7 @@ function infoData(spec: LinkSpec, peerNsFd: number | undefined): Attribute[] | u
  * VETH_INFO_PEER = an ifinfomsg then the peer's attributes. IFLA_NET_NS_FD here
  * places the peer; at top level it would place only the primary end.
  */
-function vethPeer(peer: { name: string; mtu?: number; mac?: string } | undefined, nsFd: number | undefined): Attribute {
+function vethPeer(peer: { name: string; mtu?: number; mac?: string; txQueueLength?: number } | undefined, nsFd: number | undefined): Attribute {
   if (typeof peer !== 'object' || peer === null) throw invalid('a veth needs peer: { name }');
   peer = own(peer);
   const attributes: Attribute[] = [];

@@ -42,3 +42,9 @@ export const attach = (command: string, container: NetNS, containerId: string, i
   CNI_NETNS: container.path,
   CNI_IFNAME: ifname,
 });
+
+/** `ip -j ...` in a namespace, parsed. */
+export async function ipJson(ns: NetNS, ...args: string[]): Promise<Record<string, unknown>[]> {
+  const { stdout } = await ns.execFile('ip', ['-j', ...args]);
+  return stdout.trim() ? (JSON.parse(stdout) as Record<string, unknown>[]) : [];
+}

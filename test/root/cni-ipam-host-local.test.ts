@@ -2,7 +2,8 @@
 // containernetworking-plugins, 1.1.1, in /usr/lib/cni): ADD allocates and the
 // typed result says what, CHECK and DEL are forwarded, a repeated ADD is
 // refused and a repeated DEL succeeds, for each result version host-local
-// speaks; execAddThen frees the address when a later step fails. State lives
+// speaks, and for 1.1.0, which it refuses, in the newest it speaks;
+// execAddThen frees the address when a later step fails. State lives
 // in a scratch dataDir under /tmp, removed afterwards.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,6 +54,7 @@ describe.skipIf(!privileged || !hostLocal)('IPAM delegation to host-local', () =
     ['0.3.1', 1],
     ['0.4.0', 2],
     ['1.0.0', 3],
+    ['1.1.0', 7], // refused by host-local 1.1.1, then given again in 1.0.0
   ])('%s: ADD allocates, CHECK passes, a second ADD is refused, DEL frees, a second DEL succeeds', async (version, third) => {
     process.env.CNI_CONTAINERID = `c-${third}`;
     const conf = input(version, `net${third}`, third);

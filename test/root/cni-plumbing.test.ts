@@ -78,10 +78,14 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
     await network?.close();
   });
 
-  it('setupVeth makes the pair from the container, the host end named veth+8 hex, up, accept_ra=0, MTU on both ends', async () => {
-    veth = await setupVeth({ containerNs: c1, ifname: 'eth0', mtu: 1400, mac: '02:00:00:00:01:02', hostNs: host });
+  it('setupVeth makes the pair from the container, the host end named veth+8 hex, up, accept_ra=0, MTU and txqueuelen on both ends', async () => {
+    veth = await setupVeth({ containerNs: c1, ifname: 'eth0', mtu: 1400, txQueueLength: 500, mac: '02:00:00:00:01:02', hostNs: host });
     expect(veth.host.name).toMatch(/^veth[0-9a-f]{8}$/);
-    expect(veth.container).toEqual({ name: 'eth0', mac: '02:00:00:00:01:02', sandbox: c1.path });
+    expect(veth.host.mtu).toBe(1400);
+    expect(veth.container).toEqual({ name: 'eth0', mac: '02:00:00:00:01:02', mtu: 1400, sandbox: c1.path });
+    for (const [ns, name] of [[host, veth.host.name], [c1, 'eth0']] as const) {
+      expect(JSON.parse((await ns.execFile('ip', ['-j', 'link', 'show', 'dev', name])).stdout)[0].txqlen).toBe(500);
+    }
     const nl = await openNetlink(host);
     const inside = await openNetlink(c1);
     try {

@@ -14,7 +14,7 @@ import { AddressSets } from '../../dist/addrset/index.js';
 import { attachmentKey } from '../../dist/cni/identity.js';
 import { removeMasquerade } from '../../dist/cni/masquerade.js';
 import { createTestNetwork, ManualClock, type TestNetwork } from '../../dist/testing.js';
-import { attach, GO_PLUGINS, haveGoPlugins, run, type PluginRun } from '../helpers/cni-ptp.js';
+import { attach, GO_PLUGINS, haveGoPlugins, ipJson, run, type PluginRun } from '../helpers/cni-ptp.js';
 import { pathWithout, type BarePath } from '../helpers/path-without.js';
 import { privileged } from '../helpers/privileges.js';
 import { tcpHello } from '../helpers/tcp-hello.js';
@@ -22,12 +22,6 @@ import { tcpHello } from '../helpers/tcp-hello.js';
 /** Containers for the parallel case: one attachment of a network per container, as ptp's routes allow. */
 const PARALLEL = Array.from({ length: 24 }, (_, i) => `p${i}` as const);
 type Hosts = 'goHost' | 'host' | 'goC' | 'c1' | 'c2' | 'c3' | 'c4' | (typeof PARALLEL)[number];
-
-/** `ip -j ...` in a namespace, parsed. */
-async function ipJson(ns: NetNS, ...args: string[]): Promise<Record<string, unknown>[]> {
-  const { stdout } = await ns.execFile('ip', ['-j', ...args]);
-  return stdout.trim() ? (JSON.parse(stdout) as Record<string, unknown>[]) : [];
-}
 
 /** Routes as comparable lines, the host veth's random name written VETH. */
 async function routeLines(ns: NetNS, family: '-4' | '-6', hostVeth?: string): Promise<string[]> {

@@ -26,12 +26,13 @@ async function plumb(args: CmdArgs<PtpConf>, settings: Settings, ipam: Result): 
   using host = NetNS.current();
   using container = NetNS.open(args.netns);
   await enableForward(host, familiesOf(ips));
-  const veth = await setupVeth({ containerNs: container, ifname: args.ifname, mtu: settings.mtu, hostNs: host, hostAlias: hostAlias(settings.network, attachment) });
+  // txqueuelen 0 on both ends, as Debian's ptp (plugins 1.1.1) makes them; see setupVeth.
+  const veth = await setupVeth({ containerNs: container, ifname: args.ifname, mtu: settings.mtu, txQueueLength: 0, hostNs: host, hostAlias: hostAlias(settings.network, attachment) });
   const result: Result = {
     cniVersion: CURRENT_VERSION,
     interfaces: [veth.host, veth.container],
     ips: ips.map((ip) => ({ ...ip, interface: 1 })),
-    routes: ipam.routes ?? [],
+    ...(ipam.routes?.length ? { routes: ipam.routes } : {}), // none: no key, as Go's omitempty
     dns: settings.dns ?? ipam.dns ?? {},
   };
   try {
