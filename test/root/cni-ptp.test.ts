@@ -19,7 +19,7 @@ import { pathWithout, type BarePath } from '../helpers/path-without.js';
 import { privileged } from '../helpers/privileges.js';
 import { tcpHello } from '../helpers/tcp-hello.js';
 
-const OURS = fileURLToPath(new URL('../../examples/cni-ptp/dist/main.js', import.meta.url));
+const OURS = fileURLToPath(new URL('../../examples/cni-ptp/dist/cni-ptp.cjs', import.meta.url)); // the example as it ships: one bundled file
 /** Debian's containernetworking-plugins (1.1.1): host-local for IPAM, ptp and loopback to compare with. */
 const GO_PLUGINS = '/usr/lib/cni';
 const haveGoPlugins = existsSync(`${GO_PLUGINS}/ptp`) && existsSync(`${GO_PLUGINS}/host-local`);
