@@ -1,10 +1,11 @@
 // ADD and DEL of the cni-ptp example beside the official Go ptp plugin
 // (Debian's containernetworking-plugins), both with host-local, invoked the
 // same way (spawned in a scratch namespace standing for the host, config on
-// stdin), taking turns, with `node -e 0` timed in the same rounds. Ours is
-// what the example ships: one bundled CommonJS file run by `node`
-// (npm run build:examples; docs/cni-packaging.md). CNI_PTP_BENCH_PLUGIN
-// names another build of it to time in its place.
+// stdin, stdout a pipe), taking turns, with `node -e 0` timed in the same
+// rounds. Ours is what the example ships: one bundled CommonJS file, run as the
+// plugin binary itself (its #! line starts node; npm run build:examples;
+// docs/cni-packaging.md). CNI_PTP_BENCH_PLUGIN names another build of it to
+// time in its place.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,7 +48,7 @@ export async function benchCni([hostName, containerName]) {
   const host = NetNS.open(hostName);
   const containers = [NetNS.open(containerName), await NetNS.create()];
   const go = plugin('go', [`${GO_PLUGINS}/ptp`], host, containers[0], '10.250.0.0/24');
-  const ours = plugin('ours', [process.execPath, OURS], host, containers[1], '10.251.0.0/24');
+  const ours = plugin('ours', [OURS], host, containers[1], '10.251.0.0/24');
   const times = { node: [], goAdd: [], goDel: [], oursAdd: [], oursDel: [] };
   try {
     for (let round = 0; round < ROUNDS + 2; round++) {

@@ -5,12 +5,12 @@
 //
 // A plugin is started by the addon (native/run_program.cc), not by
 // node:child_process: loading that module (with net and stream) costs a
-// one-command plugin more than the delegate's whole run. node:fs/promises and
-// node:timers/promises are loaded when first needed (process.getBuiltinModule,
-// synchronous): a plugin answering VERSION, or one that never delegates, does
-// not load them at start-up.
+// one-command plugin more than the delegate's whole run. node:timers/promises
+// is loaded when first needed (process.getBuiltinModule, synchronous): only a
+// busy binary's retry needs it.
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { fs } from '../core/builtins.js';
 import { ErrorCodes, fromNative, netnsError } from '../core/errors.js';
 import { native } from '../core/native.js';
 import { splitPath } from './env.js';
@@ -32,6 +32,9 @@ function assertBytes(stdin: unknown, caller: string): asserts stdin is ConfigByt
 const BUSY_ATTEMPTS = 6;
 const BUSY_PAUSE_MS = 1000;
 
+// node:fs's callback, not node:fs/promises: loading that (and the file watchers it brings) costs more than the lookups.
+const isFile = (path: string): Promise<boolean> => new Promise((resolve) => fs().stat(path, (error, stats) => resolve(!error && stats.isFile())));
+
 /**
  * The first `dir/plugin` that is a regular file, in CNI_PATH's order. A name
  * that is empty or holds a `/` is code 7 (it comes from the configuration);
@@ -41,10 +44,9 @@ export async function findInPath(plugin: string, paths: readonly string[]): Prom
   if (typeof plugin !== 'string' || !Array.isArray(paths)) throw netnsError(ErrorCodes.INVALID_ARG, 'findInPath takes a plugin name and a list of directories');
   if (plugin === '' || plugin.includes('/')) throw new CniError(CniCode.INVALID_NETWORK_CONFIG, `invalid plugin name ${JSON.stringify(plugin)}`);
   if (paths.length === 0) throw new CniError(CniCode.INVALID_ENVIRONMENT, `CNI_PATH is empty: cannot find plugin ${JSON.stringify(plugin)}`);
-  const { stat } = process.getBuiltinModule('node:fs/promises');
   for (const dir of paths) {
     const candidate = join(dir, plugin);
-    if (await stat(candidate).then((s) => s.isFile(), () => false)) return candidate;
+    if (await isFile(candidate)) return candidate;
   }
   throw new CniError(CniCode.INVALID_ENVIRONMENT, `failed to find plugin ${JSON.stringify(plugin)} in CNI_PATH [${paths.join(' ')}]`);
 }
