@@ -26,9 +26,10 @@ await build({
   target: `node${engines.node.replace(/^>=\s*/, '')}`,
   // netns finds its addon and exec helper from its modules' URL (src/core/runtime-files.ts):
   // the bundle gives them a URL in this repository's dist/core, three folders up from the
-  // bundle, so they are found in build/Release as when the example ran from dist/.
-  define: { 'import.meta.url': 'importMetaUrl' },
-  banner: { js: "const importMetaUrl = require('node:url').pathToFileURL(require('node:path').join(__dirname, '..', '..', '..', 'dist', 'core', 'runtime-files.js')).href;" },
+  // bundle, so they are found in build/Release as when the example ran from dist/. Made
+  // when first asked for: VERSION never needs it.
+  define: { 'import.meta.url': 'importMeta.url' },
+  banner: { js: "const importMeta = { get url() { return require('node:url').pathToFileURL(require('node:path').join(__dirname, '..', '..', '..', 'dist', 'core', 'runtime-files.js')).href; } };" },
   supported: { 'dynamic-import': false },
   minifyWhitespace: true,
   minifySyntax: true,
