@@ -16,6 +16,7 @@
         "native/nsfd.cc",
         "native/run_dir_entry.cc",
         "native/run_dir_watch.cc",
+        "native/run_program.cc",
         "native/thread_home.cc",
         "native/thread_switch.cc"
       ],

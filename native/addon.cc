@@ -21,6 +21,7 @@
 #include "netlink_watch.h"
 #include "nsfd.h"
 #include "run_dir_watch.h"
+#include "run_program.h"
 #include "thread_home.h"
 #include "thread_switch.h"
 #include "unique_fd.h"
@@ -91,6 +92,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("createNamespace", &NetnsAddon::CreateNamespaceJs),
         InstanceMethod("deleteNamespace", &NetnsAddon::DeleteNamespaceJs),
         InstanceMethod("attachNamespace", &NetnsAddon::AttachNamespaceJs),
+        InstanceMethod("runProgram", &NetnsAddon::RunProgramJs),
     });
   }
 
@@ -288,6 +290,9 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     Napi::Number fd = Napi::Number::New(env, std::get<UniqueFd>(opened).release());
     return NewWatch(fd, info[1], kInotifyReader);
   }
+
+  // runProgram(path, env, stdin) -> Promise<{ status, signal, stdout, stderr }> (see run_program.h)
+  Napi::Value RunProgramJs(const Napi::CallbackInfo& info) { return RunProgram(info); }
 
   // socketNetns(fd) -> the fd of the namespace the socket belongs to
   Napi::Value SocketNetnsJs(const Napi::CallbackInfo& info) {

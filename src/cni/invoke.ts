@@ -3,12 +3,16 @@
 // the verb, and the same configuration bytes on stdin. Its answer is read as
 // the spec has it: a result or an error object on stdout, stderr only for logs.
 //
-// node:child_process, node:fs/promises and node:timers/promises are loaded
-// when first needed (process.getBuiltinModule, synchronous): a plugin answering
-// VERSION, or one that never delegates, does not load them at start-up.
+// A plugin is started by the addon (native/run_program.cc), not by
+// node:child_process: loading that module (with net and stream) costs a
+// one-command plugin more than the delegate's whole run. node:timers/promises
+// is loaded when first needed (process.getBuiltinModule, synchronous): only a
+// busy binary's retry needs it.
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { ErrorCodes, netnsError } from '../core/errors.js';
+import { fs } from '../core/builtins.js';
+import { ErrorCodes, fromNative, netnsError } from '../core/errors.js';
+import { native } from '../core/native.js';
 import { splitPath } from './env.js';
 import { CniCode, CniError } from './errors.js';
 import { parseResult } from './result.js';
@@ -28,6 +32,9 @@ function assertBytes(stdin: unknown, caller: string): asserts stdin is ConfigByt
 const BUSY_ATTEMPTS = 6;
 const BUSY_PAUSE_MS = 1000;
 
+// node:fs's callback, not node:fs/promises: loading that (and the file watchers it brings) costs more than the lookups.
+const isFile = (path: string): Promise<boolean> => new Promise((resolve) => fs().stat(path, (error, stats) => resolve(!error && stats.isFile())));
+
 /**
  * The first `dir/plugin` that is a regular file, in CNI_PATH's order. A name
  * that is empty or holds a `/` is code 7 (it comes from the configuration);
@@ -37,10 +44,9 @@ export async function findInPath(plugin: string, paths: readonly string[]): Prom
   if (typeof plugin !== 'string' || !Array.isArray(paths)) throw netnsError(ErrorCodes.INVALID_ARG, 'findInPath takes a plugin name and a list of directories');
   if (plugin === '' || plugin.includes('/')) throw new CniError(CniCode.INVALID_NETWORK_CONFIG, `invalid plugin name ${JSON.stringify(plugin)}`);
   if (paths.length === 0) throw new CniError(CniCode.INVALID_ENVIRONMENT, `CNI_PATH is empty: cannot find plugin ${JSON.stringify(plugin)}`);
-  const { stat } = process.getBuiltinModule('node:fs/promises');
   for (const dir of paths) {
     const candidate = join(dir, plugin);
-    if (await stat(candidate).then((s) => s.isFile(), () => false)) return candidate;
+    if (await isFile(candidate)) return candidate;
   }
   throw new CniError(CniCode.INVALID_ENVIRONMENT, `failed to find plugin ${JSON.stringify(plugin)} in CNI_PATH [${paths.join(' ')}]`);
 }
@@ -54,15 +60,36 @@ export interface PluginExit {
 }
 
 /**
- * Starts a plugin process: Node's spawn by default. A test harness passes a
- * namespace's spawn (NetNS.spawn) to run plugins where a stand-in host is,
- * as libcni lets a runtime pass its own exec.
+ * Starts a plugin process in place of the addon's own start. A test harness
+ * passes a namespace's spawn (NetNS.spawn) to run plugins where a stand-in
+ * host is, as libcni lets a runtime pass its own exec.
  */
 export type SpawnPlugin = (command: string, args: string[], options: { env: NodeJS.ProcessEnv; stdio: ['pipe', 'pipe', 'pipe'] }) => ChildProcess;
 
-const nodeSpawn: SpawnPlugin = (command, args, options) => process.getBuiltinModule('node:child_process').spawn(command, args, options);
+/** `env` as execve takes it; a variable set to undefined is left out, as child_process does. */
+function environmentList(env: NodeJS.ProcessEnv): string[] {
+  return Object.entries(env).flatMap(([name, value]) => (value === undefined ? [] : [`${name}=${value}`]));
+}
 
-function runOnce(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv, spawn: SpawnPlugin): Promise<PluginExit> {
+/** Runs the plugin from the addon; a plugin that cannot be started throws its errno error (code ETXTBSY...). */
+async function runNative(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv): Promise<PluginExit> {
+  let exit: { status: number | null; signal: number | null; stdout: Buffer; stderr: Buffer };
+  try {
+    exit = await native().runProgram(pluginPath, environmentList(env), Buffer.isBuffer(stdin) ? stdin : Buffer.from(stdin));
+  } catch (error) {
+    throw fromNative(error);
+  }
+  const signal = exit.signal === null ? null : signalName(exit.signal);
+  return { code: exit.status, signal, stdout: exit.stdout, stderr: exit.stderr };
+}
+
+function signalName(signal: number): NodeJS.Signals {
+  const names = process.getBuiltinModule('node:os').constants.signals;
+  return (Object.keys(names) as NodeJS.Signals[]).find((name) => names[name] === signal) ?? (`SIG${signal}` as NodeJS.Signals);
+}
+
+function runOnce(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv, spawn: SpawnPlugin | undefined): Promise<PluginExit> {
+  if (spawn === undefined) return runNative(pluginPath, stdin, env);
   return new Promise((resolve, reject) => {
     const child = spawn(pluginPath, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
@@ -100,7 +127,7 @@ export function pluginFailure(pluginPath: string, exit: PluginExit): CniError {
  * it exits; retried while the binary is being replaced (ETXTBSY), as Go's
  * invoke does. A plugin that cannot be started at all is code 999.
  */
-export async function runPlugin(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv, spawn: SpawnPlugin = nodeSpawn): Promise<PluginExit> {
+export async function runPlugin(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv, spawn?: SpawnPlugin): Promise<PluginExit> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await runOnce(pluginPath, stdin, env, spawn);

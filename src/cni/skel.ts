@@ -135,8 +135,9 @@ async function dispatch<C extends NetConf>(env: Environment, stdin: Buffer, conf
  * version (1; CHECK needs 0.4.0, GC and STATUS 1.1.0) are checked, then
  * CNI_NETNS (code 8; see sandbox.ts), and only then the handler runs. A
  * CniError it throws is printed as is, a CHECK helper's finding as code 110
- * (CniCode.CHECK_FAILED), anything else as code 999, each with its message. Sets process.exitCode; the process ends when nothing else keeps it
- * alive. Misuse (a missing handler, no versions) rejects with ERR_NETNS_INVALID_ARG.
+ * (CniCode.CHECK_FAILED), anything else as code 999, each with its message. After
+ * a command (not VERSION or no command) the process exits once its output is
+ * written, 0 or 1. Misuse (a missing handler, no versions) rejects with ERR_NETNS_INVALID_ARG.
  */
 export async function pluginMain<C extends NetConf = NetConf>(funcs: PluginFunctions<C>, info: PluginInfo): Promise<void> {
   checkArguments(funcs as PluginFunctions<never>, info);
@@ -156,6 +157,19 @@ export async function pluginMain<C extends NetConf = NetConf>(funcs: PluginFunct
     print(toCniError(error).toErrorObject(version));
     process.exitCode = 1;
   }
+  await exitOnceWritten();
+}
+
+/**
+ * Ends the process as soon as stdout and stderr have taken everything written
+ * (a pipe the runtime is slow to read included): the runtime is waiting for the
+ * exit, and Node's own ending (waiting out handles, freeing the heap) takes
+ * longer than many a command. Never resolves.
+ */
+async function exitOnceWritten(): Promise<never> {
+  const flushed = (stream: NodeJS.WriteStream): Promise<void> => new Promise((resolve) => stream.write('', () => resolve()));
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit();
 }
 
 function print(value: object): void {

@@ -57,6 +57,11 @@ export interface NativeBinding {
    * onData gets whole struct inotify_event records, in the kernel's order. Holds the loop open until close().
    */
   runDirWatch(runDir: string, onData: (error: Error | null, data: Buffer | null) => void): NativeFdWatch;
+  /**
+   * Runs `path` (argv [path], exactly `env`, default signals) to its end with `stdin` written and both
+   * outputs read (native/run_program.h); throws at once (ENOENT, ETXTBSY...) if it cannot be started.
+   */
+  runProgram(path: string, env: string[], stdin: Buffer): Promise<{ status: number | null; signal: number | null; stdout: Buffer; stderr: Buffer }>;
   /** A new descriptor of the network namespace the socket `fd` belongs to (SIOCGSKNS; needs CAP_NET_ADMIN there). */
   socketNetns(fd: number): number;
 }

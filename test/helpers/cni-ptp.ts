@@ -5,7 +5,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { NetNS } from '../../dist/index.js';
 
-export const OURS = fileURLToPath(new URL('../../examples/cni-ptp/dist/main.js', import.meta.url));
+/** The example as it ships: one bundled file. */
+export const OURS = fileURLToPath(new URL('../../examples/cni-ptp/dist/cni-ptp.cjs', import.meta.url));
 /** Debian's containernetworking-plugins (1.1.1): host-local for IPAM, ptp and loopback to compare with. */
 export const GO_PLUGINS = '/usr/lib/cni';
 export const haveGoPlugins = existsSync(`${GO_PLUGINS}/ptp`) && existsSync(`${GO_PLUGINS}/host-local`);

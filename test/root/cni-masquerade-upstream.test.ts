@@ -10,23 +10,17 @@
 // ADD applies; each one's DEL and GC keep the other's live rules; and both
 // containers' traffic to a namespace beyond the host leaves as the host.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { NetNS } from '../../dist/index.js';
 import { addMasquerade } from '../../dist/cni/masquerade.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
+import { attach, haveGoPlugins, run, type PluginRun } from '../helpers/cni-ptp.js';
 import { privileged } from '../helpers/privileges.js';
-
-const OURS = fileURLToPath(new URL('../../examples/cni-ptp/dist/main.js', import.meta.url));
-/** Debian's containernetworking-plugins (1.1.1): ptp and host-local. */
-const GO_PLUGINS = '/usr/lib/cni';
-const haveGoPlugins = existsSync(`${GO_PLUGINS}/ptp`) && existsSync(`${GO_PLUGINS}/host-local`);
-if (!haveGoPlugins && process.env.CI) throw new Error('CI must install containernetworking-plugins (ptp, host-local in /usr/lib/cni)');
 
 const TABLE = 'cni_plugins_masquerade';
 /** Long enough that the comment (with a 64-hex container id) passes 128 bytes and is cut, on both sides alike. */
@@ -111,12 +105,6 @@ const expectedTable = (rules: [string, Attachment][]): string =>
     '',
   ].join('\n');
 
-interface PluginRun {
-  code: number;
-  json: Record<string, unknown> | undefined;
-  stdout: string;
-}
-
 describe.skipIf(!privileged || !haveGoPlugins)('masquerade beside the official plugins’ nftables backend', () => {
   let network: TestNetwork<Hosts>;
   let host: NetNS;
@@ -131,18 +119,8 @@ describe.skipIf(!privileged || !haveGoPlugins)('masquerade beside the official p
   let go: ReturnType<typeof conf>;
 
   /** A plugin run in `host` as a runtime runs it. */
-  async function plugin(which: 'ours' | 'go', command: string, config: object, attachment?: { ns: NetNS; a: Attachment }): Promise<PluginRun> {
-    const [file, args] = which === 'go' ? [`${GO_PLUGINS}/ptp`, []] : [process.execPath, [OURS]];
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '', CNI_PATH: GO_PLUGINS, CNI_COMMAND: command };
-    if (attachment) Object.assign(env, { CNI_CONTAINERID: attachment.a.id, CNI_NETNS: attachment.ns.path, CNI_IFNAME: attachment.a.ifname });
-    try {
-      const { stdout } = await host.execFile(file, args, { env, input: JSON.stringify(config) });
-      return { code: 0, stdout, json: stdout.trim() ? JSON.parse(stdout) : undefined };
-    } catch (error) {
-      const failed = error as { code: number; stdout: string };
-      return { code: failed.code, stdout: failed.stdout, json: failed.stdout?.trim() ? JSON.parse(failed.stdout) : undefined };
-    }
-  }
+  const plugin = (which: 'ours' | 'go', command: string, config: object, attachment?: { ns: NetNS; a: Attachment }): Promise<PluginRun> =>
+    run(host, which, attachment ? attach(command, attachment.ns, attachment.a.id, attachment.a.ifname) : { CNI_COMMAND: command }, config);
   const addressOf = (run: PluginRun): string => ((run.json?.ips as { address: string }[])[0]!).address;
   const gc = (valid: Attachment[]) => plugin('ours', 'GC', { ...ours, cniVersion: '1.1.0', 'cni.dev/valid-attachments': valid.map((a) => ({ containerID: a.id, ifname: a.ifname })) });
 

@@ -19,7 +19,7 @@ import { tcpHello } from '../helpers/tcp-hello.js';
 import { privileged } from '../helpers/privileges.js';
 
 const GO_PLUGINS = '/usr/lib/cni';
-const OURS = fileURLToPath(new URL('../../examples/cni-ptp/dist/main.js', import.meta.url));
+const OURS = fileURLToPath(new URL('../../examples/cni-ptp/dist/cni-ptp.cjs', import.meta.url)); // the example as it ships: one bundled file
 const haveGoPlugins = ['host-local', 'loopback', 'tuning', 'portmap'].every((name) => existsSync(join(GO_PLUGINS, name)));
 if (!haveGoPlugins && process.env.CI) throw new Error('CI must install containernetworking-plugins (host-local, loopback, tuning, portmap in /usr/lib/cni)');
 

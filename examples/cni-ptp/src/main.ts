@@ -1,10 +1,11 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --min-semi-space-size=16
 // cni-ptp: the official ptp plugin's job on netns, with an address set per
 // attachment. A runtime runs it with CNI_* variables and the configuration on
 // stdin; pluginMain checks both and prints what the spec says. Each command's
-// code is imported when that command runs: VERSION loads nothing more. No
-// top-level await, so that it can also be bundled as CommonJS into one
-// executable (docs/cni-packaging.md).
+// code is imported when that command runs: VERSION loads nothing more. It
+// ships as one CommonJS file (scripts/build-example.mjs, docs/cni-packaging.md),
+// so no top-level await. The flag lets a command's few megabytes be allocated
+// without a garbage collection: two scavenges otherwise, a few ms each.
 import { pluginMain, SPEC_VERSIONS } from 'netns/cni';
 import type { PtpConf } from './config.js';
 

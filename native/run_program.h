@@ -1,0 +1,20 @@
+// Runs a program to its end with its stdin given and its stdout and stderr
+// captured, for delegating to another CNI plugin (src/cni/invoke.ts) without
+// loading node:child_process, which costs a one-command plugin more than the
+// delegate's own run.
+#pragma once
+#include <napi.h>
+
+namespace netns {
+
+// runProgram(path, env: string[], stdin: Buffer) -> Promise<{ status, signal, stdout, stderr }>.
+// The program starts on the calling (JS) thread, with argv [path], exactly
+// `env`, default signal dispositions and an empty signal mask, and no
+// descriptor of ours but its three pipes. A program that cannot be started
+// (ENOENT, EACCES, ETXTBSY...) throws the errno error at once. The pipes are
+// then served and the program reaped on one of libuv's threads: no namespace
+// is entered there. status is the exit status (null if killed), signal the
+// number that killed it (else null).
+Napi::Value RunProgram(const Napi::CallbackInfo& info);
+
+}  // namespace netns
