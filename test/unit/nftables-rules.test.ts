@@ -24,7 +24,7 @@ import { parsePrefix } from '../../dist/netlink/validate.js';
 import { newTable } from '../../dist/nftables/messages.js';
 import { deleteRule, flushChain, newRule } from '../../dist/nftables/rules.js';
 import { MASQUERADE_CHAIN, masqueradeLayout, masqueradeRules, POSTROUTING_CHAIN } from '../../dist/cni/masquerade.js';
-import { attachmentKey, hostAlias, keyOfTag, masqueradeComment, networkTagPrefix } from '../../dist/cni/identity.js';
+import { attachmentKey, hostAlias, keyOfTag, masqueradeComment } from '../../dist/cni/identity.js';
 import { wire } from '../helpers/netlink-wire.js';
 
 const NFT_1_0_6 = {
