@@ -3,13 +3,15 @@
 // other commands forwarded, as the spec requires of a plugin that delegates.
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { assertConfig, CniCode, CniError } from './errors.js';
-import { delegate, delegateAdd, type ConfigBytes } from './invoke.js';
+import { delegate, delegateAdd, type ConfigBytes, type DelegateEnvironment } from './invoke.js';
 import type { NetConf, Result } from './types.js';
 
-/** What the IPAM calls need of a handler's CmdArgs: the parsed configuration and its bytes. */
+/** What the IPAM calls need of a handler's CmdArgs: the parsed configuration, its bytes and the call's environment. */
 export interface IpamInput {
   config: NetConf;
   stdin: ConfigBytes;
+  /** The call's environment (CmdArgs.env): the delegate's CNI_PATH and variables. Without one, process.env. */
+  env?: DelegateEnvironment;
 }
 
 /** `ipam.type` of the configuration; code 7 if it names no plugin. */
@@ -23,27 +25,27 @@ export function ipamType(config: NetConf): string {
 
 /** IPAM ADD: the addresses (and routes, DNS) the IPAM plugin allocated, in the current result shape. */
 export function execAdd(input: IpamInput): Promise<Result> {
-  return delegateAdd(ipamType(input.config), input.stdin);
+  return delegateAdd(ipamType(input.config), input.stdin, input.env);
 }
 
 /** IPAM DEL: releases what ADD allocated for this CNI_CONTAINERID and CNI_IFNAME; a second DEL succeeds. */
 export function execDel(input: IpamInput): Promise<void> {
-  return delegate('DEL', ipamType(input.config), input.stdin);
+  return delegate('DEL', ipamType(input.config), input.stdin, input.env);
 }
 
 /** IPAM CHECK (the spec asks a plugin's CHECK to run its delegate's and pass on its error). */
 export function execCheck(input: IpamInput): Promise<void> {
-  return delegate('CHECK', ipamType(input.config), input.stdin);
+  return delegate('CHECK', ipamType(input.config), input.stdin, input.env);
 }
 
 /** IPAM GC (MUST be forwarded): the configuration carries cni.dev/valid-attachments. */
 export function execGc(input: IpamInput): Promise<void> {
-  return delegate('GC', ipamType(input.config), input.stdin);
+  return delegate('GC', ipamType(input.config), input.stdin, input.env);
 }
 
 /** IPAM STATUS (MUST be forwarded when ADD depends on it). */
 export function execStatus(input: IpamInput): Promise<void> {
-  return delegate('STATUS', ipamType(input.config), input.stdin);
+  return delegate('STATUS', ipamType(input.config), input.stdin, input.env);
 }
 
 /**

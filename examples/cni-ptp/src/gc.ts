@@ -15,7 +15,7 @@ export async function cmdGc(args: CmdArgs<PtpConf>): Promise<void> {
   const settings = readSettings(args.config);
   const failures: Error[] = [];
   // The spec: GC MUST reach the delegates; one older than 1.1.0 would only refuse the command.
-  if (await ipamSpeaks(args.config, '1.1.0')) await execGc(args).catch((error: Error) => failures.push(error));
+  if (await ipamSpeaks(args, '1.1.0')) await execGc(args).catch((error: Error) => failures.push(error));
   const valid = validAttachments(args.config);
   if (valid === undefined) return reportFailures(failures);
   using host = NetNS.current();

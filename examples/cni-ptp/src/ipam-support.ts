@@ -1,9 +1,10 @@
 // Whether the configured IPAM plugin speaks a spec version: GC and STATUS
 // are forwarded only to one that has them (Debian's host-local 1.1.1 answers
 // both with "unknown CNI_COMMAND").
-import { delegateVersions, ipamType, versionAtLeast, type NetConf } from 'netns/cni';
+import { delegateVersions, ipamType, versionAtLeast, type CmdArgs } from 'netns/cni';
 
-export async function ipamSpeaks(config: NetConf, version: string): Promise<boolean> {
-  const versions = await delegateVersions(ipamType(config));
+/** Asked with the call's environment (its CNI_PATH): in resident mode process.env is the daemon's. */
+export async function ipamSpeaks({ config, env }: Pick<CmdArgs, 'config' | 'env'>, version: string): Promise<boolean> {
+  const versions = await delegateVersions(ipamType(config), env);
   return versions.some((v) => versionAtLeast(v, version));
 }
