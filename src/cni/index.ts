@@ -4,7 +4,7 @@
 // CNI_NETNS is checked (loading the addon) only for ADD, CHECK and DEL.
 export { handleCall, pluginMain } from './skel.js';
 export type { CallEnvironment, CallOutcome, CmdArgs, PluginFunctions, PluginInfo } from './skel.js';
-export { DEFAULT_SOCKET_DIR, defaultSocketPath, serveResident, shimPath } from './daemon/index.js';
+export { serveResident, shimPath } from './daemon/index.js';
 export type { ResidentOptions, ResidentServer } from './daemon/index.js';
 export { CniCode, CniError, toCniError } from './errors.js';
 export { CURRENT_VERSION, versionAtLeast } from './version.js';

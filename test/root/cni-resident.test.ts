@@ -150,6 +150,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('resident mode: the shim and the 
       [attach('ADD', hosts.c2, 'ctr-bad'), { ...config, cniVersion: '9.9.9' }], // code 1
       [{ ...attach('ADD', hosts.c2, 'ctr-bad'), CNI_NETNS: '/nonexistent' }, config], // code 8
       [{ CNI_COMMAND: 'FROB' }, config], // code 4
+      [attach('ADD', hosts.c2, 'ctr-bad'), { ...config, name: 'big!', padding: 'x'.repeat(8 << 20) }], // 8 MiB of stdin, in many writes: code 7
     ];
     const codes: number[] = [];
     for (const [vars, input] of cases) {
@@ -157,7 +158,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('resident mode: the shim and the 
       expect(shimRun, JSON.stringify(vars)).toEqual(processRun);
       if (shimRun.stdout) codes.push((JSON.parse(shimRun.stdout) as { code?: number }).code ?? 0);
     }
-    expect(codes).toEqual([0, 7, 7, 4, 6, 1, 8, 4]);
+    expect(codes).toEqual([0, 7, 7, 4, 6, 1, 8, 4, 7]);
   });
 
   it(`${PARALLEL} ADDs at once through the shim are each right, and ${PARALLEL} DELs leave nothing behind`, async () => {

@@ -2,5 +2,4 @@
 // as the plugin binary (native/cni_shim.c). docs/cni.md, "Resident mode".
 export { serveResident } from './server.js';
 export type { ResidentOptions, ResidentServer } from './server.js';
-export { DEFAULT_SOCKET_DIR, defaultSocketPath } from './place.js';
 export { shimPath } from './shim-file.js';

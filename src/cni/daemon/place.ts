@@ -7,7 +7,7 @@ import { fs } from '../../core/builtins.js';
 import { callNative, ErrorCodes, netnsError } from '../../core/errors.js';
 import { native } from '../../core/native.js';
 
-export const DEFAULT_SOCKET_DIR = '/run/netns-cni';
+const DEFAULT_SOCKET_DIR = '/run/netns-cni';
 /** A sockaddr_un path holds 107 bytes and its terminating NUL. */
 const MAX_SOCKET_PATH = 107;
 

@@ -47,9 +47,15 @@ function fitted(outcome: CallOutcome): CallOutcome {
 
 /** Only root and the daemon's own user may call: the socket's mode says so too, this holds if it is ever loosened. */
 function refusal(socket: Socket): CniError | undefined {
+  // Node keeps a unix socket's descriptor on its internal handle; it has no public accessor.
   const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
   if (typeof fd !== 'number' || fd < 0) return new CniError(CniCode.INTERNAL, 'the resident daemon cannot tell who connected');
-  const { uid } = native().peerCredentials(fd);
+  let uid: number;
+  try {
+    ({ uid } = native().peerCredentials(fd));
+  } catch (error) {
+    return new CniError(CniCode.INTERNAL, `the resident daemon cannot tell who connected: ${(error as Error).message}`);
+  }
   return uid === 0 || uid === process.geteuid!() ? undefined : new CniError(CniCode.INTERNAL, `uid ${uid} may not call this resident plugin`);
 }
 
@@ -61,30 +67,39 @@ function serveConnection(socket: Socket, call: Call, requestTimeoutMs: number): 
     socket.on('close', () => settle());
     socket.on('error', () => {}); // a shim gone mid-call: there is no one left to tell
     const answer = (outcome: CallOutcome) => socket.end(encodeResponse(fitted(outcome)));
-    const refused = refusal(socket);
-    if (refused) return answer(failed(refused));
-    socket.setTimeout(requestTimeoutMs, () => socket.destroy());
     const reader = new RequestReader();
-    const onData = (chunk: Buffer) => {
-      try {
-        reader.push(chunk);
-      } catch (error) {
-        socket.off('data', onData).off('end', onEnd).setTimeout(0);
-        answer(failed(new CniError(CniCode.INTERNAL, `bad request to the resident daemon: ${(error as BadRequest).message}`)));
-      }
-    };
     const onEnd = () => {
       socket.setTimeout(0); // the handler may take its time: a shim has its own deadline
       let request: { env: CallEnvironment; stdin: Buffer };
       try {
         request = reader.finish();
       } catch (error) {
-        return answer(failed(new CniError(CniCode.INTERNAL, `bad request to the resident daemon: ${(error as BadRequest).message}`)));
+        return answer(failed(badRequest(error as BadRequest)));
       }
       void call(request.env, request.stdin).then(answer);
     };
+    // Answered before the request was read: what the shim still sends is read and dropped, since
+    // closing a unix socket with unread data would make the shim's read fail (ECONNRESET).
+    const refuse = (error: CniError) => {
+      socket.off('data', onData).off('end', onEnd).setTimeout(0).resume();
+      answer(failed(error));
+    };
+    const onData = (chunk: Buffer) => {
+      try {
+        reader.push(chunk);
+      } catch (error) {
+        refuse(badRequest(error as BadRequest));
+      }
+    };
+    const refused = refusal(socket);
+    if (refused) return refuse(refused);
+    socket.setTimeout(requestTimeoutMs, () => socket.destroy());
     socket.on('data', onData).on('end', onEnd);
   });
+}
+
+function badRequest(error: BadRequest): CniError {
+  return new CniError(CniCode.INTERNAL, `bad request to the resident daemon: ${error.message}`);
 }
 
 function listen(server: Server, socketPath: string): Promise<void> {
