@@ -89,7 +89,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('resident mode: the shim and the 
     copyFileSync(SHIM, shim);
     chmodSync(shim, 0o755);
     daemon = await startDaemon(hosts.host, [join(EXAMPLE, 'daemon.js'), socketPath]);
-  });
+  }, 120_000);
 
   const added: [NetNS, string, object][] = [];
   afterEach(async () => {
@@ -185,7 +185,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('resident mode: the shim and the 
     expect((await hosts.host.execFile('nft', ['list', 'sets'])).stdout).not.toMatch(/\bset (?!as_owners )/);
     const { stdout: rules } = await hosts.host.execFile('nft', ['list', 'ruleset']);
     expect(rules).not.toContain(`ctr-many-`);
-  });
+  }, 180_000); // a hundred calls and their checks, on a loaded machine
 
   it("one call's environment is never another's: calls at once with different CNI_PATH each find their own IPAM plugin", async () => {
     const config = conf(`env-${tag}`, '10.74.0.0/24');
