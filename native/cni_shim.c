@@ -173,11 +173,13 @@ static int connect_daemon(void) {
   if (fd < 0) fail(CNI_INTERNAL, "cannot make a socket", errno);
   /* A unix connect blocks only while the daemon's backlog is full: bounded by the send timeout. */
   int64_t left = deadline_ms - now_ms();
+  if (left < 1) left = 1; /* a zero timeout would mean none */
   struct timeval limit = {.tv_sec = left / 1000, .tv_usec = (left % 1000) * 1000};
   struct sockaddr_un address = {.sun_family = AF_UNIX};
   memcpy(address.sun_path, socket_path, strlen(socket_path) + 1);
   if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit) != 0) fail(CNI_INTERNAL, "cannot set the connect timeout", errno);
   while (connect(fd, (struct sockaddr *)&address, sizeof address) != 0) {
+    if (errno == EISCONN) break; /* an interrupted connect that went through */
     if (errno != EINTR) fail(CNI_TRY_AGAIN, "the plugin's resident daemon is not running", errno);
   }
   if (fcntl(fd, F_SETFL, O_NONBLOCK) != 0) fail(CNI_INTERNAL, "cannot make the socket non-blocking", errno);
