@@ -247,8 +247,13 @@ describe.skipIf(!privileged || !haveGoPlugins)('resident mode: the shim and the 
       writeFileSync(
         plugin,
         `import { pluginMain, serveResident } from ${JSON.stringify(distUrl('cni/index.js'))};
+// ADD with CNI_ARGS=finish=usr2 answers once the daemon gets SIGUSR2.
 const handlers = {
-  add: () => { process.stderr.write('ADDING\\n'); return new Promise(() => {}); },
+  add: ({ args }) => {
+    process.stderr.write('ADDING\\n');
+    if (args !== 'finish=usr2') return new Promise(() => {});
+    return new Promise((resolve) => process.once('SIGUSR2', () => resolve({ cniVersion: '1.0.0', ips: [{ address: '10.9.0.2/24' }] })));
+  },
   del: () => { null.bug; },
   check: () => {},
 };
@@ -297,6 +302,22 @@ else pluginMain(handlers, info);
         next.child.kill('SIGTERM');
         await next.exited;
       }
+    });
+
+    it('SIGTERM: no new calls, the call in flight is answered, then the daemon exits, its socket gone', async () => {
+      const socket = join(dir, 'term.sock');
+      const served = await startDaemon(hosts.host, [plugin, socket]);
+      const call = viaShim({ ...attach('ADD', hosts.c2, 'ctr-term'), CNI_ARGS: 'finish=usr2', NETNS_CNI_SOCKET: socket }, stuckConf);
+      await new Promise<void>((resolve) => served.child.stderr!.on('data', () => served.stderr().includes('ADDING') && resolve()));
+      served.child.kill('SIGTERM');
+      // Refused from now on: the shim says try again later.
+      await expect.poll(async () => JSON.parse((await viaShim({ CNI_COMMAND: 'VERSION', NETNS_CNI_SOCKET: socket })).stdout).code).toBe(11);
+      // Until the call in flight is answered, the socket is still this daemon's: no other may start on it.
+      await expect(startDaemon(hosts.host, [plugin, socket])).rejects.toThrow(/another resident daemon serves/);
+      served.child.kill('SIGUSR2');
+      expect(await call).toEqual({ code: 0, stdout: '{"cniVersion":"1.0.0","ips":[{"address":"10.9.0.2/24"}]}\n', stderr: '' });
+      expect(await served.exited).toBe(0);
+      expect(existsSync(socket)).toBe(false);
     });
 
     it('a daemon that never answers: the shim gives up at NETNS_CNI_TIMEOUT', async () => {

@@ -27,7 +27,7 @@ export interface ResidentOptions {
 
 export interface ResidentServer {
   readonly socketPath: string;
-  /** Stops accepting calls, waits for those in flight to be answered, then removes the socket. */
+  /** Stops accepting calls (the socket file goes at once), waits for those in flight to be answered, then releases the lock. */
   close(): Promise<void>;
   /** Settles once the daemon has stopped (close, or a signal). */
   readonly closed: Promise<void>;
@@ -163,8 +163,15 @@ export async function serveResident<C extends NetConf = NetConf>(funcs: PluginFu
     (closing ??= (async () => {
       process.off('SIGTERM', close).off('SIGINT', close);
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      await Promise.all([...inFlight]);
-      await stopped;
+      // Without the listening socket, nothing may keep Node's loop alive while a call waits
+      // (on a promise, a signal): the process would end with the call unanswered.
+      const hold = setInterval(() => {}, 60_000);
+      try {
+        await Promise.all([...inFlight]);
+        await stopped;
+      } finally {
+        clearInterval(hold);
+      }
       place.release(ino);
       process.off('unhandledRejection', logRejection);
       markClosed();
