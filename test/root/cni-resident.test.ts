@@ -318,6 +318,7 @@ else pluginMain(handlers, info);
       expect(await call).toEqual({ code: 0, stdout: '{"cniVersion":"1.0.0","ips":[{"address":"10.9.0.2/24"}]}\n', stderr: '' });
       expect(await served.exited).toBe(0);
       expect(existsSync(socket)).toBe(false);
+      expect(existsSync(`${socket}.lock`)).toBe(false);
     });
 
     it('a daemon that never answers: the shim gives up at NETNS_CNI_TIMEOUT', async () => {

@@ -74,7 +74,9 @@ export interface SocketPlace {
 export function takeSocketPlace(socketPath: string): SocketPlace {
   secureDirectory(dirname(socketPath));
   const lockPath = `${socketPath}.lock`;
-  const fd = callNative(() => native().tryLockFile(lockPath));
+  // -1 also when the holder removed the file as we opened it (it was stopping): one more try meets a new file.
+  let fd = callNative(() => native().tryLockFile(lockPath));
+  if (fd < 0) fd = callNative(() => native().tryLockFile(lockPath));
   if (fd < 0) throw netnsError(ErrorCodes.CNI_DAEMON_RUNNING, `another resident daemon serves ${socketPath}${holder(lockPath)}`, { path: socketPath });
   try {
     fs().ftruncateSync(fd, 0);
@@ -91,8 +93,11 @@ export function takeSocketPlace(socketPath: string): SocketPlace {
       held = false;
       try {
         if (ownSocketIno !== undefined && fs().lstatSync(socketPath, { throwIfNoEntry: false })?.ino === ownSocketIno) fs().unlinkSync(socketPath);
+        // Removed while still locked, as the address sets' table lock is: no one locks this file anew
+        // and thinks it guards the socket (TryLockFile checks for this).
+        fs().rmSync(lockPath, { force: true });
       } finally {
-        native().closeFd(fd); // the lock file stays for the next daemon: only the lock on it means anything
+        native().closeFd(fd);
       }
     },
   };
