@@ -54,6 +54,25 @@
       "defines": [
         "_GNU_SOURCE"
       ]
+    },
+    {
+      "target_name": "netns-cni-shim",
+      "type": "executable",
+      "sources": [
+        "native/cni_shim.c"
+      ],
+      "cflags": [
+        "-Wall",
+        "-Wextra",
+        "-O2",
+        "-fstack-protector-strong"
+      ],
+      "ldflags": [
+        "-static"
+      ],
+      "defines": [
+        "_GNU_SOURCE"
+      ]
     }
   ]
 }

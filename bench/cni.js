@@ -18,7 +18,7 @@ const GO_PLUGINS = '/usr/lib/cni';
 const OURS = process.env.CNI_PTP_BENCH_PLUGIN ?? fileURLToPath(new URL('../examples/cni-ptp/dist/cni-ptp.cjs', import.meta.url));
 
 /** Runs argv inside `host` with `env` and `input`; resolves with the wall time in microseconds. */
-function timed(host, argv, env, input) {
+export function timed(host, argv, env, input) {
   const start = nowUs();
   return new Promise((resolve, reject) => {
     const child = host.spawn(argv[0], argv.slice(1), { env, stdio: ['pipe', 'pipe', 'pipe'] }); // stdout a pipe, as runtimes read it

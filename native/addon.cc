@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <fcntl.h>
+#include <sys/socket.h>
 
 #include <cerrno>
 #include <climits>
@@ -72,6 +73,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("closeFd", &NetnsAddon::CloseFdJs),
         InstanceMethod("strerror", &NetnsAddon::StrerrorJs),
         InstanceMethod("tryLockFile", &NetnsAddon::TryLockFileJs),
+        InstanceMethod("peerCredentials", &NetnsAddon::PeerCredentialsJs),
         InstanceMethod("pipe", &NetnsAddon::PipeJs),
         InstanceMethod("threadNetns", &NetnsAddon::ThreadNetnsJs),
         InstanceMethod("becomeSwitchThread", &NetnsAddon::BecomeSwitchThreadJs),
@@ -143,6 +145,23 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     auto locked = TryLockFile(StringArgument(info, 0, "path"));
     if (auto* failure = std::get_if<Failure>(&locked)) throw ToJsError(info.Env(), *failure);
     return Napi::Number::New(info.Env(), std::get<int>(locked));
+  }
+
+  // Who is at the other end of a connected unix socket (SO_PEERCRED: the
+  // credentials it had when it connected); Node does not expose them. The
+  // descriptor stays JavaScript's (a net.Socket's).
+  Napi::Value PeerCredentialsJs(const Napi::CallbackInfo& info) {
+    int fd = FdArgument(info, 0);
+    struct ucred cred = {};
+    socklen_t length = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) != 0) {
+      throw ToJsError(info.Env(), Failure::Sys(errno, "getsockopt", "SO_PEERCRED"));
+    }
+    Napi::Object peer = Napi::Object::New(info.Env());
+    peer.Set("pid", static_cast<double>(cred.pid));
+    peer.Set("uid", static_cast<double>(cred.uid));
+    peer.Set("gid", static_cast<double>(cred.gid));
+    return peer;
   }
 
   // strerror(errno): Node's negative errno or a positive one.

@@ -2,8 +2,10 @@
 // author. Importing it loads neither the addon nor the namespace machinery:
 // a plugin answering VERSION, GC or STATUS starts as fast as Node does, and
 // CNI_NETNS is checked (loading the addon) only for ADD, CHECK and DEL.
-export { pluginMain } from './skel.js';
-export type { CmdArgs, PluginFunctions, PluginInfo } from './skel.js';
+export { handleCall, pluginMain } from './skel.js';
+export type { CallEnvironment, CallOutcome, CmdArgs, PluginFunctions, PluginInfo } from './skel.js';
+export { serveResident, shimPath } from './daemon/index.js';
+export type { ResidentOptions, ResidentServer } from './daemon/index.js';
 export { CniCode, CniError, toCniError } from './errors.js';
 export { CURRENT_VERSION, versionAtLeast } from './version.js';
 export { convertResult, parseResult, passThrough, prevResultOf } from './result.js';
@@ -11,7 +13,7 @@ export type { IpConfig020, Result020, WireResult } from './result.js';
 export { hasCapability, parseCniArgs, runtimeConfig, validAttachments } from './args.js';
 export type { ArgKind, ArgSpec, CniArgs, PortMapping, WellKnownRuntimeConfig } from './args.js';
 export { delegate, delegateAdd, delegateVersions, execPlugin, findInPath } from './invoke.js';
-export type { ConfigBytes, DelegatedCommand } from './invoke.js';
+export type { ConfigBytes, DelegatedCommand, DelegateEnvironment } from './invoke.js';
 export { execAdd, execAddThen, execCheck, execDel, execGc, execStatus, ipamType } from './ipam.js';
 export type { IpamInput } from './ipam.js';
 export { SPEC_VERSIONS } from './types.js';

@@ -1,6 +1,7 @@
 // Running another plugin (a delegate, usually IPAM) as a runtime would: found
-// in CNI_PATH, given this process's whole environment with CNI_COMMAND set to
-// the verb, and the same configuration bytes on stdin. Its answer is read as
+// in the call's CNI_PATH, given the call's whole environment (CmdArgs.env:
+// process.env for a plugin process, the forwarded one in resident mode, where
+// one process serves many calls at once) with CNI_COMMAND set to the verb, and the same configuration bytes on stdin. Its answer is read as
 // the spec has it: a result or an error object on stdout, stderr only for logs.
 //
 // A plugin is started by the addon (native/run_program.cc), not by
@@ -162,10 +163,16 @@ export async function execPlugin(pluginPath: string, stdin: ConfigBytes, env: No
 /** The verbs delegated without a result. */
 export type DelegatedCommand = 'DEL' | 'CHECK' | 'GC' | 'STATUS';
 
-/** `env` is laid over this process's environment (a GC releasing another attachment names its CNI_CONTAINERID and CNI_IFNAME). */
-async function runDelegate(command: 'ADD' | DelegatedCommand, plugin: string, stdin: ConfigBytes, env: Readonly<Record<string, string>> = {}): Promise<Buffer> {
-  const pluginPath = await findInPath(plugin, splitPath(process.env.CNI_PATH ?? ''));
-  return execPlugin(pluginPath, stdin, { ...process.env, ...env, CNI_COMMAND: command });
+/** A call's environment variables (CmdArgs.env); the delegation functions default to process.env. */
+export type DelegateEnvironment = Readonly<Record<string, string | undefined>>;
+
+function assertEnvironment(env: unknown, caller: string): asserts env is DelegateEnvironment {
+  if (typeof env !== 'object' || env === null) throw netnsError(ErrorCodes.INVALID_ARG, `${caller} takes the call's environment as an object (CmdArgs.env)`);
+}
+
+async function runDelegate(command: 'ADD' | DelegatedCommand, plugin: string, stdin: ConfigBytes, env: DelegateEnvironment): Promise<Buffer> {
+  const pluginPath = await findInPath(plugin, splitPath(env.CNI_PATH ?? ''));
+  return execPlugin(pluginPath, stdin, { ...env, CNI_COMMAND: command });
 }
 
 /** The configuration's version, for a delegate's result that states none (Go's invoke does the same, cni#895). */
@@ -196,32 +203,35 @@ export function readPluginResult(stdout: string, fallbackVersion: string, plugin
   return { result, version: typeof own === 'string' && own !== '' ? own : fallbackVersion }; // parseResult refused any other type
 }
 
-/** ADD by `plugin` (found in CNI_PATH): its result, read by its own version (else the configuration's), in the current shape. */
-export async function delegateAdd(plugin: string, stdin: ConfigBytes): Promise<Result> {
+/** ADD by `plugin` (found in env's CNI_PATH): its result, read by its own version (else the configuration's), in the current shape. */
+export async function delegateAdd(plugin: string, stdin: ConfigBytes, env: DelegateEnvironment = process.env): Promise<Result> {
+  assertEnvironment(env, 'delegateAdd');
   const fallback = configVersion(stdin); // before ADD: a failure after it would leave an allocation behind
-  const stdout = await runDelegate('ADD', plugin, stdin);
+  const stdout = await runDelegate('ADD', plugin, stdin, env);
   return readPluginResult(stdout.toString('utf8'), fallback, plugin).result;
 }
 
-/** DEL, CHECK, GC or STATUS by `plugin` (found in CNI_PATH), with `env` over this process's environment; resolves when it succeeded. */
-export async function delegate(command: DelegatedCommand, plugin: string, stdin: ConfigBytes, env: Readonly<Record<string, string>> = {}): Promise<void> {
+/** DEL, CHECK, GC or STATUS by `plugin` (found in env's CNI_PATH); resolves when it succeeded. */
+export async function delegate(command: DelegatedCommand, plugin: string, stdin: ConfigBytes, env: DelegateEnvironment = process.env): Promise<void> {
   if (!['DEL', 'CHECK', 'GC', 'STATUS'].includes(command)) throw netnsError(ErrorCodes.INVALID_ARG, `delegate runs DEL, CHECK, GC or STATUS, not ${String(command)}`);
+  assertEnvironment(env, 'delegate');
   await runDelegate(command, plugin, stdin, env);
 }
 
 /**
- * The spec versions `plugin` (found in CNI_PATH) supports, from its VERSION
+ * The spec versions `plugin` (found in env's CNI_PATH) supports, from its VERSION
  * answer; ['0.1.0'] for a plugin from before VERSION existed. A plugin can ask
  * before forwarding GC or STATUS, which a delegate older than 1.1.0 refuses
  * (Debian's host-local 1.1.1 among them).
  */
-export async function delegateVersions(plugin: string): Promise<string[]> {
-  const pluginPath = await findInPath(plugin, splitPath(process.env.CNI_PATH ?? ''));
+export async function delegateVersions(plugin: string, env: DelegateEnvironment = process.env): Promise<string[]> {
+  assertEnvironment(env, 'delegateVersions');
+  const pluginPath = await findInPath(plugin, splitPath(env.CNI_PATH ?? ''));
   // Plugins built on an old skel require these even for VERSION: any value does.
-  const env = { ...process.env, CNI_COMMAND: 'VERSION', CNI_NETNS: 'dummy', CNI_IFNAME: 'dummy', CNI_PATH: 'dummy' };
+  const versionEnv = { ...env, CNI_COMMAND: 'VERSION', CNI_NETNS: 'dummy', CNI_IFNAME: 'dummy', CNI_PATH: 'dummy' };
   let stdout: Buffer;
   try {
-    stdout = await execPlugin(pluginPath, JSON.stringify({ cniVersion: CURRENT_VERSION }), env);
+    stdout = await execPlugin(pluginPath, JSON.stringify({ cniVersion: CURRENT_VERSION }), versionEnv);
   } catch (error) {
     if (error instanceof CniError && error.message === 'unknown CNI_COMMAND: VERSION') return ['0.1.0'];
     throw error;

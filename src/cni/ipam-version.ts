@@ -6,7 +6,7 @@
 // such a refusal, so the usual call costs no extra process; the result comes
 // back by its own cniVersion (delegateAdd reads any) in the current shape.
 import { CniCode, CniError } from './errors.js';
-import { delegateVersions, type ConfigBytes } from './invoke.js';
+import { delegateVersions, type ConfigBytes, type DelegateEnvironment } from './invoke.js';
 import { convertResult, parseResult } from './result.js';
 import { isSpecVersion, versionAtLeast, versionOf } from './version.js';
 
@@ -17,20 +17,20 @@ export interface VersionFallback<T> {
   run: (stdin: ConfigBytes) => Promise<T>;
   /** The command's first version (CHECK: 0.4.0): an older one cannot carry it. */
   since?: string;
-  /** The plugin's VERSION answer; delegateVersions(plugin) by default. */
-  versions?: () => Promise<string[]>;
+  /** The call's environment, for the VERSION question (its CNI_PATH); process.env by default. */
+  env?: DelegateEnvironment;
 }
 
 /** `run(stdin)`; if the plugin refused its version (code 1), once more in the newest version it has that the configuration allows. */
 export async function withVersionFallback<T>(call: VersionFallback<T>): Promise<T> {
-  const { plugin, stdin, run, since = '0.1.0', versions = () => delegateVersions(plugin) } = call;
+  const { plugin, stdin, run, since = '0.1.0', env } = call;
   try {
     return await run(stdin);
   } catch (error) {
     if (!(error instanceof CniError) || error.code !== CniCode.INCOMPATIBLE_VERSION) throw error;
     const config = JSON.parse(stdin.toString()) as Record<string, unknown>; // the bytes pluginMain parsed as the configuration
     const wanted = versionOf(config);
-    const supported = await versions();
+    const supported = await delegateVersions(plugin, env);
     if (supported.includes(wanted)) throw error; // refused for another reason: nothing to negotiate
     const version = newestUpTo(supported, since, wanted);
     if (version === undefined) {

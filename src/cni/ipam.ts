@@ -5,18 +5,20 @@
 // configuration's (ipam-version.ts); GC and STATUS exist only in 1.1.0.
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { assertConfig, CniCode, CniError } from './errors.js';
-import { delegate, delegateAdd, type ConfigBytes } from './invoke.js';
+import { delegate, delegateAdd, type ConfigBytes, type DelegateEnvironment } from './invoke.js';
 import { withVersionFallback } from './ipam-version.js';
 import type { NetConf, Result } from './types.js';
 import { INTRODUCED } from './version.js';
 
-/** What the IPAM calls need of a handler's CmdArgs: the parsed configuration and its bytes. */
+/** What the IPAM calls need of a handler's CmdArgs: the parsed configuration, its bytes and the call's environment. */
 export interface IpamInput {
   config: NetConf;
   stdin: ConfigBytes;
   /** execDel: the attachment to release, when not this call's (GC releasing a stale one passes a copy of its args with these changed). */
   containerId?: string;
   ifname?: string;
+  /** The call's environment (CmdArgs.env): the delegate's CNI_PATH and variables. Without one, process.env. */
+  env?: DelegateEnvironment;
 }
 
 /** `ipam.type` of the configuration; code 7 if it names no plugin. */
@@ -31,34 +33,35 @@ export function ipamType(config: NetConf): string {
 /** IPAM ADD: the addresses (and routes, DNS) the IPAM plugin allocated, in the current result shape. */
 export function execAdd(input: IpamInput): Promise<Result> {
   const plugin = ipamType(input.config);
-  return withVersionFallback({ plugin, stdin: input.stdin, run: (stdin) => delegateAdd(plugin, stdin) });
+  return withVersionFallback({ plugin, stdin: input.stdin, env: input.env, run: (stdin) => delegateAdd(plugin, stdin, input.env) });
 }
 
 /** IPAM DEL: releases what ADD allocated for this CNI_CONTAINERID and CNI_IFNAME; a second DEL succeeds. */
 export function execDel(input: IpamInput): Promise<void> {
   const { containerId, ifname } = input;
   const plugin = ipamType(input.config);
-  const attachment = {
+  const env = {
+    ...(input.env ?? process.env),
     ...(typeof containerId === 'string' ? { CNI_CONTAINERID: containerId } : {}),
     ...(typeof ifname === 'string' ? { CNI_IFNAME: ifname } : {}),
   };
-  return withVersionFallback({ plugin, stdin: input.stdin, run: (stdin) => delegate('DEL', plugin, stdin, attachment) });
+  return withVersionFallback({ plugin, stdin: input.stdin, env: input.env, run: (stdin) => delegate('DEL', plugin, stdin, env) });
 }
 
 /** IPAM CHECK (the spec asks a plugin's CHECK to run its delegate's and pass on its error). */
 export function execCheck(input: IpamInput): Promise<void> {
   const plugin = ipamType(input.config);
-  return withVersionFallback({ plugin, stdin: input.stdin, run: (stdin) => delegate('CHECK', plugin, stdin), since: INTRODUCED.CHECK });
+  return withVersionFallback({ plugin, stdin: input.stdin, env: input.env, run: (stdin) => delegate('CHECK', plugin, stdin, input.env), since: INTRODUCED.CHECK });
 }
 
 /** IPAM GC (MUST be forwarded): the configuration carries cni.dev/valid-attachments. */
 export function execGc(input: IpamInput): Promise<void> {
-  return delegate('GC', ipamType(input.config), input.stdin);
+  return delegate('GC', ipamType(input.config), input.stdin, input.env);
 }
 
 /** IPAM STATUS (MUST be forwarded when ADD depends on it). */
 export function execStatus(input: IpamInput): Promise<void> {
-  return delegate('STATUS', ipamType(input.config), input.stdin);
+  return delegate('STATUS', ipamType(input.config), input.stdin, input.env);
 }
 
 /**

@@ -28,11 +28,20 @@ export interface CmdArgs<C extends NetConf = NetConf> {
   args: string;
   /** CNI_PATH's directories. */
   path: string[];
+  /**
+   * The call's whole environment: what a delegate is run with (execAdd(args)
+   * and the other IPAM calls take it from here). process.env for a plugin run
+   * as a process; in resident mode, the environment the shim forwarded.
+   */
+  env: CallEnvironment;
   /** The configuration's bytes, as received: what a delegated (IPAM) plugin gets on its stdin. */
   stdin: Buffer;
   /** The configuration, parsed; only cniVersion and name have been checked, the plugin checks its own keys. */
   config: C;
 }
+
+/** A call's environment variables, as process.env holds them. */
+export type CallEnvironment = Readonly<Record<string, string | undefined>>;
 
 type Handler<C extends NetConf, R> = (args: CmdArgs<C>) => R | Promise<R>;
 
@@ -54,10 +63,17 @@ export interface PluginInfo {
   about?: string;
 }
 
+/** What one call printed and how it ended, for pluginMain or a resident daemon to pass on. */
+export interface CallOutcome {
+  stdout: Buffer;
+  stderr: string;
+  exitCode: number;
+}
+
 const HANDLER_OF = { ADD: 'add', DEL: 'del', CHECK: 'check', GC: 'gc', STATUS: 'status' } as const;
 
-
-function checkArguments(funcs: PluginFunctions<never>, info: PluginInfo): void {
+/** Misuse (a missing handler, no versions) is ERR_NETNS_INVALID_ARG; checked once, before any call. */
+export function checkArguments(funcs: PluginFunctions<never>, info: PluginInfo): void {
   for (const name of ['add', 'del', 'check', 'gc', 'status'] as const) {
     const given = funcs?.[name];
     const optional = name === 'gc' || name === 'status';
@@ -72,7 +88,7 @@ function checkArguments(funcs: PluginFunctions<never>, info: PluginInfo): void {
   if (info.about !== undefined && typeof info.about !== 'string') throw netnsError(ErrorCodes.INVALID_ARG, 'info.about must be a string');
 }
 
-async function readStdin(): Promise<Buffer> {
+async function readProcessStdin(): Promise<Buffer> {
   const chunks: Buffer[] = [];
   try {
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -115,49 +131,48 @@ function checkVersion(command: CniCommand, version: string, info: PluginInfo): v
 }
 
 /** Runs one invocation; returns what goes to stdout on success (ADD's result), or undefined. */
-async function dispatch<C extends NetConf>(env: Environment, stdin: Buffer, config: C, version: string, funcs: PluginFunctions<C>): Promise<WireResult | undefined> {
+async function dispatch<C extends NetConf>(env: Environment, whole: CallEnvironment, stdin: Buffer, config: C, version: string, funcs: PluginFunctions<C>): Promise<WireResult | undefined> {
   const command = env.command as CmdArgs['command'];
   const handler: Handler<C, Result | void> | undefined = funcs[HANDLER_OF[command]];
   if (!handler) return undefined;
   const netnsGone = await checkNetns(env);
   const { containerId, ifname, netns, args, path } = env;
   // Called as a method: a plugin may keep its handlers on a class.
-  const returned = await Reflect.apply(handler, funcs, [{ command, containerId, ifname, netns, netnsGone, args, path, stdin, config }]);
+  const returned = await Reflect.apply(handler, funcs, [{ command, containerId, ifname, netns, netnsGone, args, path, env: whole, stdin, config }]);
   if (command !== 'ADD') return undefined;
   if (returned === undefined) throw new CniError(CniCode.INTERNAL, 'the plugin\'s ADD handler returned no result');
   return convertResult(returned, version);
 }
 
 /**
- * The main of a CNI plugin. With no CNI_COMMAND it prints `about` and the
- * versions on stderr and exits 0. VERSION is answered here, without reading
- * stdin. Otherwise: the environment (code 4), the configuration (6, 7) and its
- * version (1; CHECK needs 0.4.0, GC and STATUS 1.1.0) are checked, then
- * CNI_NETNS (code 8; see sandbox.ts), and only then the handler runs. A
- * CniError it throws is printed as is, a CHECK helper's finding as code 110
- * (CniCode.CHECK_FAILED), anything else as code 999, each with its message. After
- * a command (not VERSION or no command) the process exits once its output is
- * written, 0 or 1. Misuse (a missing handler, no versions) rejects with ERR_NETNS_INVALID_ARG.
+ * One call, from its environment and stdin to what it prints and its exit
+ * code, touching no process state: pluginMain runs it for its own process, a
+ * resident daemon for each call a shim forwards (several at once). With no
+ * CNI_COMMAND it gives `about` and the versions on stderr and exit 0. VERSION
+ * is answered here, without reading stdin. Otherwise: the environment (code
+ * 4), the configuration (6, 7) and its version (1; CHECK needs 0.4.0, GC and
+ * STATUS 1.1.0) are checked, then CNI_NETNS (code 8; see sandbox.ts), and only
+ * then the handler runs. A CniError it throws is printed as is, a CHECK
+ * helper's finding as code 110 (CniCode.CHECK_FAILED), anything else as code
+ * 999, each with its message; it never rejects. The handlers and info are
+ * taken as checkArguments passed them.
  */
-export async function pluginMain<C extends NetConf = NetConf>(funcs: PluginFunctions<C>, info: PluginInfo): Promise<void> {
-  checkArguments(funcs as PluginFunctions<never>, info);
-  if (!process.env.CNI_COMMAND) return about(info);
+export async function handleCall<C extends NetConf>(funcs: PluginFunctions<C>, info: PluginInfo, env: CallEnvironment, readStdin: () => Promise<Buffer>): Promise<CallOutcome> {
+  if (!env.CNI_COMMAND) return { stdout: Buffer.alloc(0), stderr: about(info), exitCode: 0 };
   let version = CURRENT_VERSION; // the error object's, until the configuration says otherwise
   try {
-    const env = readEnvironment(process.env);
-    if (env.command === 'VERSION') return print({ cniVersion: CURRENT_VERSION, supportedVersions: [...info.versions] });
+    const checked = readEnvironment(env);
+    if (checked.command === 'VERSION') return printed({ cniVersion: CURRENT_VERSION, supportedVersions: [...info.versions] }, 0);
     const stdin = await readStdin();
     const config = decodeConfig(stdin);
     version = versionOf(config);
     checkName(config);
-    checkVersion(env.command, version, info);
-    const result = await dispatch(env, stdin, config as C, version, funcs);
-    if (result) print(result);
+    checkVersion(checked.command, version, info);
+    const result = await dispatch(checked, env, stdin, config as C, version, funcs);
+    return result ? printed(result, 0) : { stdout: Buffer.alloc(0), stderr: '', exitCode: 0 };
   } catch (error) {
-    print(toCniError(error).toErrorObject(version));
-    process.exitCode = 1;
+    return printed(toCniError(error).toErrorObject(version), 1);
   }
-  await exitOnceWritten();
 }
 
 /**
@@ -172,11 +187,25 @@ async function exitOnceWritten(): Promise<never> {
   process.exit();
 }
 
-function print(value: object): void {
-  process.stdout.write(`${JSON.stringify(value)}\n`);
+/**
+ * The main of a CNI plugin: handleCall for this process's environment and
+ * stdin. After a command (not VERSION or no command) the process exits once
+ * its output is written, 0 or 1. Misuse (a missing handler, no versions)
+ * rejects with ERR_NETNS_INVALID_ARG.
+ */
+export async function pluginMain<C extends NetConf = NetConf>(funcs: PluginFunctions<C>, info: PluginInfo): Promise<void> {
+  checkArguments(funcs as PluginFunctions<never>, info);
+  const outcome = await handleCall(funcs, info, process.env, readProcessStdin);
+  if (outcome.stderr !== '') process.stderr.write(outcome.stderr);
+  if (outcome.stdout.length > 0) process.stdout.write(outcome.stdout);
+  if (outcome.exitCode !== 0) process.exitCode = outcome.exitCode;
+  if (process.env.CNI_COMMAND && process.env.CNI_COMMAND !== 'VERSION') await exitOnceWritten();
 }
 
-function about(info: PluginInfo): void {
-  if (info.about) process.stderr.write(`${info.about}\n`);
-  process.stderr.write(`CNI protocol versions supported: ${info.versions.join(', ')}\n`);
+function printed(value: object, exitCode: number): CallOutcome {
+  return { stdout: Buffer.from(`${JSON.stringify(value)}\n`), stderr: '', exitCode };
+}
+
+function about(info: PluginInfo): string {
+  return `${info.about ? `${info.about}\n` : ''}CNI protocol versions supported: ${info.versions.join(', ')}\n`;
 }

@@ -22,6 +22,8 @@ export interface NativeBinding {
   strerror(errno: number): string;
   /** A close-on-exec fd holding an exclusive flock on `path` (created), or -1 while another holds it. */
   tryLockFile(path: string): number;
+  /** SO_PEERCRED of a connected unix socket: who connected (a resident CNI daemon's check). */
+  peerCredentials(fd: number): { pid: number; uid: number; gid: number };
   pipe(): { read: number; write: number };
   threadNetns(): NsIdentity;
   becomeSwitchThread(): void;

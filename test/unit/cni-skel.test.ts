@@ -158,7 +158,8 @@ describe('pluginMain: handlers and what is printed', () => {
 
   it('gives the handler the environment, the path list, the stdin bytes and the parsed configuration', async () => {
     const input = config('1.0.0', { ipam: { type: 'host-local' } });
-    const out = await run({ ...ownNetns, CNI_COMMAND: 'ADD', CNI_ARGS: 'IgnoreUnknown=1;K8S_POD_NAME=p', CNI_PATH: '/a::/b' }, input);
+    const env = { ...ownNetns, CNI_COMMAND: 'ADD', CNI_ARGS: 'IgnoreUnknown=1;K8S_POD_NAME=p', CNI_PATH: '/a::/b' };
+    const out = await run(env, input);
     expect(out.calls).toEqual([
       {
         command: 'ADD',
@@ -168,6 +169,7 @@ describe('pluginMain: handlers and what is printed', () => {
         netnsGone: false,
         args: 'IgnoreUnknown=1;K8S_POD_NAME=p',
         path: ['/a', '/b'],
+        env, // the whole environment, for delegates
         stdin: input,
         config: JSON.parse(input),
       },

@@ -16,7 +16,7 @@ export async function cmdGc(args: CmdArgs<PtpConf>): Promise<void> {
   const settings = readSettings(args.config);
   const failures: Error[] = [];
   // The spec: GC MUST reach the delegates; one older than 1.1.0 would only refuse the command.
-  const versions = await ipamVersions(args.config);
+  const versions = await ipamVersions(args);
   if (speaks(versions, '1.1.0')) await execGc(args).catch((error: Error) => failures.push(error));
   const valid = validAttachments(args.config);
   if (valid === undefined) return reportFailures(failures);

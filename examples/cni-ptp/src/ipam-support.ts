@@ -1,16 +1,17 @@
 // What the configured IPAM plugin speaks: GC and STATUS are forwarded only to
 // one that has them (Debian's host-local 1.1.1 answers both with "unknown
 // CNI_COMMAND"), and a DEL a GC sends is written in a version it reads.
-import { delegateVersions, ipamType, versionAtLeast, type CmdArgs, type IpamInput, type NetConf } from 'netns/cni';
+import { delegateVersions, ipamType, versionAtLeast, type CmdArgs, type IpamInput } from 'netns/cni';
 
-export function ipamVersions(config: NetConf): Promise<string[]> {
-  return delegateVersions(ipamType(config));
+/** Asked with the call's environment (its CNI_PATH): in resident mode process.env is the daemon's. */
+export function ipamVersions({ config, env }: Pick<CmdArgs, 'config' | 'env'>): Promise<string[]> {
+  return delegateVersions(ipamType(config), env);
 }
 
 export const speaks = (versions: readonly string[], version: string): boolean => versions.some((v) => versionAtLeast(v, version));
 
-export async function ipamSpeaks(config: NetConf, version: string): Promise<boolean> {
-  return speaks(await ipamVersions(config), version);
+export async function ipamSpeaks(args: Pick<CmdArgs, 'config' | 'env'>, version: string): Promise<boolean> {
+  return speaks(await ipamVersions(args), version);
 }
 
 /**

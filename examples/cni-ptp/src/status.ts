@@ -8,7 +8,7 @@ import type { PtpConf } from './config.js';
 import { ipamSpeaks } from './ipam-support.js';
 
 export async function cmdStatus(args: CmdArgs<PtpConf>): Promise<void> {
-  if (await ipamSpeaks(args.config, '1.1.0')) await execStatus(args);
+  if (await ipamSpeaks(args, '1.1.0')) await execStatus(args);
   try {
     using host = NetNS.current();
     using nl = await openNetlink(host);

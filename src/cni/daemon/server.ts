@@ -1,0 +1,181 @@
+// The resident daemon: one long-running process serving a plugin's handlers
+// for every call a shim (native/cni_shim.c) forwards over a unix socket, many
+// at once. Each call is handleCall's, with the environment and stdin the shim
+// sent: nothing of one call (environment, result, failure) reaches another,
+// and no failure of a call ends the daemon.
+import type { Server, Socket } from 'node:net';
+import { fs, net } from '../../core/builtins.js';
+import { ErrorCodes, netnsError } from '../../core/errors.js';
+import { native } from '../../core/native.js';
+import { CniCode, CniError } from '../errors.js';
+import { checkArguments, handleCall, type CallEnvironment, type CallOutcome, type PluginFunctions, type PluginInfo } from '../skel.js';
+import type { NetConf } from '../types.js';
+import { CURRENT_VERSION } from '../version.js';
+import { checkSocketPath, defaultSocketPath, takeSocketPlace, type SocketPlace } from './place.js';
+import { BadRequest, encodeResponse, MAX_STDOUT, RequestReader } from './protocol.js';
+
+export interface ResidentOptions {
+  /** Where to listen; default /run/netns-cni/NAME.sock, where the shim installed as NAME connects. */
+  socketPath?: string;
+  /** The plugin's file name, for the default socketPath. */
+  name?: string;
+  /** Stop gracefully on SIGTERM and SIGINT (default true). */
+  handleSignals?: boolean;
+  /** How long a connection may take to send its whole request (default 30 s); it is then dropped. */
+  requestTimeoutMs?: number;
+}
+
+export interface ResidentServer {
+  readonly socketPath: string;
+  /** Stops accepting calls (the socket file goes at once), waits for those in flight to be answered, then releases the lock. */
+  close(): Promise<void>;
+  /** Settles once the daemon has stopped (close, or a signal). */
+  readonly closed: Promise<void>;
+}
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+function failed(error: CniError): CallOutcome {
+  return { stdout: Buffer.from(`${JSON.stringify(error.toErrorObject(CURRENT_VERSION))}\n`), stderr: '', exitCode: 1 };
+}
+
+/** The shim holds stdout in a fixed buffer: a larger one is answered as an error rather than cut. */
+function fitted(outcome: CallOutcome): CallOutcome {
+  if (outcome.stdout.length <= MAX_STDOUT) return outcome;
+  return failed(new CniError(CniCode.INTERNAL, `the plugin printed ${outcome.stdout.length} bytes, more than the shim passes on (${MAX_STDOUT})`));
+}
+
+/** Only root and the daemon's own user may call: the socket's mode says so too, this holds if it is ever loosened. */
+function refusal(socket: Socket): CniError | undefined {
+  // Node keeps a unix socket's descriptor on its internal handle; it has no public accessor.
+  const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
+  if (typeof fd !== 'number' || fd < 0) return new CniError(CniCode.INTERNAL, 'the resident daemon cannot tell who connected');
+  let uid: number;
+  try {
+    ({ uid } = native().peerCredentials(fd));
+  } catch (error) {
+    return new CniError(CniCode.INTERNAL, `the resident daemon cannot tell who connected: ${(error as Error).message}`);
+  }
+  return uid === 0 || uid === process.geteuid!() ? undefined : new CniError(CniCode.INTERNAL, `uid ${uid} may not call this resident plugin`);
+}
+
+type Call = (env: CallEnvironment, stdin: Buffer) => Promise<CallOutcome>;
+
+/** Reads one request, answers it, and settles when the connection is gone. */
+function serveConnection(socket: Socket, call: Call, requestTimeoutMs: number): Promise<void> {
+  return new Promise((settle) => {
+    socket.on('close', () => settle());
+    socket.on('error', () => {}); // a shim gone mid-call: there is no one left to tell
+    const answer = (outcome: CallOutcome) => socket.end(encodeResponse(fitted(outcome)));
+    const reader = new RequestReader();
+    const onEnd = () => {
+      socket.setTimeout(0); // the handler may take its time: a shim has its own deadline
+      let request: { env: CallEnvironment; stdin: Buffer };
+      try {
+        request = reader.finish();
+      } catch (error) {
+        return answer(failed(badRequest(error as BadRequest)));
+      }
+      void call(request.env, request.stdin).then(answer);
+    };
+    // Answered before the request was read: what the shim still sends is read and dropped, since
+    // closing a unix socket with unread data would make the shim's read fail (ECONNRESET).
+    const refuse = (error: CniError) => {
+      socket.off('data', onData).off('end', onEnd).setTimeout(0).resume();
+      answer(failed(error));
+    };
+    const onData = (chunk: Buffer) => {
+      try {
+        reader.push(chunk);
+      } catch (error) {
+        refuse(badRequest(error as BadRequest));
+      }
+    };
+    const refused = refusal(socket);
+    if (refused) return refuse(refused);
+    socket.setTimeout(requestTimeoutMs, () => socket.destroy());
+    socket.on('data', onData).on('end', onEnd);
+  });
+}
+
+function badRequest(error: BadRequest): CniError {
+  return new CniError(CniCode.INTERNAL, `bad request to the resident daemon: ${error.message}`);
+}
+
+function listen(server: Server, socketPath: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    // bind(2) makes the file with the umask's mode: 0600 from the start, never briefly open.
+    const umask = process.umask(0o177);
+    try {
+      server.listen(socketPath, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    } finally {
+      process.umask(umask);
+    }
+  });
+}
+
+function checkOptions(options: ResidentOptions): { socketPath: string; handleSignals: boolean; requestTimeoutMs: number } {
+  if (typeof options !== 'object' || options === null) throw netnsError(ErrorCodes.INVALID_ARG, 'serveResident takes options { socketPath } or { name }');
+  const socketPath = options.socketPath ?? defaultSocketPath(options.name as string);
+  checkSocketPath(socketPath);
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  if (!Number.isSafeInteger(requestTimeoutMs) || requestTimeoutMs <= 0) throw netnsError(ErrorCodes.INVALID_ARG, 'requestTimeoutMs must be a positive integer');
+  return { socketPath, handleSignals: options.handleSignals ?? true, requestTimeoutMs };
+}
+
+/**
+ * Serves `funcs` (checked as pluginMain checks them) on a unix socket until
+ * closed or signalled. Rejects with ERR_NETNS_CNI_DAEMON_RUNNING when another
+ * daemon serves the socket, ERR_NETNS_INVALID_PATH when its directory is not
+ * safe (not ours, writable by others) or a file that is not a socket is in
+ * its place. A promise a handler leaves rejected is logged, not fatal.
+ */
+export async function serveResident<C extends NetConf = NetConf>(funcs: PluginFunctions<C>, info: PluginInfo, options: ResidentOptions): Promise<ResidentServer> {
+  checkArguments(funcs as PluginFunctions<never>, info);
+  const { socketPath, handleSignals, requestTimeoutMs } = checkOptions(options);
+  const place: SocketPlace = takeSocketPlace(socketPath);
+  const inFlight = new Set<Promise<void>>();
+  const call: Call = (env, stdin) => handleCall(funcs, info, env, async () => stdin);
+  const server = net().createServer({ allowHalfOpen: true }, (socket) => {
+    const served = serveConnection(socket, call, requestTimeoutMs).finally(() => inFlight.delete(served));
+    inFlight.add(served);
+  });
+  let ino: number | undefined;
+  try {
+    await listen(server, socketPath);
+    fs().chmodSync(socketPath, 0o600);
+    ino = fs().lstatSync(socketPath).ino;
+  } catch (error) {
+    server.close();
+    place.release(ino);
+    throw error;
+  }
+  const logRejection = (reason: unknown) => process.stderr.write(`resident CNI daemon: a handler left a promise rejected: ${reason instanceof Error ? reason.stack : String(reason)}\n`);
+  process.on('unhandledRejection', logRejection);
+  let markClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      process.off('SIGTERM', close).off('SIGINT', close);
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Without the listening socket, nothing may keep Node's loop alive while a call waits
+      // (on a promise, a signal): the process would end with the call unanswered.
+      const hold = setInterval(() => {}, 60_000);
+      try {
+        await Promise.all([...inFlight]);
+        await stopped;
+      } finally {
+        clearInterval(hold);
+      }
+      place.release(ino);
+      process.off('unhandledRejection', logRejection);
+      markClosed();
+    })());
+  if (handleSignals) process.once('SIGTERM', close).once('SIGINT', close);
+  return { socketPath, close, closed };
+}

@@ -1,0 +1,45 @@
+// The resident mode's wire format as the daemon reads it (native/cni_shim.c
+// writes it): a request is taken whole however it is cut into chunks, the
+// environment's first entry of a name wins as getenv(3) has it, and a request
+// that is not the shim's, or too large, is refused as soon as that is known.
+import { describe, expect, it } from 'vitest';
+import { BadRequest, encodeResponse, MAX_ENV, RequestReader } from '../../dist/cni/daemon/protocol.js';
+
+function request(env: string[], stdin: string): Buffer {
+  const block = Buffer.from(env.map((entry) => `${entry}\0`).join(''));
+  const header = Buffer.alloc(8);
+  header.write('NCS1');
+  header.writeUInt32BE(block.length, 4);
+  return Buffer.concat([header, block, Buffer.from(stdin)]);
+}
+
+describe('the resident wire format', () => {
+  it('reads a request cut anywhere, the first of two entries of a name winning', () => {
+    const bytes = request(['CNI_COMMAND=ADD', 'CNI_PATH=/a:/b', 'CNI_PATH=/evil', 'NOEQUALS', 'EMPTY='], '{"name":"n"}');
+    for (const size of [1, 3, 7, 8, 9, bytes.length]) {
+      const reader = new RequestReader();
+      for (let at = 0; at < bytes.length; at += size) reader.push(bytes.subarray(at, at + size));
+      const { env, stdin } = reader.finish();
+      expect({ ...env }).toEqual({ CNI_COMMAND: 'ADD', CNI_PATH: '/a:/b', EMPTY: '' });
+      expect(stdin.toString()).toBe('{"name":"n"}');
+    }
+  });
+
+  it('refuses another program, an environment over the limit, and a request cut short', () => {
+    expect(() => new RequestReader().push(Buffer.from('GET / HTTP/1.1\r\n'))).toThrow(BadRequest);
+    const huge = Buffer.alloc(8);
+    huge.write('NCS1');
+    huge.writeUInt32BE(MAX_ENV + 1, 4);
+    expect(() => new RequestReader().push(huge)).toThrow(/environment longer/);
+    const cut = new RequestReader();
+    cut.push(request(['A=1'], '').subarray(0, 10));
+    expect(() => cut.finish()).toThrow(/ended before its environment/);
+  });
+
+  it('answers with the exit code, stdout and stderr, lengths first', () => {
+    const frame = encodeResponse({ exitCode: 1, stdout: Buffer.from('{"code":7}\n'), stderr: 'log\n' });
+    expect(frame.toString('latin1', 0, 4)).toBe('NCR1');
+    expect([frame.readUInt32BE(4), frame.readUInt32BE(8), frame.readUInt32BE(12)]).toEqual([1, 11, 4]);
+    expect(frame.subarray(16).toString()).toBe('{"code":7}\nlog\n');
+  });
+});
