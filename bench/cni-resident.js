@@ -14,7 +14,7 @@ import { median, record } from './lib.js';
 
 const ROUNDS = 30;
 const GO_PLUGINS = '/usr/lib/cni';
-const DAEMON = fileURLToPath(new URL('../examples/cni-ptp/dist/daemon.js', import.meta.url));
+const DAEMON = fileURLToPath(new URL('../examples/cni-ptp/dist/cni-ptp-daemon.cjs', import.meta.url));
 const SHIM = fileURLToPath(new URL('../build/Release/netns-cni-shim', import.meta.url));
 
 /** The example's daemon in `host`, once it says it serves. */

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Builds examples/cni-ptp as it ships: dist/cni-ptp.cjs, one CommonJS file
-// with netns and its dependencies inside, run by `node` once per command.
+// with netns and its dependencies inside, run by `node` once per command, and
+// dist/cni-ptp-daemon.cjs, its resident entry (docs/cni.md, Resident mode).
 // One file because Node 20 spends about a millisecond on each ES module it
 // loads (the example's graph is over a hundred); CommonJS because import()
 // of a bundled module then becomes a call that runs that module's code when
@@ -14,26 +15,33 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const example = join(root, 'examples', 'cni-ptp');
-const outfile = join(example, 'dist', 'cni-ptp.cjs');
+const entries = { 'cni-ptp.cjs': 'main.ts', 'cni-ptp-daemon.cjs': 'daemon.ts' };
 const { engines } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
-await build({
-  entryPoints: [join(example, 'src', 'main.ts')],
-  outfile,
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: `node${engines.node.replace(/^>=\s*/, '')}`,
-  // netns finds its addon and exec helper from its modules' URL (src/core/runtime-files.ts):
-  // the bundle gives them a URL in this repository's dist/core, three folders up from the
-  // bundle, so they are found in build/Release as when the example ran from dist/. Made
-  // when first asked for: VERSION never needs it.
-  define: { 'import.meta.url': 'importMeta.url' },
-  banner: { js: "const importMeta = { get url() { return require('node:url').pathToFileURL(require('node:path').join(__dirname, '..', '..', '..', 'dist', 'core', 'runtime-files.js')).href; } };" },
-  supported: { 'dynamic-import': false },
-  minifyWhitespace: true,
-  minifySyntax: true,
-  sourcemap: false,
-  logLevel: 'warning',
-});
-chmodSync(outfile, 0o755); // main.ts starts with #!/usr/bin/env node: the file can be the plugin binary itself
+for (const [output, entry] of Object.entries(entries)) {
+  const outfile = join(example, 'dist', output);
+  await bundle(join(example, 'src', entry), outfile);
+  chmodSync(outfile, 0o755); // each starts with a #! line: the file can be the plugin binary (or the daemon) itself
+}
+
+function bundle(entry, outfile) {
+  return build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: `node${engines.node.replace(/^>=\s*/, '')}`,
+    // netns finds its addon and exec helper from its modules' URL (src/core/runtime-files.ts):
+    // the bundle gives them a URL in this repository's dist/core, three folders up from the
+    // bundle, so they are found in build/Release as when the example ran from dist/. Made
+    // when first asked for: VERSION never needs it.
+    define: { 'import.meta.url': 'importMeta.url' },
+    banner: { js: "const importMeta = { get url() { return require('node:url').pathToFileURL(require('node:path').join(__dirname, '..', '..', '..', 'dist', 'core', 'runtime-files.js')).href; } };" },
+    supported: { 'dynamic-import': false },
+    minifyWhitespace: true,
+    minifySyntax: true,
+    sourcemap: false,
+    logLevel: 'warning',
+  });
+}

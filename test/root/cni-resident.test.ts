@@ -77,7 +77,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('resident mode: the shim and the 
   };
   const env = (extra: Record<string, string>) => ({ PATH: process.env.PATH ?? '', CNI_PATH: GO_PLUGINS, ...extra });
   const viaShim = (extra: Record<string, string>, input: object | string = '') => exec(hosts.host, [shim], env(extra), typeof input === 'string' ? input : JSON.stringify(input));
-  const viaProcess = (extra: Record<string, string>, input: object | string = '') => exec(hosts.host, [process.execPath, join(EXAMPLE, 'main.js')], env(extra), typeof input === 'string' ? input : JSON.stringify(input));
+  const viaProcess = (extra: Record<string, string>, input: object | string = '') => exec(hosts.host, [process.execPath, join(EXAMPLE, 'cni-ptp.cjs')], env(extra), typeof input === 'string' ? input : JSON.stringify(input));
 
   beforeAll(async () => {
     const parallel = Object.fromEntries(Array.from({ length: PARALLEL }, (_, i) => [`p${i}`, {}]));
@@ -88,7 +88,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('resident mode: the shim and the 
     shim = join(dir, name);
     copyFileSync(SHIM, shim);
     chmodSync(shim, 0o755);
-    daemon = await startDaemon(hosts.host, [join(EXAMPLE, 'daemon.js'), socketPath]);
+    daemon = await startDaemon(hosts.host, [join(EXAMPLE, 'cni-ptp-daemon.cjs'), socketPath]);
   }, 120_000);
 
   const added: [NetNS, string, object][] = [];
@@ -226,7 +226,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('resident mode: the shim and the 
     // A socket made reachable (say by a careless chmod): SO_PEERCRED still says no.
     const open = mkdtempSync(join(tmpdir(), `netns-cni-resident-open-${tag}-`));
     chmodSync(open, 0o711);
-    const loose = await startDaemon(hosts.host, [join(EXAMPLE, 'daemon.js'), join(open, 's.sock')]);
+    const loose = await startDaemon(hosts.host, [join(EXAMPLE, 'cni-ptp-daemon.cjs'), join(open, 's.sock')]);
     try {
       chmodSync(join(open, 's.sock'), 0o666);
       const refused = await asNobody({ NETNS_CNI_SOCKET: join(open, 's.sock') });

@@ -6,16 +6,7 @@
 // ships as one CommonJS file (scripts/build-example.mjs, docs/cni-packaging.md),
 // so no top-level await. The flag lets a command's few megabytes be allocated
 // without a garbage collection: two scavenges otherwise, a few ms each.
-import { pluginMain, SPEC_VERSIONS } from 'netns/cni';
-import type { PtpConf } from './config.js';
+import { pluginMain } from 'netns/cni';
+import { handlers, info } from './handlers.js';
 
-void pluginMain<PtpConf>(
-  {
-    add: async (args) => (await import('./add.js')).cmdAdd(args),
-    del: async (args) => (await import('./del.js')).cmdDel(args),
-    check: async (args) => (await import('./check.js')).cmdCheck(args),
-    gc: async (args) => (await import('./gc.js')).cmdGc(args),
-    status: async (args) => (await import('./status.js')).cmdStatus(args),
-  },
-  { versions: SPEC_VERSIONS, about: 'CNI plugin cni-ptp (netns example): ptp with an address set per attachment' },
-);
+void pluginMain(handlers, info);
