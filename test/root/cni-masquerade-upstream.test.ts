@@ -20,6 +20,7 @@ import type { NetNS } from '../../dist/index.js';
 import { addMasquerade } from '../../dist/cni/masquerade.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
 import { attach, haveGoPlugins, run, type PluginRun } from '../helpers/cni-ptp.js';
+import { masqueradeListing } from '../helpers/masquerade-listing.js';
 import { privileged } from '../helpers/privileges.js';
 
 const TABLE = 'cni_plugins_masquerade';
@@ -87,23 +88,7 @@ async function upstreamGc(ns: NetNS, network: string, valid: Attachment[]): Prom
 
 /** The layout both write, with the masq_checks rules in order (upstream's `nft list` text). */
 const expectedTable = (rules: [string, Attachment][]): string =>
-  [
-    `table inet ${TABLE} {`,
-    '\tcomment "Masquerading for plugins from github.com/containernetworking/plugins"',
-    '\tchain masq_checks {',
-    '\t\tcomment "Masquerade traffic from certain IPs to any (non-multicast) IP outside their subnet"',
-    ...rules.map(([cidr, a]) => `\t\tip saddr ${addressPart(cidr)} ip daddr != ${subnetOf(cidr)} masquerade comment "${upstreamComment(NETWORK, a)}"`),
-    '\t}',
-    '',
-    '\tchain postrouting {',
-    '\t\ttype nat hook postrouting priority srcnat; policy accept;',
-    '\t\tip daddr 224.0.0.0/4 return',
-    '\t\tip6 daddr ff00::/8 return',
-    '\t\tgoto masq_checks',
-    '\t}',
-    '}',
-    '',
-  ].join('\n');
+  masqueradeListing(rules.map(([cidr, a]) => `ip saddr ${addressPart(cidr)} ip daddr != ${subnetOf(cidr)} masquerade comment "${upstreamComment(NETWORK, a)}"`));
 
 describe.skipIf(!privileged || !haveGoPlugins)('masquerade beside the official plugins’ nftables backend', () => {
   let network: TestNetwork<Hosts>;

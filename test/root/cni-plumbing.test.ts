@@ -20,6 +20,7 @@ import { configureInterface } from '../../dist/cni/interface.js';
 import { addMasquerade, listMasquerade, removeMasquerade } from '../../dist/cni/masquerade.js';
 import { listWithAliases, setupVeth, type Veth } from '../../dist/cni/veth.js';
 import type { Result } from '../../dist/cni/types.js';
+import { masqueradeListing } from '../helpers/masquerade-listing.js';
 import { privileged } from '../helpers/privileges.js';
 import { tcpHello } from '../helpers/tcp-hello.js';
 
@@ -193,24 +194,10 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
     const tag = masqueradeComment('plumb-net', attachment);
     const { stdout } = await host.execFile('nft', ['list', 'ruleset']);
     expect(stdout).toBe(
-      [
-        'table inet cni_plugins_masquerade {',
-        '\tcomment "Masquerading for plugins from github.com/containernetworking/plugins"',
-        '\tchain masq_checks {',
-        '\t\tcomment "Masquerade traffic from certain IPs to any (non-multicast) IP outside their subnet"',
-        `\t\tip saddr 10.1.1.2 ip daddr != 10.1.1.0/24 masquerade comment "${tag}"`,
-        `\t\tip6 saddr fd00:1::2 ip6 daddr != fd00:1::/64 masquerade comment "${tag}"`,
-        '\t}',
-        '',
-        '\tchain postrouting {',
-        '\t\ttype nat hook postrouting priority srcnat; policy accept;',
-        '\t\tip daddr 224.0.0.0/4 return',
-        '\t\tip6 daddr ff00::/8 return',
-        '\t\tgoto masq_checks',
-        '\t}',
-        '}',
-        '',
-      ].join('\n'),
+      masqueradeListing([
+        `ip saddr 10.1.1.2 ip daddr != 10.1.1.0/24 masquerade comment "${tag}"`,
+        `ip6 saddr fd00:1::2 ip6 daddr != fd00:1::/64 masquerade comment "${tag}"`,
+      ]),
     );
     // And it masquerades: the container reaches a namespace beyond the host, which sees the host's address.
     await enableForward(host, [4]);
