@@ -43,13 +43,14 @@ export class NetlinkBackend implements AddrsetBackend, Disposable {
     return new NetlinkBackend(ns, ref, await openNftables(ns, options));
   }
 
-  /** Idempotent. */
-  close(): void {
+  /** Idempotent; resolves once the socket is freed. */
+  close(): Promise<void> {
     this.#handle.close();
+    return this.#handle.released;
   }
 
   [Symbol.dispose](): void {
-    this.close();
+    void this.close();
   }
 
   // `lock` needs no passing on: the transaction lands or fails inside this

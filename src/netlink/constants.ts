@@ -4,6 +4,8 @@
 // here sends or reads.
 
 export const NETLINK_ROUTE = 0;
+/** The handle closes these off the calling thread (handle.ts); nftables/ speaks it. */
+export const NETLINK_NETFILTER = 12;
 export const AF_UNSPEC = 0;
 export const AF_INET = 2;
 export const AF_INET6 = 10;

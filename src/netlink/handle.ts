@@ -11,7 +11,7 @@
 import { ErrorCodes, NetnsError, netnsError } from '../core/errors.js';
 import type { NsHandle } from '../core/handle.js';
 import type { Attribute } from './attributes.js';
-import { NETLINK_ROUTE, NLMSG_ERROR, RTM_BASE, NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_REQUEST } from './constants.js';
+import { NETLINK_NETFILTER, NETLINK_ROUTE, NLMSG_ERROR, RTM_BASE, NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_REQUEST } from './constants.js';
 import { encodeMessages, isTerminal, messageError, splitMessages, type NetlinkMessage, type NetlinkRequest } from './message.js';
 import { leaseNamespaceFd } from './namespace-fd.js';
 import { nativeTransport, type NetlinkTransport } from './transport.js';
@@ -41,11 +41,14 @@ export class NetlinkHandle implements Disposable {
   readonly #fd: number;
   readonly #port: number;
   readonly #isGet: (type: number) => boolean;
+  readonly #protocol: number;
   #seq: number;
   #closed = false;
+  #released: Promise<void> = Promise.resolve();
 
-  private constructor(transport: NetlinkTransport, fd: number, port: number, isGet: (type: number) => boolean) {
+  private constructor(transport: NetlinkTransport, fd: number, port: number, protocol: number, isGet: (type: number) => boolean) {
     this.#transport = transport;
+    this.#protocol = protocol;
     this.#fd = fd;
     this.#port = port;
     this.#isGet = isGet;
@@ -65,7 +68,7 @@ export class NetlinkHandle implements Disposable {
     // namespace is the switched one, and that is the one meant.
     using ns = leaseNamespaceFd(target === undefined ? '/proc/thread-self/ns/net' : target, 'netlink');
     const socket = await transport.open(ns.fd, protocol);
-    return new NetlinkHandle(transport, socket.fd, socket.portId, isGet);
+    return new NetlinkHandle(transport, socket.fd, socket.portId, protocol, isGet);
   }
 
   /** The socket's port id (from getsockname; not necessarily the pid). Replies and events caused by this socket carry it. */
@@ -82,11 +85,21 @@ export class NetlinkHandle implements Disposable {
     return this.#closed;
   }
 
-  /** Idempotent. */
+  /**
+   * Idempotent. An nf_tables socket is closed off the calling thread: its
+   * release waits for the kernel to finish destroying what the last commit
+   * replaced (nf_tables flushes that work, an RCU grace period of ~7 ms), which
+   * would stall the event loop of a process serving many calls.
+   */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#transport.close(this.#fd);
+    this.#released = this.#transport.close(this.#fd, this.#protocol === NETLINK_NETFILTER) ?? this.#released;
+  }
+
+  /** Settles once close() has freed the descriptor: at once, but for an nf_tables socket. */
+  get released(): Promise<void> {
+    return this.#released;
   }
 
   [Symbol.dispose](): void {

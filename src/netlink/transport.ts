@@ -1,5 +1,6 @@
 // The seam between the netlink layer and the socket: the addon's functions by
 // default, a fake in unit tests (which then run without privileges or kernel).
+import { fs } from '../core/builtins.js';
 import { callNative, fromNative } from '../core/errors.js';
 import { native } from '../core/native.js';
 
@@ -13,7 +14,12 @@ export interface NetlinkTransport {
    * there is, null if nothing (see NativeBinding.netlinkTransact).
    */
   transact(fd: number, request: Buffer, firstSeq: number, count: number, quiet: boolean): Buffer | null;
-  close(fd: number): void;
+  /**
+   * Frees the socket; inBackground: on libuv's pool, so the caller does not
+   * wait (the descriptor stays this process's until then, so its number is not
+   * reused meanwhile), resolving once it is freed.
+   */
+  close(fd: number, inBackground?: boolean): void | Promise<void>;
 }
 
 export const nativeTransport: NetlinkTransport = {
@@ -34,5 +40,9 @@ export const nativeTransport: NetlinkTransport = {
       throw fromNative(error);
     }
   },
-  close: (fd) => callNative(() => native().closeFd(fd)),
+  close(fd, inBackground) {
+    // A failed close of a socket leaves nothing to act on: the descriptor is gone either way.
+    if (inBackground) return new Promise((resolve) => fs().close(fd, () => resolve()));
+    callNative(() => native().closeFd(fd));
+  },
 };

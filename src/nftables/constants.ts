@@ -1,7 +1,7 @@
 // nfnetlink and nf_tables numbers (linux/netfilter/nfnetlink.h, nf_tables.h;
 // nftables include/datatype.h for key types), as in the reference sheet's
 // section 3. Only what this layer sends or reads.
-export const NETLINK_NETFILTER = 12;
+export { NETLINK_NETFILTER } from '../netlink/constants.js';
 export const NFNL_SUBSYS_NFTABLES = 10;
 export const NFNL_MSG_BATCH_BEGIN = 0x10;
 export const NFNL_MSG_BATCH_END = 0x11;
