@@ -61,7 +61,7 @@ export interface AddrsetBackend {
    */
   removeTableIfEmpty?(registry: string, lock: WriterLock): Promise<boolean>;
   /** Gives up what the backend holds open (the netlink backend's socket); idempotent. */
-  close?(): void | Promise<void>;
+  close?(): void;
 }
 
 /** Whether a read with these options wants the elements of `set`. */

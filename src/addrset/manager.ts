@@ -320,7 +320,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     await this.#pipeline?.idle();
     await Promise.allSettled(this.#reads);
     this.#lock?.release();
-    if (this.#ownBackend) await this.#backend.close?.();
+    if (this.#ownBackend) this.#backend.close?.();
     this.#ownNs?.close();
   }
 

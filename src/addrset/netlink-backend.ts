@@ -43,14 +43,13 @@ export class NetlinkBackend implements AddrsetBackend, Disposable {
     return new NetlinkBackend(ns, ref, await openNftables(ns, options));
   }
 
-  /** Idempotent; resolves once the socket is freed. */
-  close(): Promise<void> {
+  /** Idempotent. */
+  close(): void {
     this.#handle.close();
-    return this.#handle.released;
   }
 
   [Symbol.dispose](): void {
-    void this.close();
+    this.close();
   }
 
   // `lock` needs no passing on: the transaction lands or fails inside this

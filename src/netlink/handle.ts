@@ -44,7 +44,6 @@ export class NetlinkHandle implements Disposable {
   readonly #protocol: number;
   #seq: number;
   #closed = false;
-  #released: Promise<void> = Promise.resolve();
 
   private constructor(transport: NetlinkTransport, fd: number, port: number, protocol: number, isGet: (type: number) => boolean) {
     this.#transport = transport;
@@ -89,17 +88,13 @@ export class NetlinkHandle implements Disposable {
    * Idempotent. An nf_tables socket is closed off the calling thread: its
    * release waits for the kernel to finish destroying what the last commit
    * replaced (nf_tables flushes that work, an RCU grace period of ~7 ms), which
-   * would stall the event loop of a process serving many calls.
+   * would stall the caller, and the event loop of a process serving many
+   * calls. The descriptor is freed a moment later, as Node frees its sockets'.
    */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#released = this.#transport.close(this.#fd, this.#protocol === NETLINK_NETFILTER) ?? this.#released;
-  }
-
-  /** Settles once close() has freed the descriptor: at once, but for an nf_tables socket. */
-  get released(): Promise<void> {
-    return this.#released;
+    this.#transport.close(this.#fd, this.#protocol === NETLINK_NETFILTER);
   }
 
   [Symbol.dispose](): void {

@@ -17,9 +17,9 @@ export interface NetlinkTransport {
   /**
    * Frees the socket; inBackground: on libuv's pool, so the caller does not
    * wait (the descriptor stays this process's until then, so its number is not
-   * reused meanwhile), resolving once it is freed.
+   * reused meanwhile), as Node closes its own sockets.
    */
-  close(fd: number, inBackground?: boolean): void | Promise<void>;
+  close(fd: number, inBackground?: boolean): void;
 }
 
 export const nativeTransport: NetlinkTransport = {
@@ -42,7 +42,7 @@ export const nativeTransport: NetlinkTransport = {
   },
   close(fd, inBackground) {
     // A failed close of a socket leaves nothing to act on: the descriptor is gone either way.
-    if (inBackground) return new Promise((resolve) => fs().close(fd, () => resolve()));
-    callNative(() => native().closeFd(fd));
+    if (inBackground) fs().close(fd, () => {});
+    else callNative(() => native().closeFd(fd));
   },
 };
