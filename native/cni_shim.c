@@ -239,8 +239,23 @@ static void lost(int err) {
   fail(CNI_INTERNAL, "the plugin's resident daemon closed the connection before answering (it may have stopped mid-call)", err);
 }
 
+/*
+ * A runtime may start the shim with stdin, stdout or stderr closed: the socket
+ * would then take that number, and the shim read its own request as stdin or
+ * write its answer into the daemon. Each closed one is /dev/null instead (a
+ * closed stdin reads as empty: the daemon says the configuration is missing).
+ */
+static void keep_standard_descriptors(void) {
+  for (int fd = 0; fd <= 2; fd++) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    int null = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (null != fd) _exit(1); /* open takes the lowest free number: fd itself, or there is nothing to say it on */
+  }
+}
+
 int main(int argc, char **argv) {
   (void)argc;
+  keep_standard_descriptors();
   signal(SIGPIPE, SIG_IGN); /* a closed socket or stdout is an error return, not death */
   choose_socket(argv[0] != NULL ? argv[0] : "");
   choose_deadline();

@@ -7,6 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -239,6 +240,13 @@ describe.skipIf(!privileged || !haveGoPlugins)('resident mode: the shim and the 
     }
   });
 
+  it('a shim started with stdin closed reads it as empty at once, rather than its own socket', async () => {
+    // The socket would otherwise take descriptor 0, and the shim send its own request as stdin.
+    const run = await exec(hosts.host, ['sh', '-c', 'exec "$0" <&-', shim], env(attach('ADD', hosts.c2, 'ctr-no-stdin')));
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ code: 6 });
+  });
+
   describe('a daemon that fails', () => {
     // A plugin whose ADD never answers and whose DEL has a bug, run resident or as a process.
     let plugin: string;
@@ -304,7 +312,7 @@ else pluginMain(handlers, info);
       }
     });
 
-    it('SIGTERM: no new calls, the call in flight is answered, then the daemon exits, its socket gone', async () => {
+    it('SIGTERM: no new calls, the call in flight is answered (a second SIGTERM meanwhile does not end it), then the daemon exits, its socket gone', async () => {
       const socket = join(dir, 'term.sock');
       const served = await startDaemon(hosts.host, [plugin, socket]);
       const call = viaShim({ ...attach('ADD', hosts.c2, 'ctr-term'), CNI_ARGS: 'finish=usr2', NETNS_CNI_SOCKET: socket }, stuckConf);
@@ -314,11 +322,45 @@ else pluginMain(handlers, info);
       await expect.poll(async () => JSON.parse((await viaShim({ CNI_COMMAND: 'VERSION', NETNS_CNI_SOCKET: socket })).stdout).code).toBe(11);
       // Until the call in flight is answered, the socket is still this daemon's: no other may start on it.
       await expect(startDaemon(hosts.host, [plugin, socket])).rejects.toThrow(/another resident daemon serves/);
+      served.child.kill('SIGTERM'); // an impatient service manager: the call in flight must still be answered
+      await expect.poll(async () => JSON.parse((await viaShim({ CNI_COMMAND: 'VERSION', NETNS_CNI_SOCKET: socket })).stdout).code).toBe(11);
       served.child.kill('SIGUSR2');
       expect(await call).toEqual({ code: 0, stdout: '{"cniVersion":"1.0.0","ips":[{"address":"10.9.0.2/24"}]}\n', stderr: '' });
       expect(await served.exited).toBe(0);
       expect(existsSync(socket)).toBe(false);
       expect(existsSync(`${socket}.lock`)).toBe(false);
+    });
+
+    it('calls queued on the socket when SIGTERM comes are answered (served, or code 11), never reset', async () => {
+      const socket = join(dir, 'queued.sock');
+      const served = await startDaemon(hosts.host, [plugin, socket]);
+      served.child.kill('SIGSTOP'); // connections now wait in the listener's queue, not accepted
+      const calls = Array.from({ length: 10 }, () => viaShim({ CNI_COMMAND: 'VERSION', NETNS_CNI_SOCKET: socket }));
+      const queued = async () => Number((await hosts.host.execFile('ss', ['-xlH', 'src', socket])).stdout.trim().split(/\s+/)[2]);
+      await expect.poll(queued).toBe(10);
+      served.child.kill('SIGTERM');
+      served.child.kill('SIGCONT');
+      const runs = await Promise.all(calls);
+      for (const run of runs) expect([0, 11]).toContain(run.code === 0 ? 0 : JSON.parse(run.stdout).code);
+      expect(await served.exited).toBe(0);
+    });
+
+    it('does not take a socket another program listens on, even without a lock file, and leaves no lock of its own', async () => {
+      const socket = join(dir, 'foreign.sock');
+      // The daemon's probe connects and goes at once: its reset is no error of this program's.
+      const foreign = net.createServer((connection) => connection.on('error', () => {}).end('mine'));
+      await new Promise<void>((resolve) => foreign.listen(socket, resolve));
+      try {
+        await expect(startDaemon(hosts.host, [plugin, socket])).rejects.toThrow(/listens on .* without holding its lock file/);
+        expect(existsSync(`${socket}.lock`)).toBe(false);
+        const answer = await new Promise<string>((resolve, reject) => {
+          let text = '';
+          net.connect(socket).setEncoding('utf8').on('data', (chunk) => (text += chunk)).on('end', () => resolve(text)).on('error', reject);
+        });
+        expect(answer).toBe('mine');
+      } finally {
+        foreign.close();
+      }
     });
 
     it('a daemon that never answers: the shim gives up at NETNS_CNI_TIMEOUT', async () => {

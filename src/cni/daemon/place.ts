@@ -3,7 +3,7 @@
 // the same socket is refused, and a socket file left by a dead one is known to
 // be stale and may be replaced), and a socket only its owner can connect to.
 import { dirname } from 'node:path';
-import { fs } from '../../core/builtins.js';
+import { fs, net } from '../../core/builtins.js';
 import { callNative, ErrorCodes, netnsError } from '../../core/errors.js';
 import { native } from '../../core/native.js';
 
@@ -48,8 +48,24 @@ function holder(lockPath: string): string {
   }
 }
 
-/** A socket file at `path` left by a dead daemon is removed; anything else there is refused (it is not ours to destroy). */
-function clearStaleSocket(path: string): void {
+/** Whether something accepts connections on the unix socket at `path` (a daemon whose lock file someone removed, or another program). */
+function someoneListens(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net().connect(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * A socket file at `path` left by a dead daemon is removed; a live one (its
+ * lock file gone, or another program's) and anything that is not a socket are
+ * refused: they are not ours to destroy.
+ */
+async function clearStaleSocket(path: string): Promise<void> {
   let stat;
   try {
     stat = fs().lstatSync(path);
@@ -58,7 +74,13 @@ function clearStaleSocket(path: string): void {
     throw error;
   }
   if (!stat.isSocket()) throw netnsError(ErrorCodes.INVALID_PATH, `${path} exists and is not a socket: not removed`, { path });
+  if (await someoneListens(path)) throw netnsError(ErrorCodes.CNI_DAEMON_RUNNING, `a process listens on ${path} without holding its lock file: not removed`, { path });
   fs().unlinkSync(path);
+}
+
+/** Removes `path` if it is still the file `fd` has open: a lock file someone replaced is the new holder's. */
+function removeIfSame(path: string, fd: number): void {
+  if (fs().lstatSync(path, { throwIfNoEntry: false })?.ino === fs().fstatSync(fd).ino) fs().rmSync(path, { force: true });
 }
 
 export interface SocketPlace {
@@ -68,10 +90,11 @@ export interface SocketPlace {
 
 /**
  * Takes `socketPath` for this process: checks its directory, takes the lock
- * file beside it (ERR_NETNS_CNI_DAEMON_RUNNING if a live daemon holds it) and
- * removes a stale socket. The caller then listens on the path.
+ * file beside it (ERR_NETNS_CNI_DAEMON_RUNNING if a live daemon holds it, or
+ * something listens on the socket) and removes a stale socket. The caller
+ * then listens on the path.
  */
-export function takeSocketPlace(socketPath: string): SocketPlace {
+export async function takeSocketPlace(socketPath: string): Promise<SocketPlace> {
   secureDirectory(dirname(socketPath));
   const lockPath = `${socketPath}.lock`;
   // -1 also when the holder removed the file as we opened it (it was stopping): one more try meets a new file.
@@ -81,8 +104,9 @@ export function takeSocketPlace(socketPath: string): SocketPlace {
   try {
     fs().ftruncateSync(fd, 0);
     fs().writeSync(fd, `${process.pid}\n`, 0);
-    clearStaleSocket(socketPath);
+    await clearStaleSocket(socketPath);
   } catch (error) {
+    removeIfSame(lockPath, fd);
     native().closeFd(fd);
     throw error;
   }
@@ -95,7 +119,7 @@ export function takeSocketPlace(socketPath: string): SocketPlace {
         if (ownSocketIno !== undefined && fs().lstatSync(socketPath, { throwIfNoEntry: false })?.ino === ownSocketIno) fs().unlinkSync(socketPath);
         // Removed while still locked, as the address sets' table lock is: no one locks this file anew
         // and thinks it guards the socket (TryLockFile checks for this).
-        fs().rmSync(lockPath, { force: true });
+        removeIfSame(lockPath, fd);
       } finally {
         native().closeFd(fd);
       }

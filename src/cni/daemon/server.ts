@@ -61,8 +61,8 @@ function refusal(socket: Socket): CniError | undefined {
 
 type Call = (env: CallEnvironment, stdin: Buffer) => Promise<CallOutcome>;
 
-/** Reads one request, answers it, and settles when the connection is gone. */
-function serveConnection(socket: Socket, call: Call, requestTimeoutMs: number): Promise<void> {
+/** Reads one request, answers it (or refuses it, when `refusing` says why), and settles when the connection is gone. */
+function serveConnection(socket: Socket, call: Call, requestTimeoutMs: number, refusing: CniError | undefined): Promise<void> {
   return new Promise((settle) => {
     socket.on('close', () => settle());
     socket.on('error', () => {}); // a shim gone mid-call: there is no one left to tell
@@ -91,7 +91,7 @@ function serveConnection(socket: Socket, call: Call, requestTimeoutMs: number): 
         refuse(badRequest(error as BadRequest));
       }
     };
-    const refused = refusal(socket);
+    const refused = refusal(socket) ?? refusing;
     if (refused) return refuse(refused);
     socket.setTimeout(requestTimeoutMs, () => socket.destroy());
     socket.on('data', onData).on('end', onEnd);
@@ -137,11 +137,12 @@ function checkOptions(options: ResidentOptions): { socketPath: string; handleSig
 export async function serveResident<C extends NetConf = NetConf>(funcs: PluginFunctions<C>, info: PluginInfo, options: ResidentOptions): Promise<ResidentServer> {
   checkArguments(funcs as PluginFunctions<never>, info);
   const { socketPath, handleSignals, requestTimeoutMs } = checkOptions(options);
-  const place: SocketPlace = takeSocketPlace(socketPath);
+  const place: SocketPlace = await takeSocketPlace(socketPath);
   const inFlight = new Set<Promise<void>>();
   const call: Call = (env, stdin) => handleCall(funcs, info, env, async () => stdin);
+  let stopping: CniError | undefined;
   const server = net().createServer({ allowHalfOpen: true }, (socket) => {
-    const served = serveConnection(socket, call, requestTimeoutMs).finally(() => inFlight.delete(served));
+    const served = serveConnection(socket, call, requestTimeoutMs, stopping).finally(() => inFlight.delete(served));
     inFlight.add(served);
   });
   let ino: number | undefined;
@@ -159,23 +160,29 @@ export async function serveResident<C extends NetConf = NetConf>(funcs: PluginFu
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
   let closing: Promise<void> | undefined;
+  // Stopping: the socket file goes first (new calls meet no daemon: the shim says try again
+  // later), calls that connected before are still accepted but answered code 11 unrun (a
+  // listener closed with them queued would reset them: the shim could not tell they never
+  // ran), calls in flight are answered; only then does the listener close and the lock go.
+  // Signals are kept until the end: a second SIGTERM must not kill the daemon mid-call.
   const close = () =>
     (closing ??= (async () => {
-      process.off('SIGTERM', close).off('SIGINT', close);
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      stopping = new CniError(CniCode.TRY_AGAIN_LATER, `the resident daemon on ${socketPath} is stopping: try again`);
+      if (fs().lstatSync(socketPath, { throwIfNoEntry: false })?.ino === ino) fs().unlinkSync(socketPath);
       // Without the listening socket, nothing may keep Node's loop alive while a call waits
       // (on a promise, a signal): the process would end with the call unanswered.
       const hold = setInterval(() => {}, 60_000);
       try {
-        await Promise.all([...inFlight]);
-        await stopped;
+        while (inFlight.size > 0) await Promise.all([...inFlight]);
+        await new Promise<void>((resolve) => server.close(() => resolve()));
       } finally {
         clearInterval(hold);
       }
       place.release(ino);
       process.off('unhandledRejection', logRejection);
+      if (handleSignals) process.off('SIGTERM', close).off('SIGINT', close);
       markClosed();
     })());
-  if (handleSignals) process.once('SIGTERM', close).once('SIGINT', close);
+  if (handleSignals) process.on('SIGTERM', close).on('SIGINT', close);
   return { socketPath, close, closed };
 }
