@@ -23,6 +23,17 @@ export function openFdCount(): number {
   return readdirSync('/proc/self/fd').length;
 }
 
+/** This process's descriptors whose link reads `target` (e.g. 'anon_inode:inotify'): a count that other work's closes cannot move. */
+export function fdCountOf(target: string): number {
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === target;
+    } catch {
+      return false; // closed while we looked
+    }
+  }).length;
+}
+
 export function threadCount(): number {
   return readdirSync('/proc/self/task').length;
 }
