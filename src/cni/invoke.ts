@@ -11,7 +11,7 @@
 // busy binary's retry needs it.
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { fs } from '../core/builtins.js';
+import { fs, os } from '../core/builtins.js';
 import { ErrorCodes, fromNative, netnsError } from '../core/errors.js';
 import { native } from '../core/native.js';
 import { splitPath } from './env.js';
@@ -85,7 +85,7 @@ async function runNative(pluginPath: string, stdin: ConfigBytes, env: NodeJS.Pro
 }
 
 function signalName(signal: number): NodeJS.Signals {
-  const names = process.getBuiltinModule('node:os').constants.signals;
+  const names = os().constants.signals;
   return (Object.keys(names) as NodeJS.Signals[]).find((name) => names[name] === signal) ?? (`SIG${signal}` as NodeJS.Signals);
 }
 
