@@ -67,16 +67,29 @@ export interface PluginExit {
  */
 export type SpawnPlugin = (command: string, args: string[], options: { env: NodeJS.ProcessEnv; stdio: ['pipe', 'pipe', 'pipe'] }) => ChildProcess;
 
-/** `env` as execve takes it; a variable set to undefined is left out, as child_process does. */
+/**
+ * `env` as execve takes it; a variable set to undefined is left out, as
+ * child_process does. A NUL would cut the C string short (a path would name
+ * another program) and `=` in a name would make another variable: refused,
+ * as child_process refuses them.
+ */
 function environmentList(env: NodeJS.ProcessEnv): string[] {
-  return Object.entries(env).flatMap(([name, value]) => (value === undefined ? [] : [`${name}=${value}`]));
+  return Object.entries(env).flatMap(([name, value]) => {
+    if (value === undefined) return [];
+    if (name === '' || name.includes('=') || `${name}${value}`.includes('\0')) {
+      throw netnsError(ErrorCodes.INVALID_ARG, `a plugin's environment cannot hold ${JSON.stringify(name)}: names without = or NUL, values without NUL`);
+    }
+    return [`${name}=${value}`];
+  });
 }
 
 /** Runs the plugin from the addon; a plugin that cannot be started throws its errno error (code ETXTBSY...). */
 async function runNative(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv): Promise<PluginExit> {
+  if (pluginPath.includes('\0')) throw netnsError(ErrorCodes.INVALID_ARG, `a plugin path cannot hold NUL: ${JSON.stringify(pluginPath)}`);
+  const environment = environmentList(env);
   let exit: { status: number | null; signal: number | null; stdout: Buffer; stderr: Buffer };
   try {
-    exit = await native().runProgram(pluginPath, environmentList(env), Buffer.isBuffer(stdin) ? stdin : Buffer.from(stdin));
+    exit = await native().runProgram(pluginPath, environment, Buffer.isBuffer(stdin) ? stdin : Buffer.from(stdin));
   } catch (error) {
     throw fromNative(error);
   }

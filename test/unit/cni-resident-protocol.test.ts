@@ -4,6 +4,7 @@
 // that is not the shim's, or too large, is refused as soon as that is known.
 import { describe, expect, it } from 'vitest';
 import { BadRequest, encodeResponse, MAX_ENV, RequestReader } from '../../dist/cni/daemon/protocol.js';
+import { serveResident } from '../../dist/cni/index.js';
 
 function request(env: string[], stdin: string): Buffer {
   const block = Buffer.from(env.map((entry) => `${entry}\0`).join(''));
@@ -41,5 +42,27 @@ describe('the resident wire format', () => {
     expect(frame.toString('latin1', 0, 4)).toBe('NCR1');
     expect([frame.readUInt32BE(4), frame.readUInt32BE(8), frame.readUInt32BE(12)]).toEqual([1, 11, 4]);
     expect(frame.subarray(16).toString()).toBe('{"code":7}\nlog\n');
+  });
+});
+
+describe('serveResident options', () => {
+  const handlers = { add: () => ({ cniVersion: '1.0.0' }), del: () => {}, check: () => {} };
+  const info = { versions: ['1.0.0'] };
+
+  it('refuses a request timeout Node cannot keep (over 2^31-1 ms it would fire at once), before taking a socket', async () => {
+    for (const requestTimeoutMs of [2 ** 31, 2 ** 53, 0, 1.5]) {
+      await expect(serveResident(handlers, info, { socketPath: '/nonexistent-netns-test/s.sock', requestTimeoutMs })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    }
+  });
+
+  it('takes no option from a polluted Object.prototype', async () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.socketPath = '/tmp/netns-polluted.sock';
+    try {
+      // The inherited socketPath would be used; the own (bad) name must be what is judged.
+      await expect(serveResident(handlers, info, { name: 'bad name!' })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: expect.stringContaining('name') });
+    } finally {
+      delete proto.socketPath;
+    }
   });
 });

@@ -6,6 +6,8 @@
 import type { Server, Socket } from 'node:net';
 import { fs, net } from '../../core/builtins.js';
 import { ErrorCodes, netnsError } from '../../core/errors.js';
+import { own } from '../../core/own.js';
+import { MAX_TIMER_MS } from '../../addrset/clock.js';
 import { native } from '../../core/native.js';
 import { CniCode, CniError } from '../errors.js';
 import { checkArguments, handleCall, type CallEnvironment, type CallOutcome, type PluginFunctions, type PluginInfo } from '../skel.js';
@@ -120,11 +122,16 @@ function listen(server: Server, socketPath: string): Promise<void> {
 
 function checkOptions(options: ResidentOptions): { socketPath: string; handleSignals: boolean; requestTimeoutMs: number } {
   if (typeof options !== 'object' || options === null) throw netnsError(ErrorCodes.INVALID_ARG, 'serveResident takes options { socketPath } or { name }');
-  const socketPath = options.socketPath ?? defaultSocketPath(options.name as string);
+  // Own properties only: a polluted Object.prototype must not choose the socket or the timeout.
+  const { socketPath: given, name, requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS, handleSignals = true } = own(options);
+  const socketPath = given ?? defaultSocketPath(name as string);
   checkSocketPath(socketPath);
-  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  if (!Number.isSafeInteger(requestTimeoutMs) || requestTimeoutMs <= 0) throw netnsError(ErrorCodes.INVALID_ARG, 'requestTimeoutMs must be a positive integer');
-  return { socketPath, handleSignals: options.handleSignals ?? true, requestTimeoutMs };
+  // Node's timers take at most 2^31-1 ms: past it a timeout fires after 1 ms and would drop every connection.
+  if (!Number.isSafeInteger(requestTimeoutMs) || requestTimeoutMs <= 0 || requestTimeoutMs > MAX_TIMER_MS) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `requestTimeoutMs must be an integer from 1 to ${MAX_TIMER_MS}`);
+  }
+  if (typeof handleSignals !== 'boolean') throw netnsError(ErrorCodes.INVALID_ARG, 'handleSignals must be true or false');
+  return { socketPath, handleSignals, requestTimeoutMs };
 }
 
 /**
