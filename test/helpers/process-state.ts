@@ -5,18 +5,30 @@ export function inodeOf(path: string): number {
   return statSync(path).ino;
 }
 
-/** Every thread of this process whose network namespace is not `home`. */
+const PF_EXITING = 0x4; // include/linux/sched.h: set when the thread enters do_exit
+
+/**
+ * Every thread of this process whose network namespace is not `home`, leaving
+ * out threads already exiting: pthread_join (and so a Worker's 'exit' event)
+ * returns when the kernel clears the thread's tid, which do_exit does before
+ * it drops the thread's namespaces, so a joined thread may still show one.
+ */
 export function threadsAwayFrom(home: number): string[] {
   const away: string[] = [];
   for (const tid of readdirSync('/proc/self/task')) {
     try {
       const link = readlinkSync(`/proc/self/task/${tid}/ns/net`);
-      if (link !== `net:[${home}]`) away.push(`${tid}: ${link}`);
+      if (link !== `net:[${home}]` && !exiting(tid)) away.push(`${tid}: ${link}`);
     } catch {
       // the thread exited while we looked
     }
   }
   return away;
+}
+
+function exiting(tid: string): boolean {
+  const flags = Number(statFields(`/proc/self/task/${tid}/stat`)[6]);
+  return (flags & PF_EXITING) !== 0;
 }
 
 export function openFdCount(): number {
@@ -39,18 +51,18 @@ export function threadCount(): number {
 }
 
 /** Fields of /proc/PID/stat from the state on, read after the command name (which may hold spaces and parentheses). */
-function statFields(pid: number): string[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+function statFields(statPath: string): string[] {
+  const stat = readFileSync(statPath, 'utf8');
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
 /** The state letter: R, S, T (stopped), Z (zombie), ... */
 export function stateOf(pid: number): string {
-  return statFields(pid)[0]!;
+  return statFields(`/proc/${pid}/stat`)[0]!;
 }
 
 export function parentOf(pid: number): number {
-  return Number(statFields(pid)[1]);
+  return Number(statFields(`/proc/${pid}/stat`)[1]);
 }
 
 /**
