@@ -1,13 +1,15 @@
 // Where the package finds the files it runs that are not its own JavaScript:
 // the addon, the exec helper and the pool worker's entry. Installed, they are
-// in the package (build/Release, dist/). A bundle that includes netns has
+// in the package: the addon where node-gyp-build finds it (build/Release,
+// build/Debug, then the shipped prebuilds/<platform>-<arch>/), the executables
+// beside that addon, the worker in dist/. A bundle that includes netns has
 // taken this JavaScript away from them, so NETNS_RUNTIME_DIR names a folder
 // that `netns runtime <dir>` filled; when it is set, every file comes from
 // there. NETNS_ADDON_PATH and NETNS_EXEC_HELPER name one file each and win
 // over both.
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fs } from './builtins.js';
+import { fs, os } from './builtins.js';
 import { ErrorCodes, netnsError, type NetnsError } from './errors.js';
 import { VERSION } from './version.js';
 
@@ -24,18 +26,49 @@ export interface RuntimeFile {
   what: string;
   /** Its name in a runtime folder. */
   name: string;
-  /** Where it is in the installed package, first choice first. */
-  installed: string[];
+  /** Where it may be in the installed package (folder `root`), first choice first. */
+  installed: (root: string) => string[];
   /** The environment variable that names this one file, if any. */
   variable?: string;
   /** Made by the package's install script (not shipped in the tarball). */
   builtAtInstall: boolean;
 }
 
+interface NodeGypBuild {
+  /** The addon node-gyp-build would load from the package folder `dir`; throws if none fits this platform. */
+  resolve(dir: string): string;
+}
+
+let installedAddon: string | undefined;
+
+/**
+ * Where the installed package's addon is: node-gyp-build's choice, the same
+ * the install script made (a fresh build in build/ first, else the prebuild
+ * matching this platform, architecture and libc). Remembered once found: each
+ * spawn asks where the exec helper beside it is.
+ */
+function addonCandidates(root: string): string[] {
+  if (installedAddon?.startsWith(root)) return [installedAddon];
+  try {
+    // Required from the package's folder, only once this code is known to be in it.
+    const gypBuild = process.getBuiltinModule('node:module').createRequire(`${root}package.json`)('node-gyp-build') as NodeGypBuild;
+    installedAddon = gypBuild.resolve(root);
+    return [installedAddon];
+  } catch {
+    const platform = `${os().platform()}-${os().arch()}`;
+    return ['build/Release', 'build/Debug'].map((dir) => `${root}${dir}/netns.node`).concat(`${root}prebuilds/${platform}/*.node (Node-API, glibc)`);
+  }
+}
+
+/** An executable the package builds beside its addon (build/Release, or a prebuild folder). */
+export function besideAddon(name: string): (root: string) => string[] {
+  return (root) => addonCandidates(root).map((addon) => join(dirname(addon), name));
+}
+
 export const ADDON: RuntimeFile = {
   what: 'native addon',
   name: 'netns.node',
-  installed: ['build/Release/netns.node', 'build/Debug/netns.node'],
+  installed: addonCandidates,
   variable: 'NETNS_ADDON_PATH',
   builtAtInstall: true,
 };
@@ -43,7 +76,7 @@ export const ADDON: RuntimeFile = {
 export const EXEC_HELPER: RuntimeFile = {
   what: 'exec helper',
   name: 'netns-exec',
-  installed: ['build/Release/netns-exec', 'build/Debug/netns-exec'],
+  installed: besideAddon('netns-exec'),
   variable: 'NETNS_EXEC_HELPER',
   builtAtInstall: true,
 };
@@ -52,12 +85,12 @@ export const EXEC_HELPER: RuntimeFile = {
 export const WORKER_ENTRY: RuntimeFile = {
   what: 'pool worker entry',
   name: 'netns-worker.mjs',
-  installed: ['dist/run/worker.js'],
+  installed: (root) => [`${root}dist/run/worker.js`],
   builtAtInstall: false,
 };
 
 /** The self-contained worker, as the package ships it (made by scripts/build-worker.mjs). */
-export const BUNDLED_WORKER: RuntimeFile = { ...WORKER_ENTRY, installed: ['dist/netns-worker.mjs'] };
+export const BUNDLED_WORKER: RuntimeFile = { ...WORKER_ENTRY, installed: (root) => [`${root}dist/netns-worker.mjs`] };
 
 export const RUNTIME_FILES = [ADDON, EXEC_HELPER, BUNDLED_WORKER];
 
@@ -134,7 +167,7 @@ function findPackageRoot(): PackageRoot {
 export function installedFile(file: RuntimeFile): string {
   const { dir, why } = packageRoot();
   if (dir === null) throw missingError(file, [`(nothing: ${why})`], 'the installed package');
-  const candidates = file.installed.map((path) => `${dir}${path}`);
+  const candidates = file.installed(dir);
   const found = candidates.find((path) => fs().existsSync(path));
   if (found) return found;
   throw missingError(file, candidates, 'the installed package');
@@ -167,7 +200,10 @@ function missingError(file: RuntimeFile, looked: string[], where: string): Netns
     `If your program is a bundle that includes netns, run \`npx netns runtime <dir>\` where netns is installed and start the program with ${RUNTIME_DIR_VARIABLE}=<dir> (or mark netns external to the bundler).`,
   ];
   if (file.builtAtInstall) {
-    lines.push('If netns was installed by npm 11 or later, npm may have skipped its install script, which builds it: `npm install-scripts approve netns && npm rebuild netns`.');
+    lines.push(
+      'The package ships it prebuilt for linux-x64 and linux-arm64 with glibc; elsewhere its install script compiles it. ' +
+        'If netns was installed by npm 11 or later, npm may have skipped that script: `npm install-scripts approve netns && npm rebuild netns`.',
+    );
   }
   return netnsError(ErrorCodes.ADDON_MISSING, lines.join('\n'));
 }

@@ -1,11 +1,12 @@
 // The shim's executable as the package builds it (binding.gyp's netns-cni-shim),
-// for an installer to copy under the plugin's name.
-import { installedFile, type RuntimeFile } from '../../core/runtime-files.js';
+// for an installer to copy under the plugin's name. It is beside the addon the
+// package loads: in build/Release, or in the prebuild folder the package ships.
+import { besideAddon, installedFile, type RuntimeFile } from '../../core/runtime-files.js';
 
 const SHIM: RuntimeFile = {
   what: 'CNI shim',
   name: 'netns-cni-shim',
-  installed: ['build/Release/netns-cni-shim', 'build/Debug/netns-cni-shim'],
+  installed: besideAddon('netns-cni-shim'),
   builtAtInstall: true,
 };
 
