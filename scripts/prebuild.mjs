@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm run prebuild`: the binaries a release tarball ships, for every target in
-// prebuilds.mjs, into prebuilds/<platform>-<arch>/. Another architecture is
+// `npm run prebuilds`: the binaries a release tarball ships, for every target
+// in prebuilds.mjs, into prebuilds/<platform>-<arch>/. (Not named "prebuild":
+// npm would run a script of that name before every `npm run build`.) Another architecture is
 // cross-compiled with Debian's <triplet>-gcc/g++ (g++-aarch64-linux-gnu; its
 // static libc comes with it). Each target is built in a temporary copy of
 // binding.gyp and native/, so the checkout's build/Release (what the tests

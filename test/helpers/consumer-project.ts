@@ -38,7 +38,8 @@ export interface ConsumerProject {
   remove(): void;
 }
 
-function exec(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CommandResult> {
+/** Runs a command to its end (killed after a minute); never rejects, the result says how it ended. */
+export function exec(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CommandResult> {
   return new Promise((resolve) => {
     // The timeout only ends a child that never exits, so a hang is a failed result, not a stuck suite.
     execFile(command, args, { cwd, env, encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) => {
@@ -53,7 +54,8 @@ async function mustRun(command: string, args: string[], cwd: string): Promise<vo
   if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.code}):\n${result.stderr}${result.stdout}`);
 }
 
-function lockfile(tarball: string): unknown {
+/** A consumer project's lockfile installing netns from `tarball` with its dependencies from npm's cache. */
+export function lockfile(tarball: string): unknown {
   const lock = JSON.parse(readFileSync(join(repo, 'package-lock.json'), 'utf8')) as { packages: Record<string, Record<string, unknown>> };
   const self = lock.packages['']!;
   const packages: Record<string, unknown> = {
