@@ -25,6 +25,7 @@ import { accessSync, constants, mkdirSync, readdirSync, readFileSync, statSync, 
 import { constants as osConstants } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nobodyCannotReach } from './nobody-access.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
@@ -198,6 +199,9 @@ async function outer(args) {
     say(`the root suite cannot run: missing ${missing.join(', ')}`);
     return 1;
   }
+  // The tests that run programs as nobody will fail; said once here, and again by each of them.
+  const unreachable = nobodyCannotReach(join(root, 'package.json'));
+  if (unreachable) say(`some tests will FAIL: ${unreachable}`);
   const before = snapshot();
   const real = netnsInode();
   say(`running the suite in a throwaway network namespace; real net:[${real}] is compared before and after`);

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { LOCK_DIR } from '../../dist/addrset/table-lock.js';
 import { runCli } from '../helpers/cli.js';
 import { CLI_PATH as cli } from '../helpers/cli-path.js';
+import { assertNobodyCanReach } from '../helpers/nobody-access.js';
 import { privileged } from '../helpers/privileges.js';
 
 const CODED = /^netns: (ERR_NETNS_[A-Z_]+|E[A-Z0-9]+): \S/;
@@ -41,6 +42,7 @@ describe.skipIf(!privileged)('CLI failures that need privileges are coded', () =
   });
 
   it('the demo without privileges: exit 2, coded, with what to do', async () => {
+    assertNobodyCanReach(cli);
     const result = await run('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', process.execPath, cli, 'demo']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^netns: EPERM: the demo cannot run here:\n {2}- CAP_SYS_ADMIN is missing/);

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { privileged } from '../helpers/privileges.js';
 import { CLI_PATH as cli } from '../helpers/cli-path.js';
+import { assertNobodyCanReach } from '../helpers/nobody-access.js';
 
 
 function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string; pid: number }> {
@@ -34,6 +35,7 @@ describe.skipIf(!privileged)('npm start / netns demo', () => {
   }, 120_000); // a whole program of many steps: minutes on a loaded 2-CPU machine, seconds otherwise
 
   it('tells an unprivileged user what is missing and exits at once', async () => {
+    assertNobodyCanReach(cli);
     const result = await run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', process.execPath, cli, 'demo']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('CAP_SYS_ADMIN is missing');

@@ -12,6 +12,7 @@ import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
 import { pathWithout, type BarePath } from '../helpers/path-without.js';
 import { privileged } from '../helpers/privileges.js';
 import { CLI_PATH } from '../helpers/cli-path.js';
+import { assertNobodyCanReach } from '../helpers/nobody-access.js';
 
 const dist = fileURLToPath(new URL('../../dist', import.meta.url));
 const launcher = fileURLToPath(new URL('../../scripts/test-isolated.mjs', import.meta.url));
@@ -132,6 +133,7 @@ describe.skipIf(!privileged)('missing prerequisites', () => {
   }
 
   it('an unprivileged run says the root suite is skipped; under CI it fails instead', async () => {
+    assertNobodyCanReach(launcher);
     const asNobody = ['--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', process.execPath, launcher, '--version'];
     const { CI: _ci, ...env } = process.env;
     const local = await new Promise<Omit<Run, 'pid'>>((resolve) =>
