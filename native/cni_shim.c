@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h> /* struct timeval (SO_RCVTIMEO): glibc's sys/socket.h brings it, musl's does not */
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>

@@ -95,7 +95,8 @@ function refuse(why, missing) {
       `netns: ${why}, so its native addon must be compiled here, and this machine lacks ${missing.map((tool) => tool.what).join(', ')}.`,
       `  Debian/Ubuntu: sudo apt-get install ${packages('debian')}`,
       `  Fedora/RHEL:   sudo dnf install ${packages('fedora')}${missing.includes(TOOLS.libc) ? ' (RHEL: glibc-static is in the CRB repository)' : ''}`,
-      `  Alpine:        sudo apk add ${packages('alpine')}`,
+      // Alpine's kernel headers (<linux/netlink.h>...) are a package of their own, which is not checked for.
+      `  Alpine:        sudo apk add ${packages('alpine')} linux-headers`,
       'Then run `npm rebuild netns`.',
     ].join('\n'),
   );

@@ -72,10 +72,14 @@ describe.skipIf(!privileged)('the packed tarball', () => {
     return { dir, result };
   }
 
-  it('carries both prebuilds, each built for its machine, and no build debris', async () => {
+  it('carries both prebuilds, each built for its machine, the sources, docs and examples, and no build debris', async () => {
     const listing = (await mustSucceed(exec('tar', ['-tzf', join(work, TARBALL)], work, process.env))).stdout.split('\n');
-    expect(listing.filter((path) => /^package\/build\/|\.mk$/.test(path))).toEqual([]);
-    expect(listing).toContain('package/scripts/install.mjs');
+    // No build output, node-addon-api makefiles, tests, or the example's built bundles (made by the suite).
+    expect(listing.filter((path) => /^package\/(build|test|bench|examples\/cni-ptp\/dist)\/|\.mk$/.test(path))).toEqual([]);
+    // What installing needs (a source build too), and what a user reads.
+    for (const path of ['scripts/install.mjs', 'binding.gyp', 'native/addon.cc', 'docs/maintainers.md', 'examples/readme/quick-start.mjs', 'examples/cni-ptp/src/main.ts', 'LICENSE', 'README.md']) {
+      expect(listing).toContain(`package/${path}`);
+    }
     for (const [arch, machine] of [['x64', 'x86-64'], ['arm64', 'ARM aarch64']]) {
       const dir = join(unpacked(), 'prebuilds', `linux-${arch}`);
       const describe = async (name: string) => (await mustSucceed(exec('file', ['-b', join(dir, name)], work, process.env))).stdout;
