@@ -9,6 +9,6 @@ import { missingFiles, RELEASE_TARGETS } from './prebuilds.mjs';
 const root = process.argv[2] ? resolve(process.argv[2]) : join(dirname(fileURLToPath(import.meta.url)), '..');
 const missing = RELEASE_TARGETS.flatMap((target) => missingFiles(root, target));
 if (missing.length > 0) {
-  console.error(`netns: not packing without the prebuilt binaries; missing:\n${missing.map((path) => `  ${path}`).join('\n')}\nRun \`npm run prebuild\` first (see docs/maintainers.md).`);
+  console.error(`netns: not packing without the prebuilt binaries; missing:\n${missing.map((path) => `  ${path}`).join('\n')}\nRun \`npm run prebuilds\` first (see docs/maintainers.md).`);
   process.exit(1);
 }

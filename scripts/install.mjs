@@ -29,7 +29,7 @@ function prebuildProblem() {
   try {
     addon = createRequire(join(root, 'package.json'))('node-gyp-build').resolve(root);
   } catch {
-    return `netns ships no prebuilt binary for ${platform()}-${arch()} with this C library`;
+    return `no prebuilt binary in the package fits ${platform()}-${arch()} with this C library`;
   }
   const missing = HELPER_FILES.filter((name) => !existsSync(join(dirname(addon), name)));
   if (missing.length > 0) return `the prebuild in ${dirname(addon)} lacks ${missing.join(' and ')}`;
@@ -92,7 +92,7 @@ function refuse(why, missing) {
   const packages = (distro) => [...new Set(missing.map((tool) => tool[distro]))].join(' ');
   console.error(
     [
-      `netns: ${why}, so its native addon must be compiled here, and this machine lacks ${missing.map((tool) => tool.what).join(', ')}.`,
+      `netns: ${why}, so netns's native addon must be compiled here, and this machine lacks ${missing.map((tool) => tool.what).join(', ')}.`,
       `  Debian/Ubuntu: sudo apt-get install ${packages('debian')}`,
       `  Fedora/RHEL:   sudo dnf install ${packages('fedora')}${missing.includes(TOOLS.libc) ? ' (RHEL: glibc-static is in the CRB repository)' : ''}`,
       // Alpine's kernel headers (<linux/netlink.h>...) are a package of their own, which is not checked for.

@@ -1,5 +1,5 @@
 // Runs node-gyp the way every build of this package does (install script,
-// `npm run build`, `npm run prebuild`): npm's own copy, with Node's headers
+// `npm run build`, `npm run prebuilds`): npm's own copy, with Node's headers
 // taken from beside the running node when they are there.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

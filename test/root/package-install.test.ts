@@ -110,7 +110,7 @@ describe.skipIf(!privileged)('the packed tarball', () => {
     rmSync(join(copy, 'package', 'prebuilds'), { recursive: true });
     const tarball = join(copy, TARBALL);
     await mustSucceed(exec('tar', ['-czf', tarball, '-C', copy, 'package'], copy, process.env));
-    expectRefusal((await install('without-prebuilds', tarball)).result, 'netns ships no prebuilt binary for linux-');
+    expectRefusal((await install('without-prebuilds', tarball)).result, 'no prebuilt binary in the package fits linux-');
   });
 
   it('with --build-from-source, compiles even where a prebuild fits: without a compiler, the same message', async () => {
