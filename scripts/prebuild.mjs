@@ -22,7 +22,7 @@ import { nodedirArgs, runNodeGyp } from './node-gyp.mjs';
 import { BUILT_FILES, missingFiles, prebuildDir, RELEASE_TARGETS } from './prebuilds.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SOURCES = ['binding.gyp', 'native', 'scripts/prebuild.mjs', 'scripts/prebuilds.mjs'];
+const SOURCES = ['binding.gyp', 'native', 'scripts/prebuild.mjs', 'scripts/prebuilds.mjs', 'scripts/node-gyp.mjs'];
 
 function fail(message) {
   console.error(`prebuild: ${message}`);
