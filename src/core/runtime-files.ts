@@ -30,7 +30,7 @@ export interface RuntimeFile {
   installed: (root: string) => string[];
   /** The environment variable that names this one file, if any. */
   variable?: string;
-  /** Made by the package's install script (not shipped in the tarball). */
+  /** Native: shipped prebuilt for some platforms, compiled by the package's install script on others. */
   builtAtInstall: boolean;
 }
 
