@@ -9,7 +9,7 @@
 // over both.
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fs, os } from './builtins.js';
+import { fs } from './builtins.js';
 import { ErrorCodes, netnsError, type NetnsError } from './errors.js';
 import { VERSION } from './version.js';
 
@@ -34,35 +34,42 @@ export interface RuntimeFile {
   builtAtInstall: boolean;
 }
 
-interface NodeGypBuild {
-  /** The addon node-gyp-build would load from the package folder `dir`; throws if none fits this platform. */
-  resolve(dir: string): string;
+/** The C library tag node-gyp-build matches prebuilds by: LIBC if set, else musl on Alpine, else glibc. */
+function libcTag(): string {
+  return process.env.LIBC || (fs().existsSync('/etc/alpine-release') ? 'musl' : 'glibc');
 }
-
-let installedAddon: string | undefined;
 
 /**
- * Where the installed package's addon is: node-gyp-build's choice, the same
- * the install script made (a fresh build in build/ first, else the prebuild
- * matching this platform, architecture and libc). Remembered once found: each
- * spawn asks where the exec helper beside it is.
+ * Where the installed package's addon may be, in node-gyp-build's order (the
+ * install script asks node-gyp-build itself whether a prebuild loads): a build
+ * made here first, then the prebuild for this platform, architecture and C
+ * library. Not node-gyp-build at run time: the package ships one addon per
+ * prebuild folder under a fixed name (scripts/prebuilds.mjs), and loading it
+ * would add two modules and a package.json read to every program's first
+ * namespace call (a CNI plugin's ADD pays for each);
+ * test/unit/package-addon-resolution.test.ts checks that both choose alike.
  */
-function addonCandidates(root: string): string[] {
-  if (installedAddon?.startsWith(root)) return [installedAddon];
-  try {
-    // Required from the package's folder, only once this code is known to be in it.
-    const gypBuild = process.getBuiltinModule('node:module').createRequire(`${root}package.json`)('node-gyp-build') as NodeGypBuild;
-    installedAddon = gypBuild.resolve(root);
-    return [installedAddon];
-  } catch {
-    const platform = `${os().platform()}-${os().arch()}`;
-    return ['build/Release', 'build/Debug'].map((dir) => `${root}${dir}/netns.node`).concat(`${root}prebuilds/${platform}/*.node (Node-API, glibc)`);
-  }
+export function addonCandidates(root: string): string[] {
+  return [
+    `${root}build/Release/netns.node`,
+    `${root}build/Debug/netns.node`,
+    `${root}prebuilds/${process.platform}-${process.arch}/netns.napi.${libcTag()}.node`,
+  ];
 }
 
-/** An executable the package builds beside its addon (build/Release, or a prebuild folder). */
+let chosenAddon: string | undefined;
+
+/**
+ * An executable the package builds beside its addon: in the folder of the
+ * addon the package loads (build/Release, or a prebuild folder). The choice is
+ * remembered once made: each spawn asks where the exec helper is.
+ */
 export function besideAddon(name: string): (root: string) => string[] {
-  return (root) => addonCandidates(root).map((addon) => join(dirname(addon), name));
+  return (root) => {
+    const candidates = addonCandidates(root);
+    if (!chosenAddon?.startsWith(root)) chosenAddon = candidates.find((path) => fs().existsSync(path));
+    return (chosenAddon ? [chosenAddon] : candidates).map((addon) => join(dirname(addon), name));
+  };
 }
 
 export const ADDON: RuntimeFile = {
