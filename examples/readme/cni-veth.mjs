@@ -4,11 +4,13 @@ import { NetNS } from 'netns';
 import { CniError, pluginMain, prevResultOf } from 'netns/cni';
 import { checkInterface, configureInterface, deleteHostEnd, hostAlias, setupVeth } from 'netns/cni/plumbing';
 
+const host = NetNS.current(); // the runtime runs a plugin in the host's namespace, once per command
+
 await pluginMain(
   {
     add: async ({ config, netns, ifname, containerId: containerID }) => {
       if (typeof config.address !== 'string') throw new CniError(7, 'address (a CIDR) is required');
-      const [container, host] = [NetNS.open(netns), NetNS.current()]; // the runtime runs us in the host's
+      const container = NetNS.open(netns);
       try {
         const veth = await setupVeth({ containerNs: container, hostNs: host, ifname, mtu: config.mtu,
           hostAlias: hostAlias(config.name, { containerID, ifname }) }); // how DEL finds the pair again
@@ -16,11 +18,11 @@ await pluginMain(
         await configureInterface(container, ifname, result); // the address, the link up
         return result; // printed in the configuration's cniVersion
       } finally {
-        for (const ns of [container, host]) ns.close();
+        container.close();
       }
     },
     // DEL must succeed when there is nothing left, and when the container's namespace is gone.
-    del: ({ config, containerId: containerID, ifname }) => deleteHostEnd(NetNS.current(), config.name, { containerID, ifname }),
+    del: ({ config, containerId: containerID, ifname }) => deleteHostEnd(host, config.name, { containerID, ifname }),
     check: async ({ config, netns, ifname }) => {
       const container = NetNS.open(netns);
       try {
