@@ -135,6 +135,19 @@ describe('README content', () => {
     expect(text.trimEnd().split('\n').length).toBeLessThanOrEqual(380);
   });
 
+  it('says how to install it today: a tarball or git, with no registry release to point at', () => {
+    expect(text).toContain('There is no release on the npm registry');
+    expect(text).toMatch(/`npm install \.\/netns-[\d.]+\.tgz`/);
+    expect(text).toContain('`npm install git+https://');
+    expect(text).not.toMatch(/`npm (install|i) netns`(?! does not)/);
+  });
+
+  it('examples plumb over netlink: no README example runs `ip`', () => {
+    for (const block of codeBlocks(text)) {
+      expect(block.body, `README.md:${block.line}`).not.toMatch(/\b(spawn|execFile|execFileSync|exec)\(\s*'ip'/);
+    }
+  });
+
   it('lists every error code, and ErrorCodes is the same object in netns and netns/addrset', () => {
     expect(AddrsetErrorCodes).toBe(ErrorCodes);
     const missing = Object.values(ErrorCodes).filter((code) => !text.includes(`\`${code}\``));
