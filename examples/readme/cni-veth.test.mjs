@@ -1,4 +1,4 @@
-// The plugin's test, run as a runtime (libcni) runs it: `node --test`, as root.
+// The plugin's test: CniHarness runs it as a runtime (libcni) would. Run it with `node --test`, as root.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
