@@ -1,10 +1,12 @@
-// The README's code blocks are files in examples/readme/ (run by
-// test/root/readme-examples.test.ts); this checks that each block is its file,
-// byte for byte, that every other block in the docs says why it is not run,
-// that every error code is documented, and that links lead somewhere.
+// The README's code blocks, and the runnable ones of docs/, are files in
+// examples/readme/ (run by test/root/readme-examples.test.ts); this checks that
+// each block is its file, byte for byte, that each file is shown exactly once,
+// that every other block in the docs says why it is not run, that every error
+// code is documented, and that links lead somewhere.
 //
-// After editing an example: README_SYNC=1 npx vitest run test/unit/readme.test.ts
-// rewrites the README's blocks from the files.
+// After editing an example:
+//   README_SYNC=1 node scripts/test-isolated.mjs run test/unit/readme.test.ts
+// rewrites the blocks of the README and docs/ from the files.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,12 +66,23 @@ function docFiles(): string[] {
 }
 
 if (process.env.README_SYNC) {
-  let text = readFileSync(README, 'utf8');
-  for (const block of codeBlocks(text).reverse()) {
-    const file = exampleOf(block);
-    if (file) text = text.slice(0, block.start) + readFileSync(join(root, file), 'utf8') + text.slice(block.end);
+  for (const path of docFiles()) {
+    let text = readFileSync(path, 'utf8');
+    for (const block of codeBlocks(text).reverse()) {
+      const file = exampleOf(block);
+      if (file) text = text.slice(0, block.start) + readFileSync(join(root, file), 'utf8') + text.slice(block.end);
+    }
+    writeFileSync(path, text);
   }
-  writeFileSync(README, text);
+}
+
+/** Where an example block is shown, and whether it is its file as it is (fence language included). */
+function expectShownAsIs(block: Block, where: string): void {
+  const file = exampleOf(block)!;
+  expect(existsSync(join(root, file)), `${where}: ${file} does not exist`).toBe(true);
+  expect(file.startsWith('examples/readme/'), `${where}: ${file} is not in examples/readme/`).toBe(true);
+  expect(block.lang, `${where}: fence language for ${file}`).toBe(LANG_OF[file.slice(file.lastIndexOf('.'))]);
+  expect(block.body, `${where} differs from ${file} (README_SYNC=1 rewrites it)`).toBe(readFileSync(join(root, file), 'utf8'));
 }
 
 describe('README code blocks', () => {
@@ -81,17 +94,15 @@ describe('README code blocks', () => {
     for (const block of blocks) {
       const file = exampleOf(block);
       expect(file, `README.md:${block.line}: a block without <!-- example: examples/readme/FILE -->`).toBeDefined();
-      expect(existsSync(join(root, file!)), `README.md:${block.line}: ${file} does not exist`).toBe(true);
-      const ext = file!.slice(file!.lastIndexOf('.'));
-      expect(block.lang, `README.md:${block.line}: fence language for ${file}`).toBe(LANG_OF[ext]);
-      expect(block.body, `README.md:${block.line} differs from ${file} (README_SYNC=1 rewrites it)`).toBe(
-        readFileSync(join(root, file!), 'utf8'),
-      );
+      expectShownAsIs(block, `README.md:${block.line}`);
     }
   });
 
-  it('every file in examples/readme/ is shown in the README, once', () => {
-    const shown = blocks.map(exampleOf).sort();
+  it('every file in examples/readme/ is shown once, in the README or a page of docs/', () => {
+    const shown = docFiles()
+      .flatMap((path) => codeBlocks(readFileSync(path, 'utf8')).map(exampleOf))
+      .filter((file) => file !== undefined)
+      .sort();
     const files = readdirSync(EXAMPLES)
       .filter((f) => Object.hasOwn(LANG_OF, f.slice(f.lastIndexOf('.'))))
       .map((f) => relative(root, join(EXAMPLES, f)))
@@ -110,8 +121,7 @@ describe('README code blocks', () => {
     for (const path of docFiles().slice(1)) {
       for (const block of codeBlocks(readFileSync(path, 'utf8'))) {
         const where = `${relative(root, path)}:${block.line}`;
-        const file = exampleOf(block);
-        if (file) expect(block.body, `${where} differs from ${file}`).toBe(readFileSync(join(root, file), 'utf8'));
+        if (exampleOf(block)) expectShownAsIs(block, where);
         else expect(block.marker ?? '', `${where}: mark it <!-- not run: why -->`).toMatch(/^not run: \S/);
       }
     }
@@ -123,6 +133,19 @@ describe('README content', () => {
 
   it('stays short: details live in docs/', () => {
     expect(text.trimEnd().split('\n').length).toBeLessThanOrEqual(380);
+  });
+
+  it('says how to install it today: a tarball or git, with no registry release to point at', () => {
+    expect(text).toContain('There is no release on the npm registry');
+    expect(text).toMatch(/`npm install \.\/netns-[\d.]+\.tgz`/);
+    expect(text).toContain('`npm install git+https://');
+    expect(text).not.toMatch(/`npm (install|i) netns`(?! does not)/);
+  });
+
+  it('examples plumb over netlink: no README example runs `ip`', () => {
+    for (const block of codeBlocks(text)) {
+      expect(block.body, `README.md:${block.line}`).not.toMatch(/\b(spawn|execFile|execFileSync|exec)\(\s*'ip'/);
+    }
   });
 
   it('lists every error code, and ErrorCodes is the same object in netns and netns/addrset', () => {
