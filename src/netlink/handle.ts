@@ -9,7 +9,9 @@
 // elsewhere (the `netlink` package opens its own, in the caller's namespace,
 // and is early-stage), and the rtnetlink subset needed here is small.
 import { ErrorCodes, NetnsError, netnsError } from '../core/errors.js';
-import type { NsHandle } from '../core/handle.js';
+import { isNsHandle, type NsHandle } from '../core/handle.js';
+import { resolveNamespacePath } from '../core/names.js';
+import { native } from '../core/native.js';
 import type { Attribute } from './attributes.js';
 import { NETLINK_NETFILTER, NETLINK_ROUTE, NLMSG_ERROR, RTM_BASE, NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_REQUEST } from './constants.js';
 import { encodeMessages, isTerminal, messageError, splitMessages, type NetlinkMessage, type NetlinkRequest } from './message.js';
@@ -44,9 +46,12 @@ export class NetlinkHandle implements Disposable {
   readonly #protocol: number;
   #seq: number;
   #closed = false;
+  /** The namespace of the thread that made the socket on itself (openHere), or undefined when a namespace thread made it. */
+  readonly #madeHere: { dev: number; ino: number } | undefined;
 
-  private constructor(transport: NetlinkTransport, fd: number, port: number, protocol: number, isGet: (type: number) => boolean) {
+  private constructor(transport: NetlinkTransport, fd: number, port: number, protocol: number, isGet: (type: number) => boolean, madeHere?: { dev: number; ino: number }) {
     this.#transport = transport;
+    this.#madeHere = madeHere;
     this.#protocol = protocol;
     this.#fd = fd;
     this.#port = port;
@@ -59,14 +64,20 @@ export class NetlinkHandle implements Disposable {
   /**
    * A NETLINK_ROUTE socket inside `target`'s namespace (a NetNS, or a name or
    * path as withNetNS takes), or, without one, the namespace of the calling
-   * thread (on the main thread: the process's).
+   * thread (on the main thread: the process's). Async. When the target is the
+   * calling thread's own namespace (or there is none) the socket is made right
+   * here, with no namespace thread and no setns, so a user without
+   * CAP_SYS_ADMIN can read links, addresses and routes; changes still need
+   * CAP_NET_ADMIN and are refused by the kernel with EPERM.
    */
   static async open(target?: NsHandle | string, options?: NetlinkHandleOptions): Promise<NetlinkHandle> {
     const { transport, protocol, isGet } = checkOptions(options);
-    // thread-self, not self: inside a withNetNS worker the calling thread's
-    // namespace is the switched one, and that is the one meant.
-    using ns = leaseNamespaceFd(target === undefined ? '/proc/thread-self/ns/net' : target, 'netlink');
-    const socket = await transport.open(ns.fd, protocol);
+    const here = transport.openHere ? callersNamespaceIf(target) : undefined;
+    if (here) {
+      const socket = transport.openHere!(protocol);
+      return new NetlinkHandle(transport, socket.fd, socket.portId, protocol, isGet, here);
+    }
+    const socket = await openInside(transport, target, protocol);
     return new NetlinkHandle(transport, socket.fd, socket.portId, protocol, isGet);
   }
 
@@ -82,6 +93,17 @@ export class NetlinkHandle implements Disposable {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /**
+   * @internal Whether the socket is in the calling thread's namespace because
+   * it was made on a thread of that namespace without a switch: a watcher then
+   * makes its own socket the same way (SIOCGSKNS would need CAP_NET_ADMIN).
+   */
+  get inCallersNamespace(): boolean {
+    if (this.#madeHere === undefined) return false;
+    const now = callersIdentity();
+    return now !== undefined && now.dev === this.#madeHere.dev && now.ino === this.#madeHere.ino;
   }
 
   /**
@@ -257,6 +279,47 @@ function settle(replies: NetlinkMessage[], what: string, quiet: boolean): Settle
     return { ok: false, error: error as NetnsError };
   }
   return { ok: true, messages: replies.filter((m) => !isTerminal(m)) };
+}
+
+/** A socket made by the addon's namespace thread inside `target` (the calling thread's namespace when there is none). */
+async function openInside(transport: NetlinkTransport, target: NsHandle | string | undefined, protocol: number): Promise<{ fd: number; portId: number }> {
+  // thread-self, not self: inside a withNetNS worker the calling thread's
+  // namespace is the switched one, and that is the one meant.
+  using ns = leaseNamespaceFd(target === undefined ? '/proc/thread-self/ns/net' : target, 'netlink');
+  return await transport.open(ns.fd, protocol);
+}
+
+/**
+ * The calling thread's namespace if `target` is it (no target: it is), else
+ * undefined. Anything that cannot be told (a closed handle, a bad path) goes
+ * the namespace thread's way, which reports it.
+ */
+function callersNamespaceIf(target: unknown): { dev: number; ino: number } | undefined {
+  const own = callersIdentity();
+  if (own === undefined || target === undefined) return own;
+  try {
+    let identity: { dev: number; ino: number };
+    if (isNsHandle(target)) {
+      if (target.closed) return undefined;
+      identity = { dev: target.dev, ino: target.inode };
+    } else if (typeof target === 'string') {
+      identity = native().openNetnsIdentity(resolveNamespacePath(target));
+    } else {
+      return undefined;
+    }
+    return own.dev === identity.dev && own.ino === identity.ino ? own : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The namespace of the calling thread (/proc/thread-self/ns/net), or undefined if it cannot be read. */
+function callersIdentity(): { dev: number; ino: number } | undefined {
+  try {
+    return native().threadNetns();
+  } catch {
+    return undefined;
+  }
 }
 
 /** The options with their defaults, each checked (own properties only: a polluted prototype must not supply a transport). */
