@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type dgram from 'node:dgram';
 import type net from 'node:net';
-import { callNative } from './core/errors.js';
+import { callNative, ErrorCodes, netnsError } from './core/errors.js';
 import { readFileIn } from './io/files.js';
 import {
   connectIn,
@@ -115,6 +115,35 @@ export class NetNS extends NsHandle {
   static fromPid(pid: number): NetNS {
     checkPid(pid);
     return NetNS.open(`/proc/${pid}/ns/net`);
+  }
+
+  /**
+   * Removes the name this handle has in its run directory, as `ip netns del
+   * NAME` (lazy unmount, then unlink), then closes the handle. Async. The
+   * namespace itself lives on while anything still holds it (another handle, a
+   * process, a socket). Refused, with nothing removed and the handle left open:
+   * ERR_NETNS_NOT_NAMED when the handle has no name (NetNS.fromPid, current, an
+   * anonymous namespace, a path outside the run directory);
+   * ERR_NETNS_NAME_REPLACED when the name now holds another namespace;
+   * ERR_NETNS_CLOSED on a closed handle; ENOENT when the name is already gone.
+   */
+  async delete(): Promise<void> {
+    const name = this.name;
+    if (name === undefined) {
+      throw netnsError(ErrorCodes.NOT_NAMED, `${this.path} has no name in a run directory: nothing to delete (close() lets go of the handle)`, { path: this.path });
+    }
+    const runDir = this.path.slice(0, -(name.length + 1));
+    this.acquire(); // held, so the comparison below is with a live namespace (and a closed handle is refused)
+    try {
+      const named = callNative(() => native().openNetnsIdentity(this.path));
+      if (!this.equals({ dev: named.dev, inode: named.ino })) {
+        throw netnsError(ErrorCodes.NAME_REPLACED, `${this.path} now names another namespace than this handle's: not deleted`, { path: this.path });
+      }
+      await deleteNamespace(name, { runDir });
+    } finally {
+      this.release();
+    }
+    this.close();
   }
 
   /** Binds and listens inside this namespace, then hands the socket to `server` (net or http). */
