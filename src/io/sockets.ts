@@ -6,7 +6,7 @@ import type dgram from 'node:dgram';
 import type { EventEmitter } from 'node:events';
 import type net from 'node:net';
 import { dgram as loadDgram, net as loadNet } from '../core/builtins.js';
-import { ErrorCodes, NetnsError, netnsError, systemError } from '../core/errors.js';
+import { ErrorCodes, fromNodeError, NetnsError, netnsError, systemError } from '../core/errors.js';
 import { native } from '../core/native.js';
 import type { NsHandle } from '../core/handle.js';
 import { checkPort, checkUnixPath, numericHostFamily } from './address.js';
@@ -105,9 +105,14 @@ function withAddress(error: unknown, options: { host?: string; port?: number; pa
   return error;
 }
 
+/** Where an error happened, for its message: Node's own would not say which namespace. */
+function inNamespace(ns: NsHandle): string {
+  return `(in the namespace ${ns.path})`;
+}
+
 function bindIn(ns: NsHandle, type: number, target: { host: string; port: number; unix: boolean }, backlog: number) {
   return runIo(ns, (fd) => native().ioBind(fd, type, target.host, target.port, target.unix, backlog)).catch((error) => {
-    throw withAddress(error, target.unix ? { path: target.host } : target);
+    throw fromNodeError(withAddress(error, target.unix ? { path: target.host } : target), inNamespace(ns));
   });
 }
 
@@ -137,7 +142,7 @@ export async function listenIn<S extends net.Server>(ns: NsHandle, server: S, op
     }
   }
   const port = zoned && (target.port || (await localPortOf(ns, fd, 'tcp6').catch(closeAnd(fd, diagFd))));
-  await adopt(server, (ready) => server.listen({ fd }, ready)).catch(closeAnd(diagFd));
+  await adopt(server, (ready) => server.listen({ fd }, ready)).catch((error) => closeAnd(diagFd)(fromNodeError(error, inNamespace(ns))));
   if (zoned) {
     // only while this listen lasts: a later server.listen() elsewhere gets Node's answer again
     const handle = (server as unknown as { _handle: unknown })._handle;
@@ -219,7 +224,7 @@ export async function connectIn(ns: NsHandle, options: ConnectOptions): Promise<
     });
   } catch (error) {
     socket.destroy();
-    throw withAddress(error, options);
+    throw fromNodeError(withAddress(error, options), inNamespace(ns));
   }
   socket.removeAllListeners('error');
   if (zoned) {
@@ -249,7 +254,9 @@ export async function createUdpSocket(ns: NsHandle, type: 'udp4' | 'udp6', optio
   const fd = await bindIn(ns, TYPES.dgram, { host, port, unix: false }, -1);
   const boundPort = zoned && (port || (await localPortOf(ns, fd, 'udp6').catch(closeAnd(fd))));
   const socket = loadDgram().createSocket(type);
-  await adopt(socket, (ready) => socket.bind({ fd }, ready));
+  await adopt(socket, (ready) => socket.bind({ fd }, ready)).catch((error) => {
+    throw fromNodeError(error, inNamespace(ns));
+  });
   if (zoned) {
     let open = true;
     socket.once('close', () => (open = false));

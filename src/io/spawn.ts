@@ -6,7 +6,7 @@
 import type { ChildProcess, SpawnOptions, StdioOptions } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { childProcess, net, os, util } from '../core/builtins.js';
-import { ErrorCodes, netnsError, systemError } from '../core/errors.js';
+import { ErrorCodes, fromNodeError, netnsError, systemError } from '../core/errors.js';
 import { execHelperPath, native } from '../core/native.js';
 import type { NsHandle } from '../core/handle.js';
 import { own } from '../core/own.js';
@@ -118,11 +118,16 @@ function deathSignalNumber(signal: unknown): number {
 }
 
 // Node's own argument errors (a bad cwd, env, uid, stdio entry, ...) carry its
-// ERR_INVALID_ARG_* codes; ours say ERR_NETNS_INVALID_ARG, keeping Node's as the cause.
-function fromNodeArgumentError(error: unknown): unknown {
+// ERR_INVALID_ARG_* codes; ours say ERR_NETNS_INVALID_ARG, keeping Node's as the
+// cause. Anything else Node throws (EAGAIN, ENOMEM...) keeps its code, wrapped.
+function fromNodeSpawnError(error: unknown, ns: NsHandle, command: string): unknown {
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !/^ERR_(INVALID_ARG_|OUT_OF_RANGE|UNKNOWN_SIGNAL)/.test(code)) return error;
+  if (typeof code !== 'string' || !/^ERR_(INVALID_ARG_|OUT_OF_RANGE|UNKNOWN_SIGNAL)/.test(code)) return fromNodeError(error, whileRunning(ns, command));
   return netnsError(ErrorCodes.INVALID_ARG, (error as Error).message, { cause: error });
+}
+
+function whileRunning(ns: NsHandle, command: string): string {
+  return `(${command} in the namespace ${ns.path})`;
 }
 
 /** The helper's "<stage> <errno>" report. */
@@ -159,12 +164,12 @@ export function spawnIn(ns: NsHandle, command: string, args: string[] = [], opti
       stdio: [...triple, nsFd, 'pipe', ...inheritFds] as StdioOptions,
     });
   } catch (error) {
-    throw fromNodeArgumentError(error);
+    throw fromNodeSpawnError(error, ns, command);
   } finally {
     ns.release(); // the child has its own copy of the descriptor by now
   }
   Object.assign(child, { spawnfile: command, spawnargs: [command, ...args] });
-  reportThroughEvents(child, command, args);
+  reportThroughEvents(child, command, args, whileRunning(ns, command));
   return child;
 }
 
@@ -174,7 +179,9 @@ export function spawnIn(ns: NsHandle, command: string, args: string[] = [], opti
 // emits 'error' then 'close' (code -errno) instead, as Node does. Node emits
 // 'close' from its own listener on the status pipe, which runs before ours, so
 // 'close' must be held as well.
-function reportThroughEvents(child: ChildProcess, command: string, args: string[]): void {
+// An 'error' Node raises itself (the helper could not be started, a kill()
+// failed) becomes a NetnsError with Node's code, naming the namespace (`where`).
+function reportThroughEvents(child: ChildProcess, command: string, args: string[], where: string): void {
   const status = child.stdio[4] as Readable;
   const emit = child.emit.bind(child) as (event: string, ...args: unknown[]) => boolean;
   const held = new Map<string, unknown[]>();
@@ -187,6 +194,7 @@ function reportThroughEvents(child: ChildProcess, command: string, args: string[
     }
     if (report !== '' && (event === 'spawn' || event === 'exit')) return false; // the helper's own exit, not the command's
     if (event === 'close' && report !== '') return emit('close', -parseReport(report).errno, null);
+    if (event === 'error') return emit('error', fromNodeError(eventArgs[0], where));
     return emit(event, ...eventArgs);
   }) as ChildProcess['emit'];
   status.setEncoding('utf8');
