@@ -51,8 +51,11 @@ export const ErrorCodes = {
 /** One of this package's own codes. */
 export type NetnsErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
 
-/** What `NetnsError.code` can be: one of ours, or a system error's errno name. */
-export type ErrorCode = NetnsErrorCode | `E${string}`;
+/**
+ * What `NetnsError.code` can be: one of ours, a system error's errno name, a
+ * code Node gave an error this package wrapped, or ABORT_ERR (AbortError).
+ */
+export type ErrorCode = NetnsErrorCode | `E${string}` | 'ABORT_ERR';
 
 export interface NetnsErrorFields {
   errno?: number;
@@ -189,10 +192,15 @@ export function callNative<T>(call: () => T): T {
 /**
  * The error Node's own APIs reject with when aborted (fs, timers/promises,
  * child_process): name AbortError, code ABORT_ERR, the signal's reason as cause.
+ * A NetnsError too, as every error this package raises.
  */
-export class AbortError extends Error {
+export class AbortError extends NetnsError {
   override name = 'AbortError';
-  readonly code = 'ABORT_ERR';
+  declare readonly code: 'ABORT_ERR';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ABORT_ERR', message, options?.cause === undefined ? {} : { cause: options.cause });
+  }
 }
 
 export function abortError(signal: AbortSignal): AbortError {
