@@ -269,8 +269,11 @@ export function execFileIn(ns: NsHandle, command: string, args: string[] = [], o
       if (code === 0) return resolve({ stdout, stderr });
       if (code !== null && code < 0) return; // the 'error' event already rejected
       const cmd = [command, ...args].join(' ');
+      // Shaped as Node's execFile error (code: the exit status), which callers
+      // (the nft backend) read; exitCode says the same under a name that can
+      // stay when this becomes a NetnsError (ERR_NETNS_COMMAND_FAILED).
       const error = new Error(`Command failed: ${cmd}${stderr ? `\n${stderr}` : ''}`);
-      reject(Object.assign(error, { code, signal, cmd, stdout, stderr, killed: signal !== null }));
+      reject(Object.assign(error, { code, exitCode: code, signal, cmd, stdout, stderr, killed: signal !== null }));
     });
   });
 }
