@@ -8,8 +8,11 @@ import { native } from './core/native.js';
 
 const NSFS_MAGIC = 0x6e736673;
 
+/** One entry of NetNS.list(): a name in the run directory, as `ip netns list` shows it. */
 export interface NamespaceEntry {
+  /** The file name in the run directory. */
   name: string;
+  /** RUN_DIR/NAME. */
   path: string;
   /** Inode of the namespace when alive, else of the leftover file. */
   inode: number;

@@ -36,6 +36,12 @@ import { watchNamespaces, type NamespaceWatch, type NamespaceWatchOptions } from
  * An open network namespace. The handle holds an O_CLOEXEC file descriptor, so
  * the namespace stays alive while the handle is open, even if its name is
  * deleted. Calls already using the handle keep it open until they finish.
+ *
+ * Synchronous: what only opens, reads or closes this process's descriptors
+ * (open, current, fromPid, list, identify, pids, close). Async: what needs a
+ * namespace thread or another process (create, attach, delete, every I/O
+ * method). close() lets go of the handle; delete() removes the name. Every
+ * error is a NetnsError with a `code`.
  */
 export class NetNS extends NsHandle {
   /** net.* sysctls of this namespace. */
@@ -75,7 +81,11 @@ export class NetNS extends NsHandle {
     return new NetNS(await attachNamespace(name, pid, options));
   }
 
-  /** Removes RUN_DIR/NAME as `ip netns del` does: lazy unmount, then unlink. */
+  /**
+   * Removes RUN_DIR/NAME as `ip netns del` does: lazy unmount, then unlink.
+   * Async. ENOENT when there is no such name. Open handles of the namespace
+   * keep working (ns.delete() removes a handle's own name and closes it).
+   */
   static delete(name: string, options?: RunDirOption): Promise<void> {
     return deleteNamespace(name, options);
   }
@@ -146,41 +156,59 @@ export class NetNS extends NsHandle {
     this.close();
   }
 
-  /** Binds and listens inside this namespace, then hands the socket to `server` (net or http). */
+  /**
+   * Binds and listens inside this namespace, then hands the socket to `server`
+   * (net or http). Async. Failures are NetnsErrors with Node's code
+   * (EADDRINUSE, EACCES...) and the address; bad options ERR_NETNS_INVALID_ARG.
+   */
   listen<S extends net.Server>(server: S, options?: ListenOptions): Promise<S> {
     return listenIn(this, server, options);
   }
 
-  /** A TCP (or unix) connection made from inside this namespace. */
+  /**
+   * A TCP (or unix) connection made from inside this namespace. Async: resolves
+   * once connected. Failures are NetnsErrors with Node's code (ECONNREFUSED,
+   * ETIMEDOUT after `timeout`, ENETUNREACH...), address and port, Node's error
+   * as `cause`. Errors after the connection is made are the Socket's own.
+   */
   connect(options: ConnectOptions): Promise<net.Socket> {
     return connectIn(this, options);
   }
 
-  /** A UDP socket bound inside this namespace. */
+  /** A UDP socket bound inside this namespace. Async; failures are NetnsErrors with Node's code (EADDRINUSE...). */
   createSocket(type: 'udp4' | 'udp6', options?: UdpOptions): Promise<dgram.Socket> {
     return createUdpSocket(this, type, options);
   }
 
-  /** A raw O_CLOEXEC socket descriptor made inside this namespace (netlink, packet, …); close it yourself. */
+  /** A raw O_CLOEXEC socket descriptor made inside this namespace (netlink, packet, …); close it yourself. Async. */
   socket(domain: SocketDomain, type: SocketType, protocol?: number): Promise<number> {
     return rawSocket(this, domain, type, protocol);
   }
 
-  /** A real ChildProcess started inside this namespace. */
+  /**
+   * A real ChildProcess started inside this namespace, returned at once (sync);
+   * a command that cannot be started is an 'error' event with a NetnsError
+   * (ENOENT, EACCES...), as Node reports spawn errors.
+   */
   spawn(command: string, args?: string[], options?: NetnsSpawnOptions): ChildProcess {
     return spawnIn(this, command, args, options);
   }
 
-  /** Runs a command inside this namespace and collects its output. */
+  /**
+   * Runs a command inside this namespace and collects its output. Async. A
+   * command that cannot start rejects with a NetnsError (ENOENT...); one that
+   * exits non-zero rejects as Node's execFile does (code and exitCode: the status).
+   */
   execFile(command: string, args?: string[], options?: ExecFileOptions): Promise<ExecFileResult> {
     return execFileIn(this, command, args, options);
   }
 
-  /** Reads /proc/net/*, /proc/sys/net/* (and thread-self equivalents) as seen from this namespace. */
+  /** Reads /proc/net/*, /proc/sys/net/* (and thread-self equivalents) as seen from this namespace. Async. */
   readFile(path: string): Promise<Buffer> {
     return readFileIn(this, path);
   }
 
+  /** "NetNS(PATH, net:[INODE])". */
   override toString(): string {
     return `NetNS(${this.path}, net:[${this.inode}])`;
   }

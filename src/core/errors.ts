@@ -72,10 +72,15 @@ export interface NetnsErrorFields {
  * are set when a system call failed.
  */
 export class NetnsError extends Error {
+  /** 'NetnsError' ('AbortError' for an abort). */
   override name = 'NetnsError';
+  /** Stable: one of ErrorCodes, or a system error's errno name (ENOENT, EPERM, ECONNREFUSED...). */
   readonly code: ErrorCode;
+  /** The negative errno, as Node gives it, when a system call failed. */
   errno?: number;
+  /** The system call that failed (open, setns, connect, bind...). */
   syscall?: string;
+  /** The file the error is about, when there is one. */
   path?: string;
   /**
    * The kernel's own words for a netlink refusal, when it gave any ("Peer netns

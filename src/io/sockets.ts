@@ -35,21 +35,28 @@ const PROTOCOL_MAX = 2 ** 31 - 1;
 // setTimeout's limit: longer delays fire at once.
 const TIMEOUT_MAX = 2 ** 31 - 1;
 
+/** The address family of ns.socket(): unix, inet, inet6, netlink or packet. */
 export type SocketDomain = keyof typeof DOMAINS;
+/** The socket type of ns.socket(): stream, dgram, raw or seqpacket. */
 export type SocketType = keyof typeof TYPES;
 
+/** Where ns.listen() binds: a numeric host and port, or a unix path. */
 export interface ListenOptions {
   /** Numeric address to bind (default 0.0.0.0). */
   host?: string;
   /** 0 (the default) picks a free port. */
   port?: number;
+  /** listen(2)'s queue of connections not yet accepted (default 511, as Node's). */
   backlog?: number;
   /** A unix socket path instead of host/port; a leading '\0' makes it abstract (per namespace). */
   path?: string;
 }
 
+/** Where ns.connect() connects: a numeric host (IPv6 may carry a zone, fe80::1%eth0) and port, or a unix path. */
 export interface ConnectOptions {
+  /** A numeric IPv4 or IPv6 address: a name would be resolved in the host's namespace. */
   host?: string;
+  /** 1 to 65535. */
   port?: number;
   /** A unix socket path instead of host/port; a leading '\0' makes it abstract. */
   path?: string;
@@ -57,9 +64,11 @@ export interface ConnectOptions {
   timeout?: number;
 }
 
+/** Where ns.createSocket() binds its UDP socket. */
 export interface UdpOptions {
   /** Numeric address to bind (default 0.0.0.0 or ::). */
   address?: string;
+  /** 0 (the default) picks a free port. */
   port?: number;
 }
 

@@ -20,6 +20,7 @@ import { own } from '../core/own.js';
  * inside the namespace.
  */
 export interface NetnsSpawnOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' | 'shell' | 'uid' | 'gid'> {
+  /** As Node's, for fds 0-2 only: fds 3 and 4 carry the namespace and the exec status to the helper. */
   stdio?: 'pipe' | 'inherit' | 'ignore' | StdioOptions;
   /**
    * Also do what `ip netns exec` adds: a private mount namespace with
@@ -37,13 +38,17 @@ export interface NetnsSpawnOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' 
   parentDeathSignal?: NodeJS.Signals;
 }
 
+/** ns.execFile()'s options: spawn's, less stdio, plus `input` for stdin. */
 export interface ExecFileOptions extends Omit<NetnsSpawnOptions, 'stdio'> {
   /** Written to the command's stdin through a real pipe (not a socket), then closed. */
   input?: string | Buffer;
 }
 
+/** What ns.execFile() resolves with when the command exits 0. */
 export interface ExecFileResult {
+  /** The command's standard output, as UTF-8 text. */
   stdout: string;
+  /** The command's standard error, as UTF-8 text. */
   stderr: string;
 }
 

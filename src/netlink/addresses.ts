@@ -28,14 +28,17 @@ export const ADDRESS_FLAGS = {
   mcautojoin: 0x400,
   stableprivacy: 0x800,
 } as const;
+/** IFA_F_* flags by the names `ip address` prints (nodad, tentative, permanent...). */
 export type AddressFlag = keyof typeof ADDRESS_FLAGS;
 /** What a caller may ask for (the rest the kernel sets). */
 const SETTABLE: readonly AddressFlag[] = ['nodad', 'optimistic', 'homeaddress', 'managetempaddr', 'noprefixroute', 'mcautojoin'];
 
 export const SCOPES = { global: C.RT_SCOPE_UNIVERSE, site: 200, link: C.RT_SCOPE_LINK, host: C.RT_SCOPE_HOST } as const;
+/** An address or route scope by name, as `ip` prints it. */
 export type ScopeName = keyof typeof SCOPES;
 export const scopeName = namesOf(SCOPES);
 
+/** What addresses.add() / replace() assign: `address` with its prefix ("10.0.0.1/24") on `link`. */
 export interface AddressSpec {
   link: LinkRef;
   /** "10.0.0.1/24", "fd00::1/64"; without a length, /32 or /128. */
@@ -52,6 +55,7 @@ export interface AddressSpec {
   preferredLifetime?: number;
 }
 
+/** An interface address as the kernel reports it (RTM_NEWADDR): what `ip address show` prints. */
 export interface Address {
   family: Family;
   /** The interface index. */
@@ -68,6 +72,7 @@ export interface Address {
   preferredLifetime?: number;
 }
 
+/** Which addresses addresses.list() returns: of one link and/or one family; all when empty. */
 export interface AddressFilter {
   link?: LinkRef;
   family?: Family;
@@ -175,6 +180,11 @@ function cacheInfo(spec: AddressSpec): Attribute {
   return attr.bytes(C.IFA_CACHEINFO, out);
 }
 
+/**
+ * Interface addresses of the Netlink handle's namespace (`nl.addresses`), as
+ * `ip address`. Every method is async; kernel refusals are NetnsErrors with the
+ * errno name as code (EEXIST, EADDRNOTAVAIL, EPERM without CAP_NET_ADMIN).
+ */
 export class Addresses {
   readonly #nl: NetlinkHandle;
   readonly #links: Links;
@@ -198,6 +208,7 @@ export class Addresses {
       .filter((a) => index === 0 || a.index === index);
   }
 
+  /** Adds an address; EEXIST if the link has it already (replace() updates instead). */
   async add(spec: AddressSpec): Promise<void> {
     spec = own(spec);
     // validated before the link is looked up

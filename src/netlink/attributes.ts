@@ -13,6 +13,7 @@ export type Attribute = { type: number; value: Buffer } | { type: number; nested
 const align4 = (n: number): number => (n + 3) & ~3;
 const MAX_NLA_LEN = 0xffff;
 
+/** Builders of netlink attributes (TLVs) for NetlinkHandle requests the typed parts do not cover: bytes, integers, strings, nested. */
 export const attr = {
   /** A Buffer is taken as it is (not copied): it is read when the request is sent. */
   bytes: (type: number, value: Buffer | Uint8Array): Attribute => ({ type, value: Buffer.isBuffer(value) ? value : Buffer.from(value) }),

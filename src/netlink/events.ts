@@ -34,6 +34,7 @@ export interface WatchSource {
 /** 'existing': from the dump; 'new': added or changed (RTM_NEW*); 'delete': removed. */
 export type EventAction = 'existing' | 'new' | 'delete';
 
+/** What a NetlinkWatcher yields: a link, address, route or neighbour change, the end of the initial dump, or an overflow. */
 export type NetlinkEvent =
   | { type: 'link'; action: EventAction; link: Link }
   | { type: 'address'; action: EventAction; address: Address }
@@ -44,6 +45,7 @@ export type NetlinkEvent =
   /** The kernel dropped events (error.code 'ENOBUFS'); with `existing`, a new dump follows. */
   | { type: 'overflow'; error: NetnsError };
 
+/** What nl.watch() reports: the kinds asked for (none: nothing but overflows), and with `existing` the current objects first. */
 export interface WatchOptions {
   links?: boolean;
   addresses?: boolean;
@@ -97,6 +99,12 @@ const KINDS: Record<Kind, {
 /** Enough to absorb a burst (a dump of a busy namespace) before reading pauses. */
 const HIGH_WATER_MARK = 1024;
 
+/**
+ * rtnetlink events of one namespace as an object-mode Readable of NetlinkEvent
+ * (`for await`, leaving the loop closes it), made by nl.watch(). close() is
+ * synchronous and idempotent; a failed read destroys the stream with a
+ * NetnsError.
+ */
 export class NetlinkWatcher extends Readable {
   readonly #nl: WatchSource;
   readonly #kinds: Kind[];

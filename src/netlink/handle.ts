@@ -26,6 +26,7 @@ export const DUMP_ATTEMPTS = 5;
 // the socket holds a few hundred.
 export const MAX_BATCH = 128;
 
+/** Options of openNetlink() / NetlinkHandle.open(): the transport (for tests), the family and which types are GETs. */
 export interface NetlinkHandleOptions {
   /** Replaces the addon (unit tests). */
   transport?: NetlinkTransport;
@@ -38,6 +39,13 @@ export interface NetlinkHandleOptions {
 /** The outcome of one request of a batch. */
 export type Settled = { ok: true; messages: NetlinkMessage[] } | { ok: false; error: NetnsError };
 
+/**
+ * One netlink socket bound to one namespace, and the request/reply discipline on
+ * it: the raw layer under Netlink (`nl.handle`), for messages the typed parts do
+ * not cover. Requests and dumps are async (a kernel round trip) and reject with
+ * NetnsErrors (the kernel's errno name as code, ERR_NETNS_CLOSED after close());
+ * close() is synchronous.
+ */
 export class NetlinkHandle implements Disposable {
   readonly #transport: NetlinkTransport;
   readonly #fd: number;
@@ -91,6 +99,7 @@ export class NetlinkHandle implements Disposable {
     return this.#fd;
   }
 
+  /** Whether close() was called. */
   get closed(): boolean {
     return this.#closed;
   }
@@ -119,6 +128,7 @@ export class NetlinkHandle implements Disposable {
     this.#transport.close(this.#fd, this.#protocol === NETLINK_NETFILTER);
   }
 
+  /** close(), for `using`. */
   [Symbol.dispose](): void {
     this.close();
   }

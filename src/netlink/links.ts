@@ -14,6 +14,7 @@ import { checkIndex, checkLinkName, checkUint, formatMac, invalid, own, parseMac
 /** A link by name or by index. */
 export type LinkRef = string | number;
 
+/** A network interface as the kernel reports it (RTM_NEWLINK): what `ip link show` prints. */
 export interface Link {
   index: number;
   name: string;
@@ -46,6 +47,7 @@ interface CommonSpec {
   master?: LinkRef;
 }
 
+/** What links.add() makes: a dummy, bridge, veth (with its peer, maybe in another namespace), vlan, macvlan or ipvlan, with common settings. */
 export type LinkSpec = CommonSpec &
   (
     | { kind: 'veth'; peer: { name: string; netns?: NsHandle; mtu?: number; mac?: string; txQueueLength?: number } }
@@ -56,6 +58,7 @@ export type LinkSpec = CommonSpec &
     | { kind: 'ipvlan'; parent: LinkRef; mode?: keyof typeof IPVLAN_MODES; flags?: keyof typeof IPVLAN_FLAGS }
   );
 
+/** What links.set() changes in one message; only the fields given. */
 export interface LinkChanges {
   up?: boolean;
   mtu?: number;
@@ -159,6 +162,11 @@ function flagNames(flags: number): string[] {
   return names;
 }
 
+/**
+ * Network interfaces of the Netlink handle's namespace (`nl.links`), as `ip link`.
+ * Every method is async (one kernel round trip); kernel refusals are NetnsErrors
+ * with the errno name as code (EEXIST, ENODEV, EPERM without CAP_NET_ADMIN).
+ */
 export class Links {
   readonly #nl: NetlinkHandle;
 
@@ -166,6 +174,7 @@ export class Links {
     this.#nl = handle;
   }
 
+  /** Every link of the namespace, as `ip link show`. */
   async list(): Promise<Link[]> {
     const messages = await this.#nl.dump(C.RTM_GETLINK, ifinfomsg(), [], 'list links');
     return messages.filter((m) => m.type === C.RTM_NEWLINK).map(parseLink);
@@ -231,10 +240,12 @@ export class Links {
     await this.#nl.request([{ type: C.RTM_NEWLINK, flags: 0, header, attributes, what: `set link ${describeLink(ref)}` }]);
   }
 
+  /** Sets the link administratively up (`ip link set REF up`). */
   up(ref: LinkRef): Promise<void> {
     return this.set(ref, { up: true });
   }
 
+  /** Sets the link administratively down (`ip link set REF down`). */
   down(ref: LinkRef): Promise<void> {
     return this.set(ref, { up: false });
   }

@@ -26,13 +26,16 @@ import {
 } from './validate.js';
 
 export const ROUTE_TYPES = { unicast: 1, local: 2, broadcast: 3, anycast: 4, multicast: 5, blackhole: 6, unreachable: 7, prohibit: 8, throw: 9 } as const;
+/** A route's type (RTN_*) by name, as `ip route` prints it. */
 export type RouteType = keyof typeof ROUTE_TYPES;
 export const ROUTE_PROTOCOLS = { redirect: 1, kernel: 2, boot: 3, static: 4, ra: 9, dhcp: 16 } as const;
+/** Who installed a route (RTPROT_*), by name; other values stay numbers. */
 export type RouteProtocol = keyof typeof ROUTE_PROTOCOLS;
 const protocolName = namesOf(ROUTE_PROTOCOLS);
 const typeName = namesOf(ROUTE_TYPES);
 const TABLES = { main: C.RT_TABLE_MAIN, local: 255, default: 253 } as const;
 
+/** One path of a multipath route. */
 export interface NextHop {
   gateway?: string;
   device?: LinkRef;
@@ -41,6 +44,7 @@ export interface NextHop {
   onlink?: boolean;
 }
 
+/** What routes.add() / replace() / delete() take: a destination ("10.0.0.0/24" or "default") and how to reach it. */
 export interface RouteSpec {
   /** "10.0.0.0/16", "fd00::/64", a bare address (a host route), or "default". */
   destination: string;
@@ -64,6 +68,7 @@ export interface RouteSpec {
   advmss?: number;
 }
 
+/** A route as the kernel reports it (RTM_NEWROUTE): what `ip route show` prints. */
 export interface Route {
   family: Family;
   /** Always with its length: "0.0.0.0/0" is the default route. */
@@ -83,6 +88,7 @@ export interface Route {
   advmss?: number;
 }
 
+/** Which routes routes.list() returns: one table (main unless said, or 'all') and one family or both. */
 export interface RouteFilter {
   family?: Family;
   /** A table number or name; 'all' for every table. Default: main. */
@@ -281,6 +287,11 @@ export function checkRoute(spec: RouteSpec): void {
   routeRequest(C.RTM_NEWROUTE, C.NLM_F_CREATE | C.NLM_F_EXCL, own(spec), {});
 }
 
+/**
+ * Routes of the Netlink handle's namespace (`nl.routes`), as `ip route`. Every
+ * method is async; kernel refusals are NetnsErrors with the errno name as code
+ * (EEXIST, ESRCH for a missing route, ENETUNREACH, EPERM without CAP_NET_ADMIN).
+ */
 export class Routes {
   readonly #nl: NetlinkHandle;
   readonly #links: Links;
@@ -304,6 +315,7 @@ export class Routes {
       .filter((r) => table === 0 || r.table === table);
   }
 
+  /** Adds a route; EEXIST if one to the same destination is there (replace() overwrites). */
   add(spec: RouteSpec): Promise<void> {
     return this.#send(C.RTM_NEWROUTE, C.NLM_F_CREATE | C.NLM_F_EXCL, spec);
   }

@@ -7,6 +7,7 @@ import { native, type NativeBinding } from '../core/native.js';
 // The addon's netlinkOpenHere, not yet in core/native.ts's typed binding (another lane's file).
 type WithOpenHere = NativeBinding & { netlinkOpenHere(protocol: number): { fd: number; portId: number } };
 
+/** The socket operations under a NetlinkHandle: the addon's by default; a fake in unit tests (NetlinkHandleOptions.transport). */
 export interface NetlinkTransport {
   /** A netlink socket made inside the namespace `nsFd` refers to; the socket keeps that namespace for life. */
   open(nsFd: number, protocol: number): Promise<{ fd: number; portId: number }>;
