@@ -40,6 +40,7 @@ export const scopeName = namesOf(SCOPES);
 
 /** What addresses.add() / replace() assign: `address` with its prefix ("10.0.0.1/24") on `link`. */
 export interface AddressSpec {
+  /** The link, by name or index. */
   link: LinkRef;
   /** "10.0.0.1/24", "fd00::1/64"; without a length, /32 or /128. */
   address: string;
@@ -47,34 +48,49 @@ export interface AddressSpec {
   peer?: string;
   /** IPv4 broadcast address. */
   broadcast?: string;
+  /** global (the default), site, link, host, or a number. */
   scope?: ScopeName | number;
+  /** IFA_F_* to set: nodad, noprefixroute, ... */
   flags?: AddressFlag[];
+  /** An IPv4 label ("eth0:1"), as `ip address add ... label`. */
   label?: string;
   /** Seconds; forever when absent. */
   validLifetime?: number;
+  /** Seconds; at most validLifetime; forever when absent. */
   preferredLifetime?: number;
 }
 
 /** An interface address as the kernel reports it (RTM_NEWADDR): what `ip address show` prints. */
 export interface Address {
+  /** 4 or 6. */
   family: Family;
   /** The interface index. */
   index: number;
+  /** The address, without its length. */
   address: string;
+  /** The prefix length: 24 for 10.0.0.1/24. */
   prefixLength: number;
+  /** The point-to-point peer, when it differs from the local address. */
   peer?: string;
+  /** The IPv4 broadcast address, when set. */
   broadcast?: string;
+  /** global, site, link, host, or the number. */
   scope: ScopeName | number;
+  /** IFA_F_* by name: permanent, tentative, dadfailed... */
   flags: AddressFlag[];
+  /** The IPv4 label, when set. */
   label?: string;
   /** Seconds left; undefined = forever. */
   validLifetime?: number;
+  /** Seconds left before it is deprecated; undefined = forever. */
   preferredLifetime?: number;
 }
 
 /** Which addresses addresses.list() returns: of one link and/or one family; all when empty. */
 export interface AddressFilter {
+  /** Only this link's (by name or index). */
   link?: LinkRef;
+  /** Only this family. */
   family?: Family;
 }
 

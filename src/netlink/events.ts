@@ -47,9 +47,13 @@ export type NetlinkEvent =
 
 /** What nl.watch() reports: the kinds asked for (none: nothing but overflows), and with `existing` the current objects first. */
 export interface WatchOptions {
+  /** Link changes (RTNLGRP_LINK). */
   links?: boolean;
+  /** IPv4 and IPv6 address changes. */
   addresses?: boolean;
+  /** IPv4 and IPv6 route changes (cached clones left out). */
   routes?: boolean;
+  /** Neighbour and proxy entry changes. */
   neighbours?: boolean;
   /** First the objects there now (action 'existing'), then { type: 'synced' }. Routes of every table; neighbours with the proxy entries. */
   existing?: boolean;
@@ -162,10 +166,12 @@ export class NetlinkWatcher extends Readable {
     this.destroy();
   }
 
+  /** @internal Readable's hook: resumes reading the socket. */
   override _read(): void {
     this.#watch?.resume();
   }
 
+  /** @internal Readable's hook: stops polling and closes the socket. */
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     this.#watch?.close();
     callback(error);

@@ -16,15 +16,21 @@ export type LinkRef = string | number;
 
 /** A network interface as the kernel reports it (RTM_NEWLINK): what `ip link show` prints. */
 export interface Link {
+  /** The interface index (ifindex), unique in the namespace. */
   index: number;
+  /** The interface name (IFLA_IFNAME): eth0, lo... */
   name: string;
   /** IFLA_INFO_KIND: 'veth', 'bridge', ...; undefined for links without one (lo, physical). */
   kind?: string;
+  /** The MTU in bytes. */
   mtu: number;
+  /** The link-layer address ("02:00:00:00:00:01"); absent for links without one. */
   mac?: string;
   /** Flag names as `ip` prints them: NO-CARRIER, LOOPBACK, BROADCAST, ..., UP, LOWER_UP. */
   flags: string[];
+  /** Administratively up (IFF_UP). */
   up: boolean;
+  /** Operationally up (IFF_RUNNING): up with a carrier. */
   running: boolean;
   /** As `ip` prints it: UP, DOWN, UNKNOWN, LOWERLAYERDOWN... */
   operState: string;
@@ -37,13 +43,17 @@ export interface Link {
 }
 
 interface CommonSpec {
+  /** The new link's name (at most 15 bytes). */
   name: string;
+  /** The MTU in bytes; the kind's default when absent. */
   mtu?: number;
+  /** The link-layer address; a random one when absent. */
   mac?: string;
   /** IFLA_TXQLEN; the kernel's default (1000) when absent. */
   txQueueLength?: number;
   /** Created up (IFF_UP in the same message). */
   up?: boolean;
+  /** A bridge (or other master) to enslave it to. */
   master?: LinkRef;
 }
 
@@ -60,9 +70,13 @@ export type LinkSpec = CommonSpec &
 
 /** What links.set() changes in one message; only the fields given. */
 export interface LinkChanges {
+  /** true: set up (IFF_UP); false: set down. */
   up?: boolean;
+  /** A new MTU in bytes. */
   mtu?: number;
+  /** A new link-layer address. */
   mac?: string;
+  /** A new name (the link must be down for most kinds). */
   name?: string;
   /** A bridge (or other master) to enslave to; null: no master. */
   master?: LinkRef | null;

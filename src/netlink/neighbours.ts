@@ -39,6 +39,7 @@ export type NeighbourFlag = keyof typeof NEIGHBOUR_FLAGS;
 
 /** What neighbours.add() / replace() take: an IP `address` on `link`, with its link-layer address and state. */
 export interface NeighbourSpec {
+  /** The link, by name or index. */
   link: LinkRef;
   /** The neighbour's IP address: "10.0.0.2", "fd00::2" (no prefix length). */
   address: string;
@@ -46,6 +47,7 @@ export interface NeighbourSpec {
   lladdr?: string;
   /** Default: permanent, as `ip neigh add`. Not for proxy entries. */
   state?: NeighbourState;
+  /** NTF_* to set: router, extern_learn. */
   flags?: NeighbourFlag[];
   /** A proxy ARP / NDP entry (NTF_PROXY): answered for, on that link. */
   proxy?: boolean;
@@ -55,21 +57,27 @@ export interface NeighbourSpec {
 
 /** A neighbour (ARP / NDP) or proxy entry as the kernel reports it: what `ip neigh show` prints. */
 export interface Neighbour {
+  /** 4 or 6. */
   family: Family;
   /** The interface index. */
   index: number;
+  /** The neighbour's IP address. */
   address: string;
+  /** Its link-layer address, when known. */
   lladdr?: string;
   /** The NUD state ('none' for a proxy entry); a number if not a single known state. */
   state: NeighbourState | number;
   /** Flags as `ip` names them: router, extern_learn, proxy, ... */
   flags: string[];
+  /** A proxy entry (from `ip neigh show proxy`). */
   proxy: boolean;
 }
 
 /** Which entries neighbours.list() returns: of one link and/or one family; proxy: the proxy entries instead. */
 export interface NeighbourFilter {
+  /** Only this link's (by name or index). */
   link?: LinkRef;
+  /** Only this family. */
   family?: Family;
   /** true: the proxy entries instead of the neighbour cache (as `ip neigh show proxy`). */
   proxy?: boolean;

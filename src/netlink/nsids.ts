@@ -42,7 +42,9 @@ export interface NsidFilter {
 
 /** A named namespace, as the run directory lists it. */
 export interface NamedNamespace {
+  /** The name in the run directory. */
   name: string;
+  /** RUN_DIR/NAME, opened to ask for its id. */
   path: string;
 }
 

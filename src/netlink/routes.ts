@@ -37,10 +37,13 @@ const TABLES = { main: C.RT_TABLE_MAIN, local: 255, default: 253 } as const;
 
 /** One path of a multipath route. */
 export interface NextHop {
+  /** The next hop's address. */
   gateway?: string;
+  /** The output link, by name or index. */
   device?: LinkRef;
   /** 1-256 (sent as hops = weight - 1). */
   weight?: number;
+  /** Take the gateway as on the link even with no matching prefix (RTNH_F_ONLINK). */
   onlink?: boolean;
 }
 
@@ -50,17 +53,25 @@ export interface RouteSpec {
   destination: string;
   /** Needed only for "default" without a gateway; else taken from the addresses. */
   family?: Family;
+  /** The next hop's address (RTA_GATEWAY). */
   gateway?: string;
+  /** The output link, by name or index. */
   device?: LinkRef;
   /** Preferred source address (RTA_PREFSRC). */
   source?: string;
+  /** link for a directly reachable destination; derived as `ip route` does when absent. */
   scope?: ScopeName | number;
+  /** The priority (RTA_PRIORITY): lower wins. */
   metric?: number;
   /** 1-2^32-1, or main (default), local. */
   table?: number | keyof typeof TABLES;
+  /** Who installed it (RTPROT_*): boot when absent, as `ip route add` sets it. */
   protocol?: number | RouteProtocol;
+  /** unicast (the default), blackhole, unreachable, prohibit, local... */
   type?: RouteType;
+  /** Take the gateway as on the link even with no matching prefix. */
   onlink?: boolean;
+  /** Several next hops (ECMP) instead of gateway/device. */
   multipath?: NextHop[];
   /** Path MTU to the destination (RTAX_MTU): 1-65520. */
   mtu?: number;
@@ -70,26 +81,39 @@ export interface RouteSpec {
 
 /** A route as the kernel reports it (RTM_NEWROUTE): what `ip route show` prints. */
 export interface Route {
+  /** 4 or 6. */
   family: Family;
   /** Always with its length: "0.0.0.0/0" is the default route. */
   destination: string;
+  /** The next hop's address. */
   gateway?: string;
   /** Output interface index. */
   device?: number;
+  /** The preferred source address (RTA_PREFSRC). */
   source?: string;
+  /** universe routes read global; link, host, or the number. */
   scope: ScopeName | number;
+  /** The priority (RTA_PRIORITY), when set. */
   metric?: number;
+  /** The table number: 254 main, 255 local. */
   table: number;
+  /** Who installed it: kernel, boot, static..., or the number. */
   protocol: RouteProtocol | number;
+  /** unicast, local, broadcast, blackhole..., or the number. */
   type: RouteType | number;
+  /** RTNH_F_ONLINK set. */
   onlink: boolean;
+  /** The next hops of a multipath route. */
   multipath?: { gateway?: string; device: number; weight: number; onlink: boolean }[];
+  /** Path MTU (RTAX_MTU), when set. */
   mtu?: number;
+  /** Advertised MSS (RTAX_ADVMSS), when set. */
   advmss?: number;
 }
 
 /** Which routes routes.list() returns: one table (main unless said, or 'all') and one family or both. */
 export interface RouteFilter {
+  /** Only this family; both when absent. */
   family?: Family;
   /** A table number or name; 'all' for every table. Default: main. */
   table?: number | keyof typeof TABLES | 'all';
