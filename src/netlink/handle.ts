@@ -160,9 +160,11 @@ export class NetlinkHandle implements Disposable {
   }
 
   /**
-   * Sends the requests in one sendmsg whatever their number, without
+   * @internal Sends the requests in one sendmsg whatever their number, without
    * NLM_F_ACK, and settles each: a request without an answer succeeded. For
    * a netfilter batch, which is atomic only within one sendmsg (no chunks).
+   * Synchronous, as nftables/batch.ts's commit() is written; kept out of the
+   * public types, where every netlink request is async.
    */
   requestBatch(requests: readonly NetlinkRequest[]): Settled[] {
     this.#assertOpen(requests[0]?.what ?? 'request');
