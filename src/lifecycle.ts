@@ -74,7 +74,7 @@ function namesIn(dir: string): string[] {
   } catch (error) {
     const { code, errno } = error as NodeJS.ErrnoException;
     if (code === 'ENOENT') return [];
-    throw errno === undefined ? error : systemError(errno, 'opendir', dir); // Node's leaves the path out
+    throw errno === undefined ? fromNative(error) : systemError(errno, 'opendir', dir); // Node's leaves the path out
   }
   const names: string[] = [];
   try {
