@@ -86,6 +86,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("ioWriteFile", &NetnsAddon::IoWriteFileJs),
         InstanceMethod("ioStats", &NetnsAddon::IoStatsJs),
         InstanceMethod("netlinkOpen", &NetnsAddon::NetlinkOpenJs),
+        InstanceMethod("netlinkOpenHere", &NetnsAddon::NetlinkOpenHereJs),
         InstanceMethod("netlinkTransact", &NetnsAddon::NetlinkTransactJs),
         InstanceMethod("netlinkSubscribe", &NetnsAddon::NetlinkSubscribeJs),
         InstanceMethod("netlinkWatch", &NetnsAddon::NetlinkWatchJs),
@@ -259,6 +260,20 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     return Submit(env, [&] {
       return std::make_unique<NetlinkSocketJob>(env, DupNamespaceFd(env, FdArgument(info, 0)), protocol);
     });
+  }
+
+  // netlinkOpenHere(protocol) -> { fd, portId }: made on this thread, in its
+  // namespace, without any switch (see netlink.h).
+  Napi::Value NetlinkOpenHereJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    int protocol = IntArgument(info, 0, "protocol");
+    UniqueFd fd;
+    uint32_t port_id = 0;
+    if (auto failure = OpenNetlinkHere(protocol, fd, port_id)) throw ToJsError(env, *failure);
+    Napi::Object result = Napi::Object::New(env);
+    result.Set("portId", Napi::Number::New(env, port_id));
+    result.Set("fd", Napi::Number::New(env, fd.release()));  // from here JavaScript owns the descriptor
+    return result;
   }
 
   // netlinkTransact(fd, request, firstSeq, count, quiet?) -> Buffer, or null

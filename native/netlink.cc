@@ -144,34 +144,40 @@ NetlinkSocketJob::NetlinkSocketJob(Napi::Env env, UniqueFd ns_fd, int protocol)
 
 void NetlinkSocketJob::Run(ThreadSwitch& thread) {
   SocketJob::Run(thread);
-  if (fd_.valid() && !Configure()) fd_.reset();
+  if (!fd_.valid()) return;
+  if (auto failure = ConfigureNetlinkSocket(fd_.get(), port_id_)) {
+    Fail(*failure);
+    fd_.reset();
+  }
 }
 
 // As iproute2 sets up its socket: extended ACKs (the kernel's reason for an
 // error, as text), strict checking of dump requests (so filters are honoured),
 // capped ACKs (an error does not echo the whole request), and a large
 // receive buffer for dumps.
-bool NetlinkSocketJob::Configure() {
-  int fd = fd_.get();
+std::optional<Failure> ConfigureNetlinkSocket(int fd, uint32_t& port_id) {
   if (!SetOption(fd, SOL_NETLINK, NETLINK_EXT_ACK, 1) || !SetOption(fd, SOL_NETLINK, NETLINK_GET_STRICT_CHK, 1) ||
       !SetOption(fd, SOL_NETLINK, NETLINK_CAP_ACK, 1)) {
-    Fail(Failure::Sys(errno, "setsockopt"));
-    return false;
+    return Failure::Sys(errno, "setsockopt");
   }
   SetOption(fd, SOL_SOCKET, SO_RCVBUF, kReceiveBuffer);  // best effort: capped by rmem_max
   sockaddr_nl local{};
   local.nl_family = AF_NETLINK;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
-    Fail(Failure::Sys(errno, "bind"));
-    return false;
-  }
+  if (bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) return Failure::Sys(errno, "bind");
   socklen_t length = sizeof local;
-  if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) != 0) {
-    Fail(Failure::Sys(errno, "getsockname"));
-    return false;
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) != 0) return Failure::Sys(errno, "getsockname");
+  port_id = local.nl_pid;  // autobound: not necessarily the process id
+  return std::nullopt;
+}
+
+std::optional<Failure> OpenNetlinkHere(int protocol, UniqueFd& fd, uint32_t& port_id) {
+  fd.reset(socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, protocol));
+  if (!fd.valid()) return Failure::Sys(errno, "socket");
+  if (auto failure = ConfigureNetlinkSocket(fd.get(), port_id)) {
+    fd.reset();
+    return failure;
   }
-  port_id_ = local.nl_pid;  // autobound: not necessarily the process id
-  return true;
+  return std::nullopt;
 }
 
 Napi::Value NetlinkSocketJob::Result(Napi::Env env) {

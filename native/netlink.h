@@ -23,9 +23,17 @@ class NetlinkSocketJob : public SocketJob {
   Napi::Value Result(Napi::Env env) override;
 
  private:
-  bool Configure();
   uint32_t port_id_ = 0;
 };
+
+// Sets a fresh netlink socket up as iproute2 does and binds it; port_id: the
+// port the kernel picked.
+std::optional<Failure> ConfigureNetlinkSocket(int fd, uint32_t& port_id);
+
+// A configured netlink socket made on the calling thread, so in its
+// namespace, with no switch: needs no privilege (an unprivileged user may
+// read links, addresses and routes of their own namespace, as with `ip`).
+std::optional<Failure> OpenNetlinkHere(int protocol, UniqueFd& fd, uint32_t& port_id);
 
 // Sends `request` (count messages, seq first_seq onwards, each asking for an
 // ACK or a dump) and collects every reply of those seqs up to and including

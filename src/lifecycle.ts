@@ -8,8 +8,11 @@ import { native } from './core/native.js';
 
 const NSFS_MAGIC = 0x6e736673;
 
+/** One entry of NetNS.list(): a name in the run directory, as `ip netns list` shows it. */
 export interface NamespaceEntry {
+  /** The file name in the run directory. */
   name: string;
+  /** RUN_DIR/NAME. */
   path: string;
   /** Inode of the namespace when alive, else of the leftover file. */
   inode: number;
@@ -71,7 +74,7 @@ function namesIn(dir: string): string[] {
   } catch (error) {
     const { code, errno } = error as NodeJS.ErrnoException;
     if (code === 'ENOENT') return [];
-    throw errno === undefined ? error : systemError(errno, 'opendir', dir); // Node's leaves the path out
+    throw errno === undefined ? fromNative(error) : systemError(errno, 'opendir', dir); // Node's leaves the path out
   }
   const names: string[] = [];
   try {

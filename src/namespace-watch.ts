@@ -9,19 +9,28 @@ import { checkRunDir, type RunDirOption } from './core/names.js';
 import { native, type NativeFdWatch } from './core/native.js';
 import { ownOptions } from './core/own.js';
 
+/** A change NetNS.watch() reports, as `ip netns monitor` prints it. */
 export interface NamespaceEvent {
+  /** add: the file was created (before ip mounts the namespace on it); delete: it was removed. */
   type: 'add' | 'delete';
+  /** The name in the run directory. */
   name: string;
 }
 
+/** Options of NetNS.watch(): the run directory, and a signal that ends the iteration. */
 export interface NamespaceWatchOptions extends RunDirOption {
   /** Aborting ends the iteration as close() does: no error. */
   signal?: AbortSignal;
 }
 
-/** `for await` over the events; leaving the loop, close() or the signal stops the watch and frees its descriptor. */
+/**
+ * What NetNS.watch() returns: `for await` over the events; leaving the loop,
+ * close() or the signal stops the watch and frees its descriptor. close() is
+ * synchronous and idempotent; `using` works. An inotify overflow ends the
+ * iteration with an ENOBUFS NetnsError.
+ */
 export interface NamespaceWatch extends AsyncIterable<NamespaceEvent>, Disposable {
-  /** Idempotent. Events not yet taken are dropped, and the iteration ends. */
+  /** Synchronous and idempotent. Events not yet taken are dropped, and the iteration ends. */
   close(): void;
 }
 

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type dgram from 'node:dgram';
 import type net from 'node:net';
-import { callNative } from './core/errors.js';
+import { callNative, ErrorCodes, netnsError } from './core/errors.js';
 import { readFileIn } from './io/files.js';
 import {
   connectIn,
@@ -36,6 +36,12 @@ import { watchNamespaces, type NamespaceWatch, type NamespaceWatchOptions } from
  * An open network namespace. The handle holds an O_CLOEXEC file descriptor, so
  * the namespace stays alive while the handle is open, even if its name is
  * deleted. Calls already using the handle keep it open until they finish.
+ *
+ * Synchronous: what only opens, reads or closes this process's descriptors
+ * (open, current, fromPid, list, identify, pids, close). Async: what needs a
+ * namespace thread or another process (create, attach, delete, every I/O
+ * method). close() lets go of the handle; delete() removes the name. Every
+ * error is a NetnsError with a `code`.
  */
 export class NetNS extends NsHandle {
   /** net.* sysctls of this namespace. */
@@ -75,7 +81,11 @@ export class NetNS extends NsHandle {
     return new NetNS(await attachNamespace(name, pid, options));
   }
 
-  /** Removes RUN_DIR/NAME as `ip netns del` does: lazy unmount, then unlink. */
+  /**
+   * Removes RUN_DIR/NAME as `ip netns del` does: lazy unmount, then unlink.
+   * Async. ENOENT when there is no such name. Open handles of the namespace
+   * keep working (ns.delete() removes a handle's own name and closes it).
+   */
   static delete(name: string, options?: RunDirOption): Promise<void> {
     return deleteNamespace(name, options);
   }
@@ -117,41 +127,88 @@ export class NetNS extends NsHandle {
     return NetNS.open(`/proc/${pid}/ns/net`);
   }
 
-  /** Binds and listens inside this namespace, then hands the socket to `server` (net or http). */
+  /**
+   * Removes the name this handle has in its run directory, as `ip netns del
+   * NAME` (lazy unmount, then unlink), then closes the handle. Async. The
+   * namespace itself lives on while anything still holds it (another handle, a
+   * process, a socket). Refused, with nothing removed and the handle left open:
+   * ERR_NETNS_NOT_NAMED when the handle has no name (NetNS.fromPid, current, an
+   * anonymous namespace, a path outside the run directory);
+   * ERR_NETNS_NAME_REPLACED when the name now holds another namespace;
+   * ERR_NETNS_CLOSED on a closed handle; ENOENT when the name is already gone.
+   */
+  async delete(): Promise<void> {
+    const name = this.name;
+    if (name === undefined) {
+      throw netnsError(ErrorCodes.NOT_NAMED, `${this.path} has no name in a run directory: nothing to delete (close() lets go of the handle)`, { path: this.path });
+    }
+    const runDir = this.path.slice(0, -(name.length + 1));
+    this.acquire(); // held, so the comparison below is with a live namespace (and a closed handle is refused)
+    try {
+      const named = callNative(() => native().openNetnsIdentity(this.path));
+      if (!this.equals({ dev: named.dev, inode: named.ino })) {
+        throw netnsError(ErrorCodes.NAME_REPLACED, `${this.path} now names another namespace than this handle's: not deleted`, { path: this.path });
+      }
+      await deleteNamespace(name, { runDir });
+    } finally {
+      this.release();
+    }
+    this.close();
+  }
+
+  /**
+   * Binds and listens inside this namespace, then hands the socket to `server`
+   * (net or http). Async. Failures are NetnsErrors with Node's code
+   * (EADDRINUSE, EACCES...) and the address; bad options ERR_NETNS_INVALID_ARG.
+   */
   listen<S extends net.Server>(server: S, options?: ListenOptions): Promise<S> {
     return listenIn(this, server, options);
   }
 
-  /** A TCP (or unix) connection made from inside this namespace. */
+  /**
+   * A TCP (or unix) connection made from inside this namespace. Async: resolves
+   * once connected. Failures are NetnsErrors with Node's code (ECONNREFUSED,
+   * ETIMEDOUT after `timeout`, ENETUNREACH...), address and port, Node's error
+   * as `cause`. Errors after the connection is made are the Socket's own.
+   */
   connect(options: ConnectOptions): Promise<net.Socket> {
     return connectIn(this, options);
   }
 
-  /** A UDP socket bound inside this namespace. */
+  /** A UDP socket bound inside this namespace. Async; failures are NetnsErrors with Node's code (EADDRINUSE...). */
   createSocket(type: 'udp4' | 'udp6', options?: UdpOptions): Promise<dgram.Socket> {
     return createUdpSocket(this, type, options);
   }
 
-  /** A raw O_CLOEXEC socket descriptor made inside this namespace (netlink, packet, …); close it yourself. */
+  /** A raw O_CLOEXEC socket descriptor made inside this namespace (netlink, packet, …); close it yourself. Async. */
   socket(domain: SocketDomain, type: SocketType, protocol?: number): Promise<number> {
     return rawSocket(this, domain, type, protocol);
   }
 
-  /** A real ChildProcess started inside this namespace. */
+  /**
+   * A real ChildProcess started inside this namespace, returned at once (sync);
+   * a command that cannot be started is an 'error' event with a NetnsError
+   * (ENOENT, EACCES...), as Node reports spawn errors.
+   */
   spawn(command: string, args?: string[], options?: NetnsSpawnOptions): ChildProcess {
     return spawnIn(this, command, args, options);
   }
 
-  /** Runs a command inside this namespace and collects its output. */
+  /**
+   * Runs a command inside this namespace and collects its output. Async. A
+   * command that cannot start rejects with a NetnsError (ENOENT...); one that
+   * exits non-zero rejects as Node's execFile does (code and exitCode: the status).
+   */
   execFile(command: string, args?: string[], options?: ExecFileOptions): Promise<ExecFileResult> {
     return execFileIn(this, command, args, options);
   }
 
-  /** Reads /proc/net/*, /proc/sys/net/* (and thread-self equivalents) as seen from this namespace. */
+  /** Reads /proc/net/*, /proc/sys/net/* (and thread-self equivalents) as seen from this namespace. Async. */
   readFile(path: string): Promise<Buffer> {
     return readFileIn(this, path);
   }
 
+  /** "NetNS(PATH, net:[INODE])". */
   override toString(): string {
     return `NetNS(${this.path}, net:[${this.inode}])`;
   }

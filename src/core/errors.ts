@@ -42,13 +42,20 @@ export const ErrorCodes = {
   CNI_CHECK: 'ERR_NETNS_CNI_CHECK',
   CNI_GC_UNRELEASED: 'ERR_NETNS_CNI_GC_UNRELEASED',
   CNI_DAEMON_RUNNING: 'ERR_NETNS_CNI_DAEMON_RUNNING',
+  /** ns.delete() on a handle with no name in a run directory (NetNS.fromPid, current, an anonymous or other path). */
+  NOT_NAMED: 'ERR_NETNS_NOT_NAMED',
+  /** ns.delete(): the handle's name now belongs to another namespace (deleted and made again meanwhile); nothing was removed. */
+  NAME_REPLACED: 'ERR_NETNS_NAME_REPLACED',
 } as const;
 
 /** One of this package's own codes. */
 export type NetnsErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
 
-/** What `NetnsError.code` can be: one of ours, or a system error's errno name. */
-export type ErrorCode = NetnsErrorCode | `E${string}`;
+/**
+ * What `NetnsError.code` can be: one of ours, a system error's errno name, a
+ * code Node gave an error this package wrapped, or ABORT_ERR (AbortError).
+ */
+export type ErrorCode = NetnsErrorCode | `E${string}` | 'ABORT_ERR';
 
 export interface NetnsErrorFields {
   errno?: number;
@@ -65,16 +72,25 @@ export interface NetnsErrorFields {
  * are set when a system call failed.
  */
 export class NetnsError extends Error {
+  /** 'NetnsError' ('AbortError' for an abort). */
   override name = 'NetnsError';
+  /** Stable: one of ErrorCodes, or a system error's errno name (ENOENT, EPERM, ECONNREFUSED...). */
   readonly code: ErrorCode;
+  /** The negative errno, as Node gives it, when a system call failed. */
   errno?: number;
+  /** The system call that failed (open, setns, connect, bind...). */
   syscall?: string;
+  /** The file the error is about, when there is one. */
   path?: string;
   /**
    * The kernel's own words for a netlink refusal, when it gave any ("Peer netns
    * already has a nsid assigned"): what `ip` prints as `Error: <extack>.`
    */
   extack?: string;
+  /** A socket error's address (host, or unix path), as Node sets it on its own. */
+  address?: string;
+  /** A socket error's port, as Node sets it on its own. */
+  port?: number;
 
   constructor(code: ErrorCode, message: string, fields: NetnsErrorFields = {}) {
     super(message, fields.cause === undefined ? undefined : { cause: fields.cause });
@@ -122,14 +138,51 @@ export function toolMissing(code: ErrorCode, tool: string, debianPackage: string
   return netnsError(code, message, cause === undefined ? {} : { cause });
 }
 
-/** Converts an Error thrown by the addon into a NetnsError. */
-export function fromNative(error: unknown): unknown {
-  if (!(error instanceof Error) || typeof (error as NativeErrorShape).code !== 'string') return error;
+/**
+ * Converts what the addon threw into a NetnsError: a system error in Node's
+ * wording, a coded one as is, an argument check (TypeError, RangeError) as
+ * ERR_NETNS_INVALID_ARG and anything else as ERR_NETNS_UNKNOWN, the original
+ * kept as `cause`. A NetnsError passes through unchanged.
+ */
+export function fromNative(error: unknown): NetnsError {
+  if (error instanceof NetnsError) return error;
+  if (!(error instanceof Error)) return netnsError(ErrorCodes.UNKNOWN, String(error), { cause: error });
   const native = error as Error & NativeErrorShape;
+  if (typeof native.code !== 'string') {
+    const code = error instanceof TypeError || error instanceof RangeError ? ErrorCodes.INVALID_ARG : ErrorCodes.UNKNOWN;
+    return netnsError(code, error.message, { cause: error });
+  }
   if (typeof native.errno === 'number' && native.syscall) {
     return systemError(native.errno, native.syscall, native.path);
   }
   return netnsError(native.code as ErrorCode, native.message ?? '', native.path === undefined ? {} : { path: native.path });
+}
+
+/**
+ * A NetnsError for an error Node raised about something this package did in a
+ * namespace (a socket's connect or bind, a spawn): Node's `code` (ECONNREFUSED,
+ * or its own ERR_* when Node refused an argument), `errno`, `syscall`, `address`
+ * and `port` are kept, Node's error is the `cause`, and the message names the
+ * namespace (`where`, e.g. "in NetNS(/run/netns/a, net:[4026532]))"). A
+ * NetnsError passes through with `where` added to its message.
+ */
+export function fromNodeError(error: unknown, where: string): NetnsError {
+  if (error instanceof NetnsError) {
+    if (!error.message.endsWith(where)) error.message = `${error.message} ${where}`;
+    return error;
+  }
+  if (!(error instanceof Error)) return netnsError(ErrorCodes.UNKNOWN, `${String(error)} ${where}`, { cause: error });
+  const node = error as NodeJS.ErrnoException & { address?: string; port?: number };
+  const code = (typeof node.code === 'string' && node.code.startsWith('E') ? node.code : ErrorCodes.UNKNOWN) as ErrorCode;
+  const wrapped = netnsError(code, `${error.message} ${where}`, {
+    cause: error,
+    ...(typeof node.errno === 'number' ? { errno: node.errno } : {}),
+    ...(typeof node.syscall === 'string' ? { syscall: node.syscall } : {}),
+    ...(typeof node.path === 'string' ? { path: node.path } : {}),
+  });
+  if (node.address !== undefined) Object.assign(wrapped, { address: node.address });
+  if (node.port !== undefined) Object.assign(wrapped, { port: node.port });
+  return wrapped;
 }
 
 /** Calls into the addon, translating its errors. */
@@ -144,10 +197,15 @@ export function callNative<T>(call: () => T): T {
 /**
  * The error Node's own APIs reject with when aborted (fs, timers/promises,
  * child_process): name AbortError, code ABORT_ERR, the signal's reason as cause.
+ * A NetnsError too, as every error this package raises.
  */
-export class AbortError extends Error {
+export class AbortError extends NetnsError {
   override name = 'AbortError';
-  readonly code = 'ABORT_ERR';
+  declare readonly code: 'ABORT_ERR';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ABORT_ERR', message, options?.cause === undefined ? {} : { cause: options.cause });
+  }
 }
 
 export function abortError(signal: AbortSignal): AbortError {

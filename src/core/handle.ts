@@ -14,7 +14,13 @@ export function isNsHandle(value: unknown): value is NsHandle {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[HANDLE_BRAND] === true;
 }
 
+/**
+ * An open network namespace: the O_CLOEXEC descriptor and its identity, under
+ * NetNS. close() is synchronous and idempotent, and lets go of the descriptor
+ * only (the namespace and its name stay; ns.delete() removes the name).
+ */
 export class NsHandle implements Disposable {
+  /** The path it was opened by (RUN_DIR/NAME, /proc/PID/ns/net...), or /proc/PID/fd/N for an anonymous namespace. */
   readonly path: string;
   /**
    * The name in its run directory it was created, attached or opened by (a path
@@ -22,7 +28,9 @@ export class NsHandle implements Disposable {
    * or another path. `spawn(..., { etc: true })` binds /etc/netns/NAME by it.
    */
   readonly name: string | undefined;
+  /** The nsfs device number: with inode, the namespace's identity. */
   readonly dev: number;
+  /** The namespace's inode, as `ip netns identify` and /proc/PID/ns/net (net:[INODE]) show it. */
   readonly inode: number;
   #fd: number;
   #closed = false;
@@ -36,11 +44,13 @@ export class NsHandle implements Disposable {
     this.inode = inode;
   }
 
+  /** The descriptor (ERR_NETNS_CLOSED once closed); owned by the handle: do not close it. */
   get fd(): number {
     this.#assertOpen();
     return this.#fd;
   }
 
+  /** Whether close() was called. */
   get closed(): boolean {
     return this.#closed;
   }
@@ -50,13 +60,18 @@ export class NsHandle implements Disposable {
     return this.dev === other.dev && this.inode === other.inode;
   }
 
-  /** Idempotent. The descriptor is released once no call is using it any more. */
+  /**
+   * Synchronous and idempotent. Lets go of the descriptor, once no call is using
+   * it any more; removes nothing from the system (the namespace lives on while
+   * a name, process or socket holds it).
+   */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#inUse === 0) native().closeFd(this.#fd);
   }
 
+  /** close(), for `using`. */
   [Symbol.dispose](): void {
     this.close();
   }

@@ -6,7 +6,7 @@ import type dgram from 'node:dgram';
 import type { EventEmitter } from 'node:events';
 import type net from 'node:net';
 import { dgram as loadDgram, net as loadNet } from '../core/builtins.js';
-import { ErrorCodes, NetnsError, netnsError, systemError } from '../core/errors.js';
+import { ErrorCodes, fromNodeError, NetnsError, netnsError, systemError } from '../core/errors.js';
 import { native } from '../core/native.js';
 import type { NsHandle } from '../core/handle.js';
 import { checkPort, checkUnixPath, numericHostFamily } from './address.js';
@@ -35,21 +35,28 @@ const PROTOCOL_MAX = 2 ** 31 - 1;
 // setTimeout's limit: longer delays fire at once.
 const TIMEOUT_MAX = 2 ** 31 - 1;
 
+/** The address family of ns.socket(): unix, inet, inet6, netlink or packet. */
 export type SocketDomain = keyof typeof DOMAINS;
+/** The socket type of ns.socket(): stream, dgram, raw or seqpacket. */
 export type SocketType = keyof typeof TYPES;
 
+/** Where ns.listen() binds: a numeric host and port, or a unix path. */
 export interface ListenOptions {
   /** Numeric address to bind (default 0.0.0.0). */
   host?: string;
   /** 0 (the default) picks a free port. */
   port?: number;
+  /** listen(2)'s queue of connections not yet accepted (default 511, as Node's). */
   backlog?: number;
   /** A unix socket path instead of host/port; a leading '\0' makes it abstract (per namespace). */
   path?: string;
 }
 
+/** Where ns.connect() connects: a numeric host (IPv6 may carry a zone, fe80::1%eth0) and port, or a unix path. */
 export interface ConnectOptions {
+  /** A numeric IPv4 or IPv6 address: a name would be resolved in the host's namespace. */
   host?: string;
+  /** 1 to 65535. */
   port?: number;
   /** A unix socket path instead of host/port; a leading '\0' makes it abstract. */
   path?: string;
@@ -57,9 +64,11 @@ export interface ConnectOptions {
   timeout?: number;
 }
 
+/** Where ns.createSocket() binds its UDP socket. */
 export interface UdpOptions {
   /** Numeric address to bind (default 0.0.0.0 or ::). */
   address?: string;
+  /** 0 (the default) picks a free port. */
   port?: number;
 }
 
@@ -105,9 +114,14 @@ function withAddress(error: unknown, options: { host?: string; port?: number; pa
   return error;
 }
 
+/** Where an error happened, for its message: Node's own would not say which namespace. */
+function inNamespace(ns: NsHandle): string {
+  return `(in the namespace ${ns.path})`;
+}
+
 function bindIn(ns: NsHandle, type: number, target: { host: string; port: number; unix: boolean }, backlog: number) {
   return runIo(ns, (fd) => native().ioBind(fd, type, target.host, target.port, target.unix, backlog)).catch((error) => {
-    throw withAddress(error, target.unix ? { path: target.host } : target);
+    throw fromNodeError(withAddress(error, target.unix ? { path: target.host } : target), inNamespace(ns));
   });
 }
 
@@ -137,7 +151,7 @@ export async function listenIn<S extends net.Server>(ns: NsHandle, server: S, op
     }
   }
   const port = zoned && (target.port || (await localPortOf(ns, fd, 'tcp6').catch(closeAnd(fd, diagFd))));
-  await adopt(server, (ready) => server.listen({ fd }, ready)).catch(closeAnd(diagFd));
+  await adopt(server, (ready) => server.listen({ fd }, ready)).catch((error) => closeAnd(diagFd)(fromNodeError(error, inNamespace(ns))));
   if (zoned) {
     // only while this listen lasts: a later server.listen() elsewhere gets Node's answer again
     const handle = (server as unknown as { _handle: unknown })._handle;
@@ -219,7 +233,7 @@ export async function connectIn(ns: NsHandle, options: ConnectOptions): Promise<
     });
   } catch (error) {
     socket.destroy();
-    throw withAddress(error, options);
+    throw fromNodeError(withAddress(error, options), inNamespace(ns));
   }
   socket.removeAllListeners('error');
   if (zoned) {
@@ -249,7 +263,9 @@ export async function createUdpSocket(ns: NsHandle, type: 'udp4' | 'udp6', optio
   const fd = await bindIn(ns, TYPES.dgram, { host, port, unix: false }, -1);
   const boundPort = zoned && (port || (await localPortOf(ns, fd, 'udp6').catch(closeAnd(fd))));
   const socket = loadDgram().createSocket(type);
-  await adopt(socket, (ready) => socket.bind({ fd }, ready));
+  await adopt(socket, (ready) => socket.bind({ fd }, ready)).catch((error) => {
+    throw fromNodeError(error, inNamespace(ns));
+  });
   if (zoned) {
     let open = true;
     socket.once('close', () => (open = false));

@@ -6,7 +6,7 @@
 import type { ChildProcess, SpawnOptions, StdioOptions } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { childProcess, net, os, util } from '../core/builtins.js';
-import { ErrorCodes, netnsError, systemError } from '../core/errors.js';
+import { ErrorCodes, fromNodeError, netnsError, systemError } from '../core/errors.js';
 import { execHelperPath, native } from '../core/native.js';
 import type { NsHandle } from '../core/handle.js';
 import { own } from '../core/own.js';
@@ -20,6 +20,7 @@ import { own } from '../core/own.js';
  * inside the namespace.
  */
 export interface NetnsSpawnOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' | 'shell' | 'uid' | 'gid'> {
+  /** As Node's, for fds 0-2 only: fds 3 and 4 carry the namespace and the exec status to the helper. */
   stdio?: 'pipe' | 'inherit' | 'ignore' | StdioOptions;
   /**
    * Also do what `ip netns exec` adds: a private mount namespace with
@@ -37,13 +38,17 @@ export interface NetnsSpawnOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' 
   parentDeathSignal?: NodeJS.Signals;
 }
 
+/** ns.execFile()'s options: spawn's, less stdio, plus `input` for stdin. */
 export interface ExecFileOptions extends Omit<NetnsSpawnOptions, 'stdio'> {
   /** Written to the command's stdin through a real pipe (not a socket), then closed. */
   input?: string | Buffer;
 }
 
+/** What ns.execFile() resolves with when the command exits 0. */
 export interface ExecFileResult {
+  /** The command's standard output, as UTF-8 text. */
   stdout: string;
+  /** The command's standard error, as UTF-8 text. */
   stderr: string;
 }
 
@@ -118,11 +123,16 @@ function deathSignalNumber(signal: unknown): number {
 }
 
 // Node's own argument errors (a bad cwd, env, uid, stdio entry, ...) carry its
-// ERR_INVALID_ARG_* codes; ours say ERR_NETNS_INVALID_ARG, keeping Node's as the cause.
-function fromNodeArgumentError(error: unknown): unknown {
+// ERR_INVALID_ARG_* codes; ours say ERR_NETNS_INVALID_ARG, keeping Node's as the
+// cause. Anything else Node throws (EAGAIN, ENOMEM...) keeps its code, wrapped.
+function fromNodeSpawnError(error: unknown, ns: NsHandle, command: string): unknown {
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !/^ERR_(INVALID_ARG_|OUT_OF_RANGE|UNKNOWN_SIGNAL)/.test(code)) return error;
+  if (typeof code !== 'string' || !/^ERR_(INVALID_ARG_|OUT_OF_RANGE|UNKNOWN_SIGNAL)/.test(code)) return fromNodeError(error, whileRunning(ns, command));
   return netnsError(ErrorCodes.INVALID_ARG, (error as Error).message, { cause: error });
+}
+
+function whileRunning(ns: NsHandle, command: string): string {
+  return `(${command} in the namespace ${ns.path})`;
 }
 
 /** The helper's "<stage> <errno>" report. */
@@ -159,12 +169,12 @@ export function spawnIn(ns: NsHandle, command: string, args: string[] = [], opti
       stdio: [...triple, nsFd, 'pipe', ...inheritFds] as StdioOptions,
     });
   } catch (error) {
-    throw fromNodeArgumentError(error);
+    throw fromNodeSpawnError(error, ns, command);
   } finally {
     ns.release(); // the child has its own copy of the descriptor by now
   }
   Object.assign(child, { spawnfile: command, spawnargs: [command, ...args] });
-  reportThroughEvents(child, command, args);
+  reportThroughEvents(child, command, args, whileRunning(ns, command));
   return child;
 }
 
@@ -174,7 +184,9 @@ export function spawnIn(ns: NsHandle, command: string, args: string[] = [], opti
 // emits 'error' then 'close' (code -errno) instead, as Node does. Node emits
 // 'close' from its own listener on the status pipe, which runs before ours, so
 // 'close' must be held as well.
-function reportThroughEvents(child: ChildProcess, command: string, args: string[]): void {
+// An 'error' Node raises itself (the helper could not be started, a kill()
+// failed) becomes a NetnsError with Node's code, naming the namespace (`where`).
+function reportThroughEvents(child: ChildProcess, command: string, args: string[], where: string): void {
   const status = child.stdio[4] as Readable;
   const emit = child.emit.bind(child) as (event: string, ...args: unknown[]) => boolean;
   const held = new Map<string, unknown[]>();
@@ -187,6 +199,7 @@ function reportThroughEvents(child: ChildProcess, command: string, args: string[
     }
     if (report !== '' && (event === 'spawn' || event === 'exit')) return false; // the helper's own exit, not the command's
     if (event === 'close' && report !== '') return emit('close', -parseReport(report).errno, null);
+    if (event === 'error') return emit('error', fromNodeError(eventArgs[0], where));
     return emit(event, ...eventArgs);
   }) as ChildProcess['emit'];
   status.setEncoding('utf8');
@@ -261,8 +274,11 @@ export function execFileIn(ns: NsHandle, command: string, args: string[] = [], o
       if (code === 0) return resolve({ stdout, stderr });
       if (code !== null && code < 0) return; // the 'error' event already rejected
       const cmd = [command, ...args].join(' ');
+      // Shaped as Node's execFile error (code: the exit status), which callers
+      // (the nft backend) read; exitCode says the same under a name that can
+      // stay when this becomes a NetnsError (ERR_NETNS_COMMAND_FAILED).
       const error = new Error(`Command failed: ${cmd}${stderr ? `\n${stderr}` : ''}`);
-      reject(Object.assign(error, { code, signal, cmd, stdout, stderr, killed: signal !== null }));
+      reject(Object.assign(error, { code, exitCode: code, signal, cmd, stdout, stderr, killed: signal !== null }));
     });
   });
 }

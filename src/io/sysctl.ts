@@ -28,6 +28,12 @@ export function sysctlPath(key: unknown): string {
   return `/proc/sys/${parts.join('/')}`;
 }
 
+/**
+ * The net.* sysctls of one namespace (`ns.sysctl`). get() and set() are async
+ * (the file is opened on a thread inside the namespace); keys outside net.* are
+ * refused with ERR_NETNS_SYSCTL_SCOPE, malformed keys and values with
+ * ERR_NETNS_INVALID_SYSCTL, a missing key is ENOENT.
+ */
 export class Sysctl {
   readonly #ns: NsHandle;
 
@@ -42,6 +48,7 @@ export class Sysctl {
     return data.toString('utf8').replace(/\n$/, '');
   }
 
+  /** Writes one line (true/false as 1/0) to the key's /proc/sys/net file, as `sysctl -w` in the namespace. */
   async set(key: string, value: string | number | boolean): Promise<void> {
     const path = sysctlPath(key);
     const ok = typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));

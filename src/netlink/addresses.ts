@@ -28,15 +28,19 @@ export const ADDRESS_FLAGS = {
   mcautojoin: 0x400,
   stableprivacy: 0x800,
 } as const;
+/** IFA_F_* flags by the names `ip address` prints (nodad, tentative, permanent...). */
 export type AddressFlag = keyof typeof ADDRESS_FLAGS;
 /** What a caller may ask for (the rest the kernel sets). */
 const SETTABLE: readonly AddressFlag[] = ['nodad', 'optimistic', 'homeaddress', 'managetempaddr', 'noprefixroute', 'mcautojoin'];
 
 export const SCOPES = { global: C.RT_SCOPE_UNIVERSE, site: 200, link: C.RT_SCOPE_LINK, host: C.RT_SCOPE_HOST } as const;
+/** An address or route scope by name, as `ip` prints it. */
 export type ScopeName = keyof typeof SCOPES;
 export const scopeName = namesOf(SCOPES);
 
+/** What addresses.add() / replace() assign: `address` with its prefix ("10.0.0.1/24") on `link`. */
 export interface AddressSpec {
+  /** The link, by name or index. */
   link: LinkRef;
   /** "10.0.0.1/24", "fd00::1/64"; without a length, /32 or /128. */
   address: string;
@@ -44,32 +48,49 @@ export interface AddressSpec {
   peer?: string;
   /** IPv4 broadcast address. */
   broadcast?: string;
+  /** global (the default), site, link, host, or a number. */
   scope?: ScopeName | number;
+  /** IFA_F_* to set: nodad, noprefixroute, ... */
   flags?: AddressFlag[];
+  /** An IPv4 label ("eth0:1"), as `ip address add ... label`. */
   label?: string;
   /** Seconds; forever when absent. */
   validLifetime?: number;
+  /** Seconds; at most validLifetime; forever when absent. */
   preferredLifetime?: number;
 }
 
+/** An interface address as the kernel reports it (RTM_NEWADDR): what `ip address show` prints. */
 export interface Address {
+  /** 4 or 6. */
   family: Family;
   /** The interface index. */
   index: number;
+  /** The address, without its length. */
   address: string;
+  /** The prefix length: 24 for 10.0.0.1/24. */
   prefixLength: number;
+  /** The point-to-point peer, when it differs from the local address. */
   peer?: string;
+  /** The IPv4 broadcast address, when set. */
   broadcast?: string;
+  /** global, site, link, host, or the number. */
   scope: ScopeName | number;
+  /** IFA_F_* by name: permanent, tentative, dadfailed... */
   flags: AddressFlag[];
+  /** The IPv4 label, when set. */
   label?: string;
   /** Seconds left; undefined = forever. */
   validLifetime?: number;
+  /** Seconds left before it is deprecated; undefined = forever. */
   preferredLifetime?: number;
 }
 
+/** Which addresses addresses.list() returns: of one link and/or one family; all when empty. */
 export interface AddressFilter {
+  /** Only this link's (by name or index). */
   link?: LinkRef;
+  /** Only this family. */
   family?: Family;
 }
 
@@ -175,6 +196,11 @@ function cacheInfo(spec: AddressSpec): Attribute {
   return attr.bytes(C.IFA_CACHEINFO, out);
 }
 
+/**
+ * Interface addresses of the Netlink handle's namespace (`nl.addresses`), as
+ * `ip address`. Every method is async; kernel refusals are NetnsErrors with the
+ * errno name as code (EEXIST, EADDRNOTAVAIL, EPERM without CAP_NET_ADMIN).
+ */
 export class Addresses {
   readonly #nl: NetlinkHandle;
   readonly #links: Links;
@@ -198,6 +224,7 @@ export class Addresses {
       .filter((a) => index === 0 || a.index === index);
   }
 
+  /** Adds an address; EEXIST if the link has it already (replace() updates instead). */
   async add(spec: AddressSpec): Promise<void> {
     spec = own(spec);
     // validated before the link is looked up

@@ -13,6 +13,7 @@ export type Attribute = { type: number; value: Buffer } | { type: number; nested
 const align4 = (n: number): number => (n + 3) & ~3;
 const MAX_NLA_LEN = 0xffff;
 
+/** Builders of netlink attributes (TLVs) for NetlinkHandle requests the typed parts do not cover: bytes, integers, strings, nested. */
 export const attr = {
   /** A Buffer is taken as it is (not copied): it is read when the request is sent. */
   bytes: (type: number, value: Buffer | Uint8Array): Attribute => ({ type, value: Buffer.isBuffer(value) ? value : Buffer.from(value) }),
@@ -102,6 +103,7 @@ export class AttributeMap {
     this.#buffer = buffer;
   }
 
+  /** The attributes in buffer[offset, end); malformed lengths are ERR_NETNS_NETLINK_MALFORMED. */
   static parse(buffer: Buffer, offset = 0, end = buffer.length): AttributeMap {
     // The attributes follow a fixed header (ifinfomsg, rtmsg...): a message too short for it is cut.
     if (offset > end) throw netnsError(ErrorCodes.NETLINK_MALFORMED, `netlink: malformed message: ${end} bytes, its header alone takes ${offset}`);
@@ -137,33 +139,40 @@ export class AttributeMap {
     return start === undefined ? -1 : this.#end(start) - start;
   }
 
+  /** Whether an attribute of this type is there. */
   has(type: number): boolean {
     return this.#start.has(type);
   }
 
+  /** The first payload of this type (a view, not a copy), or undefined. */
   get(type: number): Buffer | undefined {
     const start = this.#start.get(type);
     return start === undefined ? undefined : this.#buffer.subarray(start, this.#end(start));
   }
 
+  /** Every payload of this type, in order. */
   all(type: number): Buffer[] {
     const first = this.get(type);
     if (first === undefined) return [];
     return [first, ...(this.#repeats?.get(type) ?? []).map((start) => this.#buffer.subarray(start, this.#end(start)))];
   }
 
+  /** The first payload of this type read as an unsigned 8-bit number. */
   u8(type: number): number | undefined {
     return this.#length(type) >= 1 ? this.#buffer.readUInt8(this.#start.get(type)!) : undefined;
   }
 
+  /** The first payload of this type read as an unsigned 16-bit number (host order). */
   u16(type: number): number | undefined {
     return this.#length(type) >= 2 ? this.#buffer.readUInt16LE(this.#start.get(type)!) : undefined;
   }
 
+  /** The first payload of this type read as an unsigned 32-bit number (host order). */
   u32(type: number): number | undefined {
     return this.#length(type) >= 4 ? this.#buffer.readUInt32LE(this.#start.get(type)!) : undefined;
   }
 
+  /** The first payload of this type read as a signed 32-bit number (host order). */
   s32(type: number): number | undefined {
     return this.#length(type) >= 4 ? this.#buffer.readInt32LE(this.#start.get(type)!) : undefined;
   }
@@ -174,6 +183,7 @@ export class AttributeMap {
     return start === undefined ? undefined : this.#buffer.toString('utf8', start, this.#end(start)).replace(/\0+$/, '');
   }
 
+  /** The first payload of this type parsed as nested attributes. */
   nested(type: number): AttributeMap | undefined {
     const start = this.#start.get(type);
     return start === undefined ? undefined : AttributeMap.parse(this.#buffer, start, this.#end(start));

@@ -34,6 +34,7 @@ export interface WatchSource {
 /** 'existing': from the dump; 'new': added or changed (RTM_NEW*); 'delete': removed. */
 export type EventAction = 'existing' | 'new' | 'delete';
 
+/** What a NetlinkWatcher yields: a link, address, route or neighbour change, the end of the initial dump, or an overflow. */
 export type NetlinkEvent =
   | { type: 'link'; action: EventAction; link: Link }
   | { type: 'address'; action: EventAction; address: Address }
@@ -44,10 +45,15 @@ export type NetlinkEvent =
   /** The kernel dropped events (error.code 'ENOBUFS'); with `existing`, a new dump follows. */
   | { type: 'overflow'; error: NetnsError };
 
+/** What nl.watch() reports: the kinds asked for (none: nothing but overflows), and with `existing` the current objects first. */
 export interface WatchOptions {
+  /** Link changes (RTNLGRP_LINK). */
   links?: boolean;
+  /** IPv4 and IPv6 address changes. */
   addresses?: boolean;
+  /** IPv4 and IPv6 route changes (cached clones left out). */
   routes?: boolean;
+  /** Neighbour and proxy entry changes. */
   neighbours?: boolean;
   /** First the objects there now (action 'existing'), then { type: 'synced' }. Routes of every table; neighbours with the proxy entries. */
   existing?: boolean;
@@ -97,6 +103,12 @@ const KINDS: Record<Kind, {
 /** Enough to absorb a burst (a dump of a busy namespace) before reading pauses. */
 const HIGH_WATER_MARK = 1024;
 
+/**
+ * rtnetlink events of one namespace as an object-mode Readable of NetlinkEvent
+ * (`for await`, leaving the loop closes it), made by nl.watch(). close() is
+ * synchronous and idempotent; a failed read destroys the stream with a
+ * NetnsError.
+ */
 export class NetlinkWatcher extends Readable {
   readonly #nl: WatchSource;
   readonly #kinds: Kind[];
@@ -154,10 +166,12 @@ export class NetlinkWatcher extends Readable {
     this.destroy();
   }
 
+  /** @internal Readable's hook: resumes reading the socket. */
   override _read(): void {
     this.#watch?.resume();
   }
 
+  /** @internal Readable's hook: stops polling and closes the socket. */
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     this.#watch?.close();
     callback(error);
@@ -213,6 +227,8 @@ export class NetlinkWatcher extends Readable {
 async function openBeside(nl: WatchSource): Promise<number> {
   // A closed handle's descriptor number may belong to something else by now.
   if (nl.handle.closed) throw netnsError(ErrorCodes.CLOSED, 'netlink: watch: the netlink handle has been closed');
+  // Made without a switch, as the handle's own was (no privilege needed to listen to one's own namespace).
+  if (nl.handle.inCallersNamespace && nativeTransport.openHere) return nativeTransport.openHere(C.NETLINK_ROUTE).fd;
   const nsFd = callNative(() => native().socketNetns(nl.handle.fd));
   try {
     return (await nativeTransport.open(nsFd, C.NETLINK_ROUTE)).fd;

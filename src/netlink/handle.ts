@@ -9,7 +9,9 @@
 // elsewhere (the `netlink` package opens its own, in the caller's namespace,
 // and is early-stage), and the rtnetlink subset needed here is small.
 import { ErrorCodes, NetnsError, netnsError } from '../core/errors.js';
-import type { NsHandle } from '../core/handle.js';
+import { isNsHandle, type NsHandle } from '../core/handle.js';
+import { resolveNamespacePath } from '../core/names.js';
+import { native } from '../core/native.js';
 import type { Attribute } from './attributes.js';
 import { NETLINK_NETFILTER, NETLINK_ROUTE, NLMSG_ERROR, RTM_BASE, NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_REQUEST } from './constants.js';
 import { encodeMessages, isTerminal, messageError, splitMessages, type NetlinkMessage, type NetlinkRequest } from './message.js';
@@ -24,6 +26,7 @@ export const DUMP_ATTEMPTS = 5;
 // the socket holds a few hundred.
 export const MAX_BATCH = 128;
 
+/** Options of openNetlink() / NetlinkHandle.open(): the transport (for tests), the family and which types are GETs. */
 export interface NetlinkHandleOptions {
   /** Replaces the addon (unit tests). */
   transport?: NetlinkTransport;
@@ -36,6 +39,13 @@ export interface NetlinkHandleOptions {
 /** The outcome of one request of a batch. */
 export type Settled = { ok: true; messages: NetlinkMessage[] } | { ok: false; error: NetnsError };
 
+/**
+ * One netlink socket bound to one namespace, and the request/reply discipline on
+ * it: the raw layer under Netlink (`nl.handle`), for messages the typed parts do
+ * not cover. Requests and dumps are async (a kernel round trip) and reject with
+ * NetnsErrors (the kernel's errno name as code, ERR_NETNS_CLOSED after close());
+ * close() is synchronous.
+ */
 export class NetlinkHandle implements Disposable {
   readonly #transport: NetlinkTransport;
   readonly #fd: number;
@@ -44,9 +54,12 @@ export class NetlinkHandle implements Disposable {
   readonly #protocol: number;
   #seq: number;
   #closed = false;
+  /** The namespace of the thread that made the socket on itself (openHere), or undefined when a namespace thread made it. */
+  readonly #madeHere: { dev: number; ino: number } | undefined;
 
-  private constructor(transport: NetlinkTransport, fd: number, port: number, protocol: number, isGet: (type: number) => boolean) {
+  private constructor(transport: NetlinkTransport, fd: number, port: number, protocol: number, isGet: (type: number) => boolean, madeHere?: { dev: number; ino: number }) {
     this.#transport = transport;
+    this.#madeHere = madeHere;
     this.#protocol = protocol;
     this.#fd = fd;
     this.#port = port;
@@ -59,14 +72,20 @@ export class NetlinkHandle implements Disposable {
   /**
    * A NETLINK_ROUTE socket inside `target`'s namespace (a NetNS, or a name or
    * path as withNetNS takes), or, without one, the namespace of the calling
-   * thread (on the main thread: the process's).
+   * thread (on the main thread: the process's). Async. When the target is the
+   * calling thread's own namespace (or there is none) the socket is made right
+   * here, with no namespace thread and no setns, so a user without
+   * CAP_SYS_ADMIN can read links, addresses and routes; changes still need
+   * CAP_NET_ADMIN and are refused by the kernel with EPERM.
    */
   static async open(target?: NsHandle | string, options?: NetlinkHandleOptions): Promise<NetlinkHandle> {
     const { transport, protocol, isGet } = checkOptions(options);
-    // thread-self, not self: inside a withNetNS worker the calling thread's
-    // namespace is the switched one, and that is the one meant.
-    using ns = leaseNamespaceFd(target === undefined ? '/proc/thread-self/ns/net' : target, 'netlink');
-    const socket = await transport.open(ns.fd, protocol);
+    const here = transport.openHere ? callersNamespaceIf(target) : undefined;
+    if (here) {
+      const socket = transport.openHere!(protocol);
+      return new NetlinkHandle(transport, socket.fd, socket.portId, protocol, isGet, here);
+    }
+    const socket = await openInside(transport, target, protocol);
     return new NetlinkHandle(transport, socket.fd, socket.portId, protocol, isGet);
   }
 
@@ -80,8 +99,20 @@ export class NetlinkHandle implements Disposable {
     return this.#fd;
   }
 
+  /** Whether close() was called. */
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /**
+   * @internal Whether the socket is in the calling thread's namespace because
+   * it was made on a thread of that namespace without a switch: a watcher then
+   * makes its own socket the same way (SIOCGSKNS would need CAP_NET_ADMIN).
+   */
+  get inCallersNamespace(): boolean {
+    if (this.#madeHere === undefined) return false;
+    const now = callersIdentity();
+    return now !== undefined && now.dev === this.#madeHere.dev && now.ino === this.#madeHere.ino;
   }
 
   /**
@@ -97,6 +128,7 @@ export class NetlinkHandle implements Disposable {
     this.#transport.close(this.#fd, this.#protocol === NETLINK_NETFILTER);
   }
 
+  /** close(), for `using`. */
   [Symbol.dispose](): void {
     this.close();
   }
@@ -128,9 +160,11 @@ export class NetlinkHandle implements Disposable {
   }
 
   /**
-   * Sends the requests in one sendmsg whatever their number, without
+   * @internal Sends the requests in one sendmsg whatever their number, without
    * NLM_F_ACK, and settles each: a request without an answer succeeded. For
    * a netfilter batch, which is atomic only within one sendmsg (no chunks).
+   * Synchronous, as nftables/batch.ts's commit() is written; kept out of the
+   * public types, where every netlink request is async.
    */
   requestBatch(requests: readonly NetlinkRequest[]): Settled[] {
     this.#assertOpen(requests[0]?.what ?? 'request');
@@ -257,6 +291,47 @@ function settle(replies: NetlinkMessage[], what: string, quiet: boolean): Settle
     return { ok: false, error: error as NetnsError };
   }
   return { ok: true, messages: replies.filter((m) => !isTerminal(m)) };
+}
+
+/** A socket made by the addon's namespace thread inside `target` (the calling thread's namespace when there is none). */
+async function openInside(transport: NetlinkTransport, target: NsHandle | string | undefined, protocol: number): Promise<{ fd: number; portId: number }> {
+  // thread-self, not self: inside a withNetNS worker the calling thread's
+  // namespace is the switched one, and that is the one meant.
+  using ns = leaseNamespaceFd(target === undefined ? '/proc/thread-self/ns/net' : target, 'netlink');
+  return await transport.open(ns.fd, protocol);
+}
+
+/**
+ * The calling thread's namespace if `target` is it (no target: it is), else
+ * undefined. Anything that cannot be told (a closed handle, a bad path) goes
+ * the namespace thread's way, which reports it.
+ */
+function callersNamespaceIf(target: unknown): { dev: number; ino: number } | undefined {
+  const own = callersIdentity();
+  if (own === undefined || target === undefined) return own;
+  try {
+    let identity: { dev: number; ino: number };
+    if (isNsHandle(target)) {
+      if (target.closed) return undefined;
+      identity = { dev: target.dev, ino: target.inode };
+    } else if (typeof target === 'string') {
+      identity = native().openNetnsIdentity(resolveNamespacePath(target));
+    } else {
+      return undefined;
+    }
+    return own.dev === identity.dev && own.ino === identity.ino ? own : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The namespace of the calling thread (/proc/thread-self/ns/net), or undefined if it cannot be read. */
+function callersIdentity(): { dev: number; ino: number } | undefined {
+  try {
+    return native().threadNetns();
+  } catch {
+    return undefined;
+  }
 }
 
 /** The options with their defaults, each checked (own properties only: a polluted prototype must not supply a transport). */

@@ -11,12 +11,23 @@ import { Neighbours } from './neighbours.js';
 import { Nsids } from './nsids.js';
 import { Routes } from './routes.js';
 
+/**
+ * rtnetlink on one namespace, grouped by object: links, addresses, routes,
+ * neighbours, nsids, and watch() for their changes. Made by openNetlink().
+ * Every request is async and rejects with a NetnsError (the kernel's errno name
+ * as code); close() is synchronous and idempotent (`using` works, and so does
+ * `await nl.close()`).
+ */
 export class Netlink implements Disposable {
   /** The raw request/dump layer, for messages the typed parts do not cover. */
   readonly handle: NetlinkHandle;
+  /** Network interfaces, as `ip link`. */
   readonly links: Links;
+  /** Interface addresses, as `ip address`. */
   readonly addresses: Addresses;
+  /** Routes, as `ip route`. */
   readonly routes: Routes;
+  /** Neighbour (ARP / NDP) entries, as `ip neigh`. */
   readonly neighbours: Neighbours;
   /** Network namespace ids, as this handle's namespace assigns them. */
   readonly nsids: Nsids;
@@ -39,11 +50,17 @@ export class Netlink implements Disposable {
     return NetlinkWatcher.open(this, options);
   }
 
-  /** Idempotent; the namespace handle it was opened with stays open. */
+  /**
+   * Synchronous and idempotent: lets go of the socket (it removes nothing from
+   * the system). Requests made afterwards reject with ERR_NETNS_CLOSED. The
+   * namespace handle it was opened with stays open; watchers made by watch()
+   * have sockets of their own and stay open too.
+   */
   close(): void {
     this.handle.close();
   }
 
+  /** close(), for `using`. */
   [Symbol.dispose](): void {
     this.close();
   }
@@ -51,8 +68,13 @@ export class Netlink implements Disposable {
 
 /**
  * A netlink handle inside `target`'s namespace (a NetNS, or a name or path as
- * withNetNS takes), or without one the calling thread's namespace. The NetNS
- * may be closed afterwards: the socket keeps its namespace for life.
+ * withNetNS takes), or without one the calling thread's namespace. Async. The
+ * NetNS may be closed afterwards: the socket keeps its namespace for life.
+ * With no target, or one that is the calling thread's own namespace, the
+ * socket is made on the calling thread with no setns, so a user without
+ * CAP_SYS_ADMIN can read (and watch) links, addresses and routes; changes
+ * still need CAP_NET_ADMIN (EPERM). Another namespace needs CAP_SYS_ADMIN
+ * (EPERM from setns otherwise); a missing name is ENOENT.
  */
 export async function openNetlink(target?: NsHandle | string, options?: NetlinkHandleOptions): Promise<Netlink> {
   return new Netlink(await NetlinkHandle.open(target, options));

@@ -14,16 +14,23 @@ import { checkIndex, checkLinkName, checkUint, formatMac, invalid, own, parseMac
 /** A link by name or by index. */
 export type LinkRef = string | number;
 
+/** A network interface as the kernel reports it (RTM_NEWLINK): what `ip link show` prints. */
 export interface Link {
+  /** The interface index (ifindex), unique in the namespace. */
   index: number;
+  /** The interface name (IFLA_IFNAME): eth0, lo... */
   name: string;
   /** IFLA_INFO_KIND: 'veth', 'bridge', ...; undefined for links without one (lo, physical). */
   kind?: string;
+  /** The MTU in bytes. */
   mtu: number;
+  /** The link-layer address ("02:00:00:00:00:01"); absent for links without one. */
   mac?: string;
   /** Flag names as `ip` prints them: NO-CARRIER, LOOPBACK, BROADCAST, ..., UP, LOWER_UP. */
   flags: string[];
+  /** Administratively up (IFF_UP). */
   up: boolean;
+  /** Operationally up (IFF_RUNNING): up with a carrier. */
   running: boolean;
   /** As `ip` prints it: UP, DOWN, UNKNOWN, LOWERLAYERDOWN... */
   operState: string;
@@ -36,16 +43,21 @@ export interface Link {
 }
 
 interface CommonSpec {
+  /** The new link's name (at most 15 bytes). */
   name: string;
+  /** The MTU in bytes; the kind's default when absent. */
   mtu?: number;
+  /** The link-layer address; a random one when absent. */
   mac?: string;
   /** IFLA_TXQLEN; the kernel's default (1000) when absent. */
   txQueueLength?: number;
   /** Created up (IFF_UP in the same message). */
   up?: boolean;
+  /** A bridge (or other master) to enslave it to. */
   master?: LinkRef;
 }
 
+/** What links.add() makes: a dummy, bridge, veth (with its peer, maybe in another namespace), vlan, macvlan or ipvlan, with common settings. */
 export type LinkSpec = CommonSpec &
   (
     | { kind: 'veth'; peer: { name: string; netns?: NsHandle; mtu?: number; mac?: string; txQueueLength?: number } }
@@ -56,10 +68,15 @@ export type LinkSpec = CommonSpec &
     | { kind: 'ipvlan'; parent: LinkRef; mode?: keyof typeof IPVLAN_MODES; flags?: keyof typeof IPVLAN_FLAGS }
   );
 
+/** What links.set() changes in one message; only the fields given. */
 export interface LinkChanges {
+  /** true: set up (IFF_UP); false: set down. */
   up?: boolean;
+  /** A new MTU in bytes. */
   mtu?: number;
+  /** A new link-layer address. */
   mac?: string;
+  /** A new name (the link must be down for most kinds). */
   name?: string;
   /** A bridge (or other master) to enslave to; null: no master. */
   master?: LinkRef | null;
@@ -159,6 +176,11 @@ function flagNames(flags: number): string[] {
   return names;
 }
 
+/**
+ * Network interfaces of the Netlink handle's namespace (`nl.links`), as `ip link`.
+ * Every method is async (one kernel round trip); kernel refusals are NetnsErrors
+ * with the errno name as code (EEXIST, ENODEV, EPERM without CAP_NET_ADMIN).
+ */
 export class Links {
   readonly #nl: NetlinkHandle;
 
@@ -166,6 +188,7 @@ export class Links {
     this.#nl = handle;
   }
 
+  /** Every link of the namespace, as `ip link show`. */
   async list(): Promise<Link[]> {
     const messages = await this.#nl.dump(C.RTM_GETLINK, ifinfomsg(), [], 'list links');
     return messages.filter((m) => m.type === C.RTM_NEWLINK).map(parseLink);
@@ -231,10 +254,12 @@ export class Links {
     await this.#nl.request([{ type: C.RTM_NEWLINK, flags: 0, header, attributes, what: `set link ${describeLink(ref)}` }]);
   }
 
+  /** Sets the link administratively up (`ip link set REF up`). */
   up(ref: LinkRef): Promise<void> {
     return this.set(ref, { up: true });
   }
 
+  /** Sets the link administratively down (`ip link set REF down`). */
   down(ref: LinkRef): Promise<void> {
     return this.set(ref, { up: false });
   }

@@ -19,11 +19,15 @@ import {
 const align4 = (n: number): number => (n + 3) & ~3;
 
 /** A message to send: its type and flags, a fixed family header, attributes. */
+/** One request for NetlinkHandle.request() / requestSettled(): the handle adds seq and port. */
 export interface NetlinkRequest {
+  /** nlmsg_type: RTM_NEWLINK, RTM_GETROUTE... */
   type: number;
+  /** nlmsg_flags beyond NLM_F_REQUEST (and the ACK the handle asks for): NLM_F_CREATE, NLM_F_EXCL, NLM_F_DUMP... */
   flags: number;
   /** The fixed header (ifinfomsg, ifaddrmsg, rtmsg...), already encoded. */
   header: Buffer;
+  /** The attributes after the header, in order (see attr). */
   attributes?: readonly Attribute[];
   /** What the request does, for errors: "add address 10.0.0.1/24 on eth0". */
   what: string;
@@ -31,10 +35,15 @@ export interface NetlinkRequest {
 
 /** A message received. `payload` is everything after the nlmsghdr. */
 export interface NetlinkMessage {
+  /** nlmsg_type. */
   type: number;
+  /** nlmsg_flags (NLM_F_MULTI, NLM_F_DUMP_INTR...). */
   flags: number;
+  /** nlmsg_seq: the request's it answers; 0 for an event. */
   seq: number;
+  /** nlmsg_pid: the port of the socket that caused it (0: the kernel). */
   port: number;
+  /** Everything after the nlmsghdr: the fixed header, then attributes. */
   payload: Buffer;
 }
 

@@ -29,13 +29,17 @@ export const NEIGHBOUR_STATES = {
   permanent: 0x80,
 } as const;
 const stateName = namesOf(NEIGHBOUR_STATES);
+/** A neighbour entry's NUD state by name, as `ip neigh` prints it. */
 export type NeighbourState = keyof typeof NEIGHBOUR_STATES;
 
 /** NTF_* a caller may set, as `ip neigh` names them (`proxy` is its own option). */
 export const NEIGHBOUR_FLAGS = { extern_learn: C.NTF_EXT_LEARNED, router: C.NTF_ROUTER } as const;
+/** NTF_* flags a caller may set, by name. */
 export type NeighbourFlag = keyof typeof NEIGHBOUR_FLAGS;
 
+/** What neighbours.add() / replace() take: an IP `address` on `link`, with its link-layer address and state. */
 export interface NeighbourSpec {
+  /** The link, by name or index. */
   link: LinkRef;
   /** The neighbour's IP address: "10.0.0.2", "fd00::2" (no prefix length). */
   address: string;
@@ -43,6 +47,7 @@ export interface NeighbourSpec {
   lladdr?: string;
   /** Default: permanent, as `ip neigh add`. Not for proxy entries. */
   state?: NeighbourState;
+  /** NTF_* to set: router, extern_learn. */
   flags?: NeighbourFlag[];
   /** A proxy ARP / NDP entry (NTF_PROXY): answered for, on that link. */
   proxy?: boolean;
@@ -50,21 +55,29 @@ export interface NeighbourSpec {
   family?: Family;
 }
 
+/** A neighbour (ARP / NDP) or proxy entry as the kernel reports it: what `ip neigh show` prints. */
 export interface Neighbour {
+  /** 4 or 6. */
   family: Family;
   /** The interface index. */
   index: number;
+  /** The neighbour's IP address. */
   address: string;
+  /** Its link-layer address, when known. */
   lladdr?: string;
   /** The NUD state ('none' for a proxy entry); a number if not a single known state. */
   state: NeighbourState | number;
   /** Flags as `ip` names them: router, extern_learn, proxy, ... */
   flags: string[];
+  /** A proxy entry (from `ip neigh show proxy`). */
   proxy: boolean;
 }
 
+/** Which entries neighbours.list() returns: of one link and/or one family; proxy: the proxy entries instead. */
 export interface NeighbourFilter {
+  /** Only this link's (by name or index). */
   link?: LinkRef;
+  /** Only this family. */
   family?: Family;
   /** true: the proxy entries instead of the neighbour cache (as `ip neigh show proxy`). */
   proxy?: boolean;
@@ -179,6 +192,11 @@ export function deleteNeighbourRequest(spec: { link: LinkRef; address: string; p
   return { type: C.RTM_DELNEIGH, flags: 0, header, attributes: [attr.bytes(C.NDA_DST, address.bytes)], what: `delete ${describeNeighbour(spec)}` };
 }
 
+/**
+ * Neighbour (ARP / NDP) entries of the Netlink handle's namespace
+ * (`nl.neighbours`), as `ip neigh`. Every method is async; kernel refusals are
+ * NetnsErrors with the errno name as code (EEXIST, ENOENT, EPERM).
+ */
 export class Neighbours {
   readonly #nl: NetlinkHandle;
   readonly #links: Links;

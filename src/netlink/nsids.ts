@@ -21,6 +21,7 @@ import { own } from './validate.js';
 /** A namespace: a NetNS, a name or path as NetNS.open takes, or a process's (by its pid). */
 export type NsidTarget = NsHandle | string | { pid: number };
 
+/** One entry of nsids.list(): the id a namespace has for a peer namespace, as `ip netns list-id` prints it. */
 export interface NsidEntry {
   /**
    * The id the listing namespace (nl's, or targetNsid's) has for the peer.
@@ -41,7 +42,9 @@ export interface NsidFilter {
 
 /** A named namespace, as the run directory lists it. */
 export interface NamedNamespace {
+  /** The name in the run directory. */
   name: string;
+  /** RUN_DIR/NAME, opened to ask for its id. */
   path: string;
 }
 
@@ -49,6 +52,11 @@ const MAX_NSID = 0x7fffffff;
 /** rtgenmsg padded: where the attributes of a reply start. */
 const ATTRIBUTES_AT = 4;
 
+/**
+ * Network namespace ids (`nl.nsids`), as the handle's namespace assigns them to
+ * peers: `ip netns set` / `list-id`. Every method is async; refusals are
+ * NetnsErrors with the errno name as code (EEXIST, ENOENT, EPERM).
+ */
 export class Nsids {
   readonly #nl: NetlinkHandle;
 

@@ -26,37 +26,52 @@ import {
 } from './validate.js';
 
 export const ROUTE_TYPES = { unicast: 1, local: 2, broadcast: 3, anycast: 4, multicast: 5, blackhole: 6, unreachable: 7, prohibit: 8, throw: 9 } as const;
+/** A route's type (RTN_*) by name, as `ip route` prints it. */
 export type RouteType = keyof typeof ROUTE_TYPES;
 export const ROUTE_PROTOCOLS = { redirect: 1, kernel: 2, boot: 3, static: 4, ra: 9, dhcp: 16 } as const;
+/** Who installed a route (RTPROT_*), by name; other values stay numbers. */
 export type RouteProtocol = keyof typeof ROUTE_PROTOCOLS;
 const protocolName = namesOf(ROUTE_PROTOCOLS);
 const typeName = namesOf(ROUTE_TYPES);
 const TABLES = { main: C.RT_TABLE_MAIN, local: 255, default: 253 } as const;
 
+/** One path of a multipath route. */
 export interface NextHop {
+  /** The next hop's address. */
   gateway?: string;
+  /** The output link, by name or index. */
   device?: LinkRef;
   /** 1-256 (sent as hops = weight - 1). */
   weight?: number;
+  /** Take the gateway as on the link even with no matching prefix (RTNH_F_ONLINK). */
   onlink?: boolean;
 }
 
+/** What routes.add() / replace() / delete() take: a destination ("10.0.0.0/24" or "default") and how to reach it. */
 export interface RouteSpec {
   /** "10.0.0.0/16", "fd00::/64", a bare address (a host route), or "default". */
   destination: string;
   /** Needed only for "default" without a gateway; else taken from the addresses. */
   family?: Family;
+  /** The next hop's address (RTA_GATEWAY). */
   gateway?: string;
+  /** The output link, by name or index. */
   device?: LinkRef;
   /** Preferred source address (RTA_PREFSRC). */
   source?: string;
+  /** link for a directly reachable destination; derived as `ip route` does when absent. */
   scope?: ScopeName | number;
+  /** The priority (RTA_PRIORITY): lower wins. */
   metric?: number;
   /** 1-2^32-1, or main (default), local. */
   table?: number | keyof typeof TABLES;
+  /** Who installed it (RTPROT_*): boot when absent, as `ip route add` sets it. */
   protocol?: number | RouteProtocol;
+  /** unicast (the default), blackhole, unreachable, prohibit, local... */
   type?: RouteType;
+  /** Take the gateway as on the link even with no matching prefix. */
   onlink?: boolean;
+  /** Several next hops (ECMP) instead of gateway/device. */
   multipath?: NextHop[];
   /** Path MTU to the destination (RTAX_MTU): 1-65520. */
   mtu?: number;
@@ -64,26 +79,41 @@ export interface RouteSpec {
   advmss?: number;
 }
 
+/** A route as the kernel reports it (RTM_NEWROUTE): what `ip route show` prints. */
 export interface Route {
+  /** 4 or 6. */
   family: Family;
   /** Always with its length: "0.0.0.0/0" is the default route. */
   destination: string;
+  /** The next hop's address. */
   gateway?: string;
   /** Output interface index. */
   device?: number;
+  /** The preferred source address (RTA_PREFSRC). */
   source?: string;
+  /** universe routes read global; link, host, or the number. */
   scope: ScopeName | number;
+  /** The priority (RTA_PRIORITY), when set. */
   metric?: number;
+  /** The table number: 254 main, 255 local. */
   table: number;
+  /** Who installed it: kernel, boot, static..., or the number. */
   protocol: RouteProtocol | number;
+  /** unicast, local, broadcast, blackhole..., or the number. */
   type: RouteType | number;
+  /** RTNH_F_ONLINK set. */
   onlink: boolean;
+  /** The next hops of a multipath route. */
   multipath?: { gateway?: string; device: number; weight: number; onlink: boolean }[];
+  /** Path MTU (RTAX_MTU), when set. */
   mtu?: number;
+  /** Advertised MSS (RTAX_ADVMSS), when set. */
   advmss?: number;
 }
 
+/** Which routes routes.list() returns: one table (main unless said, or 'all') and one family or both. */
 export interface RouteFilter {
+  /** Only this family; both when absent. */
   family?: Family;
   /** A table number or name; 'all' for every table. Default: main. */
   table?: number | keyof typeof TABLES | 'all';
@@ -281,6 +311,11 @@ export function checkRoute(spec: RouteSpec): void {
   routeRequest(C.RTM_NEWROUTE, C.NLM_F_CREATE | C.NLM_F_EXCL, own(spec), {});
 }
 
+/**
+ * Routes of the Netlink handle's namespace (`nl.routes`), as `ip route`. Every
+ * method is async; kernel refusals are NetnsErrors with the errno name as code
+ * (EEXIST, ESRCH for a missing route, ENETUNREACH, EPERM without CAP_NET_ADMIN).
+ */
 export class Routes {
   readonly #nl: NetlinkHandle;
   readonly #links: Links;
@@ -304,6 +339,7 @@ export class Routes {
       .filter((r) => table === 0 || r.table === table);
   }
 
+  /** Adds a route; EEXIST if one to the same destination is there (replace() overwrites). */
   add(spec: RouteSpec): Promise<void> {
     return this.#send(C.RTM_NEWROUTE, C.NLM_F_CREATE | C.NLM_F_EXCL, spec);
   }

@@ -2,11 +2,21 @@
 // default, a fake in unit tests (which then run without privileges or kernel).
 import { fs } from '../core/builtins.js';
 import { callNative, fromNative } from '../core/errors.js';
-import { native } from '../core/native.js';
+import { native, type NativeBinding } from '../core/native.js';
 
+// The addon's netlinkOpenHere, not yet in core/native.ts's typed binding (another lane's file).
+type WithOpenHere = NativeBinding & { netlinkOpenHere(protocol: number): { fd: number; portId: number } };
+
+/** The socket operations under a NetlinkHandle: the addon's by default; a fake in unit tests (NetlinkHandleOptions.transport). */
 export interface NetlinkTransport {
   /** A netlink socket made inside the namespace `nsFd` refers to; the socket keeps that namespace for life. */
   open(nsFd: number, protocol: number): Promise<{ fd: number; portId: number }>;
+  /**
+   * A netlink socket made on the calling thread, in its own namespace, with no
+   * switch (so no CAP_SYS_ADMIN needed). Optional: a transport without it is
+   * always asked to open() inside a namespace descriptor.
+   */
+  openHere?(protocol: number): { fd: number; portId: number };
   /**
    * Sends the messages in one sendmsg and returns every reply to their seqs,
    * or null when every request was simply acknowledged; quiet: the messages
@@ -31,6 +41,9 @@ export const nativeTransport: NetlinkTransport = {
         throw error;
       });
     }
+  },
+  openHere(protocol) {
+    return callNative(() => (native() as WithOpenHere).netlinkOpenHere(protocol));
   },
   // Not through callNative: its closure would be made on every request.
   transact(fd, request, firstSeq, count, quiet) {

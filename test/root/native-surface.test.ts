@@ -19,6 +19,7 @@ describe('native surface', () => {
         'ioStats',
         'ioWriteFile',
         'netlinkOpen',
+        'netlinkOpenHere',
         'netlinkSubscribe',
         'netlinkTransact',
         'netlinkWatch',

@@ -23,6 +23,7 @@ import { laneOf, TaskQueue, type Lane } from './task-queue.js';
 
 export type { PoolTask } from './pending-call.js';
 
+/** What poolStats() reports about the withNetNS worker pool. */
 export interface PoolStats {
   /** Live worker threads. */
   workers: number;
