@@ -3,7 +3,7 @@
 // ends as the command ended; a SIGKILLed CLI takes the command with it. And
 // the library option under it: { parentDeathSignal } on NetNS.spawn.
 import { constants } from 'node:os';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { execHelperPath } from '../../dist/core/native.js';
@@ -151,13 +151,16 @@ describe.skipIf(!privileged)('NetNS.spawn { parentDeathSignal }', () => {
     const script = `
       import { NetNS } from ${JSON.stringify(distUrl('index.js'))};
       const ns = NetNS.open(${JSON.stringify(name)});
-      ns.spawn(process.execPath, ${JSON.stringify([fixture('signal-recorder.mjs'), 'SIGTERM'])}, { stdio: 'inherit', parentDeathSignal: 'SIGTERM' });
+      ns.spawn(process.execPath, ${JSON.stringify([fixture('signal-recorder.mjs'), 'SIGTERM'])}, { stdio: [3, 'inherit', 'inherit'], parentDeathSignal: 'SIGTERM' });
     `;
-    const parent = start([process.execPath, '--input-type=module', '-e', script]);
+    // The command's stdin is the parent's fd 3, not its stdin: Node destroys a child's stdin
+    // when the child exits, and the command, seeing that end, could exit before its SIGTERM line.
+    const parent = start([process.execPath, '--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
+    const commandStdin = parent.child.stdio[3] as Writable;
     expect(await parent.stdout.next()).toMatch(/^ready \d+$/); // the command's, on the stdout it inherited
     parent.child.kill('SIGKILL');
     expect(await parent.stdout.next()).toBe('SIGTERM');
-    parent.child.stdin!.end(); // the command's stdin too: it exits
+    commandStdin.end(); // the command exits when its stdin ends
     // Maybe more than once: the kernel signals again each time it hands the command to another
     // thread of the dying parent (1 to 3 times in 48 runs under load)
     const [, ...signals] = await parent.stdout.rest();
