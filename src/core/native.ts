@@ -37,6 +37,8 @@ export interface NativeBinding {
   ioStats(): { threadsCreated: number; threadsDiscarded: number };
   /** A NETLINK socket of `protocol` made inside the namespace nsFd (EXT_ACK, GET_STRICT_CHK, CAP_ACK set), bound. */
   netlinkOpen(nsFd: number, protocol: number): Promise<{ fd: number; portId: number }>;
+  /** The same socket made on the calling thread, in its own namespace: no switch, so no privilege needed. */
+  netlinkOpenHere(protocol: number): { fd: number; portId: number };
   /**
    * Sends `request` (count messages, seq firstSeq onwards, each asking for an ACK or a dump; at most one
    * dump) in one sendmsg and returns every reply of those seqs up to each one's ERROR/ACK or DONE, whole

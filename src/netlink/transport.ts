@@ -2,10 +2,7 @@
 // default, a fake in unit tests (which then run without privileges or kernel).
 import { fs } from '../core/builtins.js';
 import { callNative, fromNative } from '../core/errors.js';
-import { native, type NativeBinding } from '../core/native.js';
-
-// The addon's netlinkOpenHere, not yet in core/native.ts's typed binding (another lane's file).
-type WithOpenHere = NativeBinding & { netlinkOpenHere(protocol: number): { fd: number; portId: number } };
+import { native } from '../core/native.js';
 
 /** The socket operations under a NetlinkHandle: the addon's by default; a fake in unit tests (NetlinkHandleOptions.transport). */
 export interface NetlinkTransport {
@@ -43,7 +40,7 @@ export const nativeTransport: NetlinkTransport = {
     }
   },
   openHere(protocol) {
-    return callNative(() => (native() as WithOpenHere).netlinkOpenHere(protocol));
+    return callNative(() => native().netlinkOpenHere(protocol));
   },
   // Not through callNative: its closure would be made on every request.
   transact(fd, request, firstSeq, count, quiet) {
