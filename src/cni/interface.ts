@@ -32,6 +32,18 @@ export function ipsFor(result: Result, ifname: string): IpConfig[] {
   return out;
 }
 
+/**
+ * Gives `ifname` inside `ns` what `result` assigns it, as Go's
+ * ipam.ConfigureIface: its addresses (those of `ips` whose `interface` names
+ * it), the link up, IPv6 duplicate address detection awaited (up to
+ * DAD_TIMEOUT_MS), then the result's routes through it (a route without `gw`
+ * takes the first gateway of its family). Async, over netlink, no `ip`
+ * process. Rejects with ERR_NETNS_INVALID_ARG, before changing anything, when
+ * the result has no address for `ifname` or a bad address or route; the
+ * kernel's refusals reject with its error code (ENODEV for a missing link,
+ * EEXIST for an address already there); an IPv6 address that fails DAD is
+ * EADDRINUSE, and DAD still running after DAD_TIMEOUT_MS is ETIMEDOUT.
+ */
 export async function configureInterface(ns: NetNS, ifname: string, result: Result): Promise<void> {
   const ips = ipsFor(result, ifname);
   if (ips.length === 0) throw invalid(`the result has no IP address for ${ifname}`);

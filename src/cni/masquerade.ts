@@ -44,6 +44,7 @@ const MULTICAST = { 4: '224.0.0.0/4', 6: 'ff00::/8' } as const;
 
 /** One attachment of one network. */
 export interface AttachmentRef extends Attachment {
+  /** The network's name (the configuration's `name`). */
   network: string;
 }
 
@@ -99,6 +100,7 @@ export async function removeMasquerade(hostNs: NetNS, attachment: AttachmentRef)
 
 /** A masquerade rule of one network, with the attachment key its comment starts with. */
 export interface MasqueradeRule extends DumpedRule {
+  /** `<network hash>-<attachment hash>`, as attachmentKey gives it: which attachment the rule is for. */
   key: string;
 }
 

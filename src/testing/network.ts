@@ -12,6 +12,7 @@ import { NetNS } from '../netns.js';
 import { deleteNamespacesSync, runIp } from './run-ip.js';
 import { DEFAULT_PREFIX } from './sweep.js';
 
+/** One host of a TestNetworkSpec: a namespace of its own. */
 export interface TestHostSpec {
   /** Address with prefix length (10.10.0.1/24), put on the host's first link. */
   addr?: string;
@@ -20,13 +21,23 @@ export interface TestHostSpec {
 /** Two hosts to join; the optional third element gives per-host addresses for this link. */
 export type TestLinkSpec<H extends string> = [H, H] | [H, H, Partial<Record<H, string>>];
 
+/**
+ * What createTestNetwork builds: hosts by key (letters, digits, _ and -, up to
+ * 32) and the veth links joining them.
+ */
 export interface TestNetworkSpec<H extends string> {
+  /** One namespace per key, with lo up. */
   hosts: Record<H, TestHostSpec>;
+  /** Veth pairs, each joining two different hosts; a host's links are eth0, eth1, … in this order. */
   links?: TestLinkSpec<H>[];
   /** Name prefix (default 'nsfix-'); sweep(prefix) cleans up after crashed runs. */
   prefix?: string;
 }
 
+/**
+ * The network createTestNetwork made. `await using` (or close()) deletes its
+ * namespaces; so does process exit, and sweep(prefix) after a crash.
+ */
 export interface TestNetwork<H extends string> extends AsyncDisposable {
   /** Each host's namespace, with the NetNS I/O methods. */
   readonly hosts: Record<H, NetNS>;
@@ -56,6 +67,15 @@ function checkSpec<H extends string>(spec: TestNetworkSpec<H>): void {
   }
 }
 
+/**
+ * Makes namespaces joined by veth pairs, for a root-run integration test:
+ * each host a namespace named `<prefix><pid>-<random>-<host>` with lo up,
+ * each link a veth pair with its addresses, up, all over netlink (no `ip`
+ * process). Async; needs CAP_SYS_ADMIN and CAP_NET_ADMIN. A bad spec rejects
+ * with ERR_NETNS_INVALID_ARG before anything is made; a step the kernel
+ * refuses removes what was made and rejects with ERR_NETNS_FIXTURE naming the
+ * namespace and the step in `ip` terms (the netlink error as `cause`).
+ */
 export async function createTestNetwork<H extends string>(spec: TestNetworkSpec<H>): Promise<TestNetwork<H>> {
   checkSpec(spec);
   const runPrefix = `${spec.prefix ?? DEFAULT_PREFIX}${process.pid}-${randomBytes(3).toString('hex')}-`;

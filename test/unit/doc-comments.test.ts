@@ -42,9 +42,13 @@ function entryPoints(): Entry[] {
   });
 }
 
-/** A doc comment with something in it: text, or a tag such as @deprecated. */
+/**
+ * A doc comment with something in it: text, or a tag such as @deprecated; for
+ * a constructor parameter property, also the constructor's `@param` for it.
+ */
 function hasDoc(node: ts.Node): boolean {
   return ts.getJSDocCommentsAndTags(node).some((doc) => {
+    if (ts.isJSDocParameterTag(doc)) return Boolean(ts.getTextOfJSDocComment(doc.comment)?.trim());
     if (!ts.isJSDoc(doc)) return false;
     const text = ts.getTextOfJSDocComment(doc.comment)?.trim();
     return Boolean(text) || (doc.tags?.length ?? 0) > 0;
@@ -62,6 +66,10 @@ function isHidden(decl: ts.Declaration): boolean {
   if (ts.getCombinedModifierFlags(decl) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) return true;
   return isInternal(decl);
 }
+
+/** Parameter properties (`constructor(readonly dir: string)`) are members too. */
+const isMember = (decl: ts.Declaration): boolean =>
+  MEMBER_KINDS.has(decl.kind) || (ts.isParameter(decl) && ts.isParameterPropertyDeclaration(decl, decl.parent));
 
 const MEMBER_KINDS = new Set([
   ts.SyntaxKind.MethodDeclaration,
@@ -108,7 +116,7 @@ function missingDocs(program: ts.Program, entry: Entry, isOurs: (file: string) =
   };
   const judgeMembers = (owner: string, properties: readonly ts.Symbol[]) => {
     for (const property of properties) {
-      const decls = (property.declarations ?? []).filter((decl) => MEMBER_KINDS.has(decl.kind));
+      const decls = (property.declarations ?? []).filter(isMember);
       const name = decls[0] && ts.getNameOfDeclaration(decls[0]);
       if (!name) continue;
       judge(`${owner}.${name.getText()}`, decls);
@@ -209,6 +217,8 @@ describe('doc comments on the public API', () => {
         '  #secret = 2;',
         '  /** @internal */',
         '  wiring(): void {}',
+        '  /** @param size documented here. */',
+        '  constructor(readonly size: number, readonly bare: number, private readonly inner = 0) {}',
         '}',
         '/** @internal */',
         'export const internalOnly = 1;',
@@ -232,6 +242,7 @@ describe('doc comments on the public API', () => {
     expect(labels.sort()).toEqual(
       [
         'Alias more.ts:2',
+        'Box.bare index.ts:17',
         'Box.close index.ts:10',
         'Box.make index.ts:11',
         'Documented.b more.ts:8',

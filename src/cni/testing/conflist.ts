@@ -12,17 +12,24 @@ import { CURRENT_VERSION, isVersionText, versionAtLeast } from '../version.js';
 
 /** One plugin's entry in a list: its `type` names the executable; the rest is the plugin's own. */
 export interface PluginConf {
+  /** The plugin's executable name, found in the harness's path. */
   type: string;
+  /** Capabilities it declares: it is given runtimeConfig for those only. */
   capabilities?: Record<string, boolean>;
   [key: string]: unknown;
 }
 
+/** A network configuration list (.conflist) as parseConfList read and checked it, for CniHarness. */
 export interface NetworkConfigList {
+  /** The network's name, given to every plugin. */
   readonly name: string;
   /** What every plugin is given: the highest of `cniVersion` and those `cniVersions` not newer than 1.1.0. */
   readonly cniVersion: string;
+  /** CHECK runs no plugin (libcni's disableCheck). */
   readonly disableCheck: boolean;
+  /** GC runs no plugin and deletes nothing (libcni's disableGC). */
   readonly disableGC: boolean;
+  /** The chain, in ADD order (at least one). */
   readonly plugins: readonly PluginConf[];
   /** The list as given, which the result cache keeps (base64, as libcni writes it). */
   readonly bytes: Buffer;

@@ -20,9 +20,11 @@ import { PluginError } from './plugin-error.js';
 
 /** libcni's RuntimeConf: one attachment of a container to the network. */
 export interface RuntimeConf {
+  /** CNI_CONTAINERID (non-empty, no /: it names the cache file). */
   containerId: string;
   /** The container's network namespace path ('' for a DEL after it is gone). */
   netns: string;
+  /** CNI_IFNAME: the interface to make inside the container (non-empty, no /). */
   ifname: string;
   /** CNI_ARGS, as pairs. */
   args?: CniArgPairs;
@@ -30,6 +32,7 @@ export interface RuntimeConf {
   capabilityArgs?: Record<string, unknown>;
 }
 
+/** What CniHarness takes: where plugins are found, where results are cached, and how plugins run. */
 export interface HarnessOptions {
   /** CNI_PATH: where plugins are found by their `type`, in order. */
   path: readonly string[];
@@ -41,6 +44,7 @@ export interface HarnessOptions {
   spawn?: SpawnPlugin;
 }
 
+/** What CniHarness.add resolves with: the chain's last result, parsed and as printed. */
 export interface ChainResult {
   /** The last plugin's result, read by its own cniVersion, in the current shape. */
   result: Result;
@@ -50,6 +54,7 @@ export interface ChainResult {
 
 /** GC's argument: the attachments the runtime still holds. Without it, libcni deletes every cached attachment of the network and sends no list. */
 export interface GcArgs {
+  /** The attachments still in use; every cached one of the network not listed is deleted. */
   validAttachments: Attachment[];
 }
 
@@ -89,6 +94,16 @@ function runtimeOf(entry: CacheEntry): RuntimeConf {
   return { containerId: entry.containerId, netns: entry.netns ?? '', ifname: entry.ifName, args: entry.cniArgs, capabilityArgs: entry.capabilityArgs };
 }
 
+/**
+ * A container runtime's side of CNI, as libcni runs a network configuration
+ * list, for a plugin's own tests: the plugin runs as an executable (found in
+ * `path` by its `type`) with the environment, stdin, prevResult chaining and
+ * result cache a runtime gives it, so it meets in a test what it meets under
+ * containerd or CRI-O. Every command is async; a plugin's failure rejects
+ * with a PluginError (its CNI code, message, stderr; GC gathers them in an
+ * AggregateError), misuse with ERR_NETNS_INVALID_ARG. It never loads the addon: it works in any test
+ * runner, and needs root only for what the plugin itself does.
+ */
 export class CniHarness {
   /** The result cache, to read what a runtime would keep or seed what an older one kept. */
   readonly cache: ResultCache;
