@@ -291,7 +291,9 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
   /**
    * Removes owned sets whose owner is not in `live`, is not live in this
    * process, and has no pending deadline ahead; also debris of our names.
-   * `live` is required: pass [] to mean "no owner besides this process's".
+   * `live` is required: pass [] to mean "no owner besides this process's";
+   * without it gc rejects with ERR_NETNS_ADDRSET_LIVE_REQUIRED, removing
+   * nothing. Resolves with what went and what stayed, and why.
    */
   async gc(options: GcOptions): Promise<GcReport> {
     this.#assertWritable();

@@ -19,7 +19,12 @@ export const DAD_TIMEOUT_MS = 10_000;
 const familyOf = (cidr: string): 4 | 6 => (cidr.includes(':') ? 6 : 4);
 const invalid = (message: string): NetnsError => netnsError(ErrorCodes.INVALID_ARG, `configureInterface: ${message}`);
 
-/** The result's IPs on `ifname`: those whose `interface` points at an entry of that name; one pointing elsewhere is an error. */
+/**
+ * The result's IPs on `ifname`: those whose `interface` points at an entry of
+ * that name (entries without `interface` are skipped). Synchronous; an entry
+ * pointing at another interface or at none the result has throws
+ * ERR_NETNS_INVALID_ARG.
+ */
 export function ipsFor(result: Result, ifname: string): IpConfig[] {
   const out: IpConfig[] = [];
   for (const ip of result.ips ?? []) {

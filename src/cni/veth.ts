@@ -119,14 +119,18 @@ function checkAlias(alias: unknown): void {
   }
 }
 
-/** IFLA_IFALIAS of a link (`ip link set NAME alias TEXT`): sent as bytes, never through a shell. */
+/**
+ * Sets a link's alias (IFLA_IFALIAS, `ip link set NAME alias TEXT`) through
+ * `nl`: sent as bytes, never through a shell. Async; an alias over 255 bytes
+ * or with control characters rejects with ERR_NETNS_INVALID_ARG.
+ */
 export async function setAlias(nl: Netlink, link: string | number, alias: string): Promise<void> {
   checkAlias(alias);
   const index = await nl.links.index(link);
   await nl.handle.request([{ type: RTM_NEWLINK, flags: 0, header: ifinfomsg(index), attributes: [attr.rawString(IFLA_IFALIAS, alias)], what: `set link #${index} alias` }]);
 }
 
-/** Every link of `nl`'s namespace with its IFLA_IFALIAS (links.list() does not read aliases). */
+/** Every link of `nl`'s namespace with its alias (IFLA_IFALIAS), which links.list() does not read. Async. */
 export async function listWithAliases(nl: Netlink): Promise<(Link & { alias?: string })[]> {
   const messages = await nl.handle.dump(RTM_GETLINK, ifinfomsg(), [], 'list links');
   return messages

@@ -96,7 +96,11 @@ function plugin(value: unknown, index: number): PluginConf {
   return value as PluginConf;
 }
 
-/** Reads a conflist (its text, bytes, or the parsed object): name, chosen version, flags and plugins, checked. */
+/**
+ * Reads a conflist (its text, bytes, or the parsed object) as libcni does:
+ * name, chosen version, flags and plugins, checked. Synchronous; malformed
+ * input throws ERR_NETNS_INVALID_ARG saying what is wrong.
+ */
 export function parseConfList(source: string | Buffer | object): NetworkConfigList {
   const { json, bytes } = decode(source);
   const name = own(json, 'name');
@@ -122,7 +126,7 @@ export function assertList(list: unknown, caller: string): asserts list is Netwo
   }
 }
 
-/** Reads a .conflist file, as parseConfList. */
+/** Reads a .conflist file, as parseConfList; async, and a file that cannot be read rejects with Node's error. */
 export async function loadConfList(file: string): Promise<NetworkConfigList> {
   if (typeof file !== 'string') throw netnsError(ErrorCodes.INVALID_ARG, 'loadConfList takes a file path');
   return parseConfList(await readFile(file));
