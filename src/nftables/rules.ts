@@ -30,7 +30,9 @@ export interface ChainRef extends TableName {
 
 /** A rule as read back: what finding and deleting it needs. */
 export interface DumpedRule {
+  /** The rule's handle in its chain (`nft -a list` shows it), by which it is deleted. */
   handle: bigint;
+  /** The rule's comment, if it has one. */
   comment?: string;
 }
 
