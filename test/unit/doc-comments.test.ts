@@ -60,10 +60,16 @@ function isInternal(node: ts.Node): boolean {
   return ts.getJSDocTags(node).some((tag) => tag.tagName.text === 'internal');
 }
 
+/**
+ * Not judged: private, #private, protected and @internal members, and
+ * `override`s, whose hover shows the overridden member's doc (Readable's
+ * `_read`, Error's `name`).
+ */
 function isHidden(decl: ts.Declaration): boolean {
   const name = ts.getNameOfDeclaration(decl);
   if (name && ts.isPrivateIdentifier(name)) return true;
-  if (ts.getCombinedModifierFlags(decl) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) return true;
+  const hidden = ts.ModifierFlags.Private | ts.ModifierFlags.Protected | ts.ModifierFlags.Override;
+  if (ts.getCombinedModifierFlags(decl) & hidden) return true;
   return isInternal(decl);
 }
 
@@ -233,6 +239,8 @@ describe('doc comments on the public API', () => {
         '  a: number;',
         '  b: string;',
         '}',
+        '/** Overrides take the base member\'s doc. */',
+        "export class Oops extends Error { override name = 'Oops'; }",
       ].join('\n'),
       [join(dir, 'renamed.ts')]: 'export interface Inner {\n  /** Yes. */\n  c: number;\n}',
     };
