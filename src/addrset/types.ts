@@ -116,7 +116,7 @@ export interface GcReport {
   kept: GcEntry[];
 }
 
-/** AddressSets.stats(): counters since open(). */
+/** AddressSets.stats(): how many owners are in each state now, and counts of transactions and destroys since open(). */
 export interface AddressSetsStats {
   /** Owners ensured and not deleted. */
   live: number;
@@ -124,7 +124,7 @@ export interface AddressSetsStats {
   pending: number;
   /** Owners whose sets this process found but does not hold. */
   orphan: number;
-  /** Transactions sent to the kernel. */
+  /** Transactions sent to the kernel, failed ones included. */
   transactions: number;
   /** Transactions the kernel refused. */
   failedTransactions: number;
