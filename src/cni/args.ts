@@ -93,7 +93,7 @@ export interface WellKnownRuntimeConfig {
   bandwidth: { ingressRate?: number; ingressBurst?: number; egressRate?: number; egressBurst?: number };
   /** DNS settings for the container. */
   dns: { servers?: string[]; searches?: string[]; options?: string[] };
-  /** Static addresses the runtime asks for (CIDR, or without prefix length). */
+  /** Static addresses the runtime asks for, CIDR (e.g. 10.10.0.1/24). */
   ips: string[];
   /** The MAC address for the container's interface. */
   mac: string;
