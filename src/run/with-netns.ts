@@ -13,15 +13,22 @@ import { checkedModuleExport, isModuleExport, type ModuleExport } from './worker
 
 export type { PoolStats } from './pool/worker-pool.js';
 
+/**
+ * Where withNetNS runs: an open NetNS, or a namespace name (as `ip netns`
+ * names it) or a path such as /proc/PID/ns/net, which withNetNS opens for the
+ * call and closes after it.
+ */
 export type NetnsTarget = NetNS | string;
 
 type NestedFn = Pick<NestedTask, 'fn' | 'args'>;
 
+/** Per-call options of withNetNS. */
 export interface WithNetNSOptions {
   /** Aborting rejects with an AbortError; a call already running has its worker terminated. */
   signal?: AbortSignal;
 }
 
+/** What configurePool takes. */
 export interface PoolOptions {
   /** Upper bound on worker threads for top-level calls (default: os.availableParallelism()). */
   maxWorkers?: number;
@@ -44,6 +51,7 @@ export function configurePool(options: PoolOptions): void {
   pool?.resize(configuredSize);
 }
 
+/** The withNetNS pool's counters, read synchronously; all zero before the first call. */
 export function poolStats(): PoolStats {
   return pool?.stats() ?? { workers: 0, busy: 0, queued: 0, tasksRun: 0, threadsDiscarded: 0, restoreFailures: 0 };
 }
