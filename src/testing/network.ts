@@ -1,6 +1,7 @@
 // createTestNetwork: a few namespaces joined by veth pairs, for root-run
 // integration tests. Everything it makes carries a prefix unique to this
-// process and is removed on dispose, on failure half-way, and at process exit.
+// process and is removed by delete() (or dispose), on failure half-way, and at
+// process exit.
 // Links, addresses and lo are made over netlink (netns/netlink), one socket per
 // host made inside its namespace: no `ip` process. Only `network.ip()` runs
 // `ip`, because that is what it is for.
@@ -35,7 +36,7 @@ export interface TestNetworkSpec<H extends string> {
 }
 
 /**
- * The network createTestNetwork made. `await using` (or close()) deletes its
+ * The network createTestNetwork made. `await using` (or delete()) deletes its
  * namespaces; so does process exit, and sweep(prefix) after a crash.
  */
 export interface TestNetwork<H extends string> extends AsyncDisposable {
@@ -49,7 +50,13 @@ export interface TestNetwork<H extends string> extends AsyncDisposable {
   interfaces(host: H): string[];
   /** Runs `ip -n <host's namespace> ...args`. */
   ip(host: H, ...args: string[]): Promise<string>;
-  /** Removes everything; idempotent. */
+  /**
+   * Deletes the namespaces (and with them the links) and lets go of the
+   * handles and netlink sockets; idempotent. Async. A namespace that cannot be
+   * deleted is left for sweep(prefix); this never rejects.
+   */
+  delete(): Promise<void>;
+  /** @deprecated use delete(): this removes the namespaces from the system, which close() never does elsewhere. */
   close(): Promise<void>;
 }
 
@@ -83,7 +90,7 @@ export async function createTestNetwork<H extends string>(spec: TestNetworkSpec<
   try {
     await network.build(spec);
   } catch (error) {
-    await network.close();
+    await network.delete();
     throw error;
   }
   return network;
@@ -97,7 +104,7 @@ class Network<H extends string> implements TestNetwork<H> {
   readonly #created: string[] = [];
   readonly #netlink = new Map<H, Netlink>();
   readonly #onExit = () => deleteNamespacesSync(this.#created);
-  #closed = false;
+  #deleted = false;
 
   constructor(private readonly runPrefix: string) {
     process.once('exit', this.#onExit);
@@ -174,16 +181,22 @@ class Network<H extends string> implements TestNetwork<H> {
     return runIp(['-n', this.names[host], ...args]);
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+  async delete(): Promise<void> {
+    if (this.#deleted) return;
+    this.#deleted = true;
     for (const nl of this.#netlink.values()) nl.close();
     for (const ns of Object.values(this.hosts) as NetNS[]) ns.close();
     for (const name of this.#created) await deleteNamespace(name).catch(() => {});
     process.off('exit', this.#onExit);
   }
 
+  /** @deprecated use delete(). */
+  declare close: () => Promise<void>;
+
   [Symbol.asyncDispose](): Promise<void> {
-    return this.close();
+    return this.delete();
   }
 }
+
+// The old name is the same function, not a wrapper: a test may compare them.
+Network.prototype.close = Network.prototype.delete;

@@ -76,7 +76,7 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
   });
 
   afterAll(async () => {
-    await network?.close();
+    await network?.delete();
   });
 
   it('setupVeth makes the pair from the container, the host end named veth+8 hex, up, accept_ra=0, MTU and txqueuelen on both ends', async () => {
@@ -267,7 +267,7 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
   it('GC goes on past failures and returns them all', async () => {
     const gone = await createTestNetwork({ prefix: `nsplumbgone-${randomBytes(2).toString('hex')}-`, hosts: { h: {} } });
     const closed = gone.hosts.h;
-    await gone.close(); // its NetNS handle is closed: every step fails
+    await gone.delete(); // its NetNS handle is closed: every step fails
     const report = await collectGarbage({ hostNs: closed, network: 'net-a', validAttachments: [] });
     expect(report).toEqual({ removed: [], errors: [expect.objectContaining({ code: 'ERR_NETNS_CLOSED' }), expect.objectContaining({ code: 'ERR_NETNS_CLOSED' })] });
   });

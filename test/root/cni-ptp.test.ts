@@ -82,7 +82,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('the cni-ptp example plugin besid
 
   afterAll(async () => {
     bare?.dispose();
-    await network?.close();
+    await network?.delete();
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
 
