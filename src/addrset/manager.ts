@@ -337,7 +337,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
    * Resolves whether the table went; the instance stays usable (its next
    * write makes the table again). The nft backend keeps the table.
    */
-  async removeTableIfEmpty(): Promise<boolean> {
+  async deleteTableIfEmpty(): Promise<boolean> {
     this.#assertWritable();
     const remove = this.#backend.removeTableIfEmpty?.bind(this.#backend);
     if (!remove) return false;
@@ -346,6 +346,9 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
       return remove(this.#registry, this.#lock!);
     });
   }
+
+  /** @deprecated use deleteTableIfEmpty(). */
+  declare removeTableIfEmpty: () => Promise<boolean>;
 
   /** Resolves once no request is queued or in flight (timers that have not fired do not count). */
   async settled(): Promise<void> {
@@ -618,6 +621,9 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     state.cancelTimer = undefined;
   }
 }
+
+// The old name is the same function, not a wrapper.
+AddressSets.prototype.removeTableIfEmpty = AddressSets.prototype.deleteTableIfEmpty;
 
 /** The owner's content as the kernel lists it. */
 function loadEntries(state: OwnerState, elements: Record<Family, Entry[]>): void {
