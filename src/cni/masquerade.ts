@@ -96,11 +96,14 @@ export function masqueradeRules(comment: string | undefined, addresses: readonly
 }
 
 /** Deletes this attachment's masquerade rules in `hostNs` (DEL); none there (or no table) is success. Async; resolves with how many went. */
-export async function removeMasquerade(hostNs: NetNS, attachment: AttachmentRef): Promise<number> {
+export async function deleteMasquerade(hostNs: NetNS, attachment: AttachmentRef): Promise<number> {
   const key = attachmentKey(attachment.network, attachment);
   using handle = await openRuleReader(hostNs);
   return await replaceRules(handle, attachment.network, key, { before: [], after: [] });
 }
+
+/** @deprecated use deleteMasquerade() (the same function). */
+export const removeMasquerade = deleteMasquerade;
 
 /** A masquerade rule of one network, with the attachment key its comment starts with. */
 export interface MasqueradeRule extends DumpedRule {

@@ -8,7 +8,7 @@ export { configureInterface, DAD_TIMEOUT_MS, ipsFor } from './interface.js';
 export { listWithAliases, setAlias, setupVeth } from './veth.js';
 export type { Veth, VethOptions } from './veth.js';
 export { enableForward, familiesOf } from './forward.js';
-export { addMasquerade, deleteMasqueradeRules, listMasquerade, MASQUERADE_CHAIN, masqueradeLayout, masqueradeRules, POSTROUTING_CHAIN, removeMasquerade } from './masquerade.js';
+export { addMasquerade, deleteMasquerade, deleteMasqueradeRules, listMasquerade, MASQUERADE_CHAIN, masqueradeLayout, masqueradeRules, POSTROUTING_CHAIN, removeMasquerade } from './masquerade.js';
 export type { AttachmentRef, MasqueradeRule } from './masquerade.js';
 export { attachmentKey, attachmentOf, hostAlias, keyOfTag, masqueradeComment, networkTagPrefix } from './identity.js';
 export { deleteHostEnd, findHostEnd } from './host-end.js';
