@@ -127,10 +127,13 @@ export class ResultCache {
     return entry;
   }
 
-  /** Removes the attachment's entry, as after DEL; none there is success. */
-  async remove(network: string, key: CacheKey): Promise<void> {
+  /** Deletes the attachment's entry, as after DEL; none there is success. */
+  async delete(network: string, key: CacheKey): Promise<void> {
     await rm(this.file(network, key), { force: true });
   }
+
+  /** @deprecated use delete(). */
+  declare remove: (network: string, key: CacheKey) => Promise<void>;
 
   /** Every readable entry with a network and an interface name, in file name order (GetCachedAttachments). */
   async list(): Promise<CacheEntry[]> {
@@ -144,3 +147,6 @@ export class ResultCache {
     return entries;
   }
 }
+
+// The old name is the same function, not a wrapper.
+ResultCache.prototype.remove = ResultCache.prototype.delete;

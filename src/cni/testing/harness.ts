@@ -148,7 +148,7 @@ export class CniHarness {
     // prevResult on DEL came with CHECK, in 0.4.0.
     const prevResult = versionAtLeast(list.cniVersion, INTRODUCED.CHECK) ? await this.#cachedOrDropped(list, rt) : undefined;
     for (const plugin of [...list.plugins].reverse()) await this.#attachment('DEL', list, plugin, prevResult, rt);
-    await this.cache.remove(list.name, rt);
+    await this.cache.delete(list.name, rt);
   }
 
   /**
@@ -196,7 +196,7 @@ export class CniHarness {
     try {
       return await this.cachedResult(list, rt);
     } catch {
-      await this.cache.remove(list.name, rt);
+      await this.cache.delete(list.name, rt);
       return undefined;
     }
   }
