@@ -10,6 +10,7 @@ import { ErrorCodes, netnsError } from '../../core/errors.js';
 import { CNI_NAME } from '../env.js';
 import { CniCode, CniError } from '../errors.js';
 import type { WireResult } from '../result.js';
+import { fileError } from './file-error.js';
 import type { CniArgPairs } from './invocation.js';
 
 /** The `kind` of every entry libcni's result cache writes, and the only kind it reads. */
@@ -79,7 +80,9 @@ function parseEntry(text: string): CacheEntry | undefined {
  * for CHECK, DEL and GC; a test uses it to see what a runtime would keep or
  * to seed what an older one left. Every method is async but file(); a network
  * name, containerId or ifname that could name a file outside the directory
- * throws ERR_NETNS_INVALID_ARG.
+ * throws ERR_NETNS_INVALID_ARG. A write or delete the file system refuses
+ * rejects with a NetnsError carrying Node's code (EACCES, ENOTDIR...), errno,
+ * syscall and path, Node's error as `cause`.
  */
 export class ResultCache {
   /**
@@ -100,7 +103,11 @@ export class ResultCache {
     return join(this.dir, 'results', `${network}-${key.containerId}-${key.ifname}`);
   }
 
-  /** Records the ADD of one attachment: the list's bytes and the last plugin's result as it printed it (replaces an earlier entry). */
+  /**
+   * Records the ADD of one attachment: the list's bytes and the last plugin's
+   * result as it printed it (replaces an earlier entry). Makes `<dir>/results`
+   * (0700) when missing; the file is 0600.
+   */
   async write(network: string, attachment: CachedAttachment, configBytes: Buffer, result: WireResult): Promise<void> {
     const entry: CacheEntry = {
       kind: CACHE_KIND,
@@ -113,8 +120,13 @@ export class ResultCache {
       ...(attachment.capabilityArgs && Object.keys(attachment.capabilityArgs).length > 0 ? { capabilityArgs: attachment.capabilityArgs } : {}),
       result: result as unknown as Record<string, unknown>,
     };
-    await mkdir(join(this.dir, 'results'), { recursive: true, mode: 0o700 });
-    await writeFile(this.file(network, attachment), JSON.stringify(entry), { mode: 0o600 });
+    const file = this.file(network, attachment);
+    try {
+      await mkdir(join(this.dir, 'results'), { recursive: true, mode: 0o700 });
+      await writeFile(file, JSON.stringify(entry), { mode: 0o600 });
+    } catch (error) {
+      throw fileError(error, `(writing the cached result ${file})`);
+    }
   }
 
   /** The attachment's entry; undefined when there is no file (as libcni ignores read errors); code 6 when it is not a cniCacheV1 entry. */
@@ -129,7 +141,10 @@ export class ResultCache {
 
   /** Deletes the attachment's entry, as after DEL; none there is success. */
   async delete(network: string, key: CacheKey): Promise<void> {
-    await rm(this.file(network, key), { force: true });
+    const file = this.file(network, key);
+    await rm(file, { force: true }).catch((error: unknown) => {
+      throw fileError(error, `(deleting the cached result ${file})`);
+    });
   }
 
   /** @deprecated use delete(). */

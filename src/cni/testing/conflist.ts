@@ -9,6 +9,7 @@ import { ErrorCodes, netnsError } from '../../core/errors.js';
 import { CNI_NAME } from '../env.js';
 import type { WireResult } from '../result.js';
 import { CURRENT_VERSION, isVersionText, versionAtLeast } from '../version.js';
+import { fileError } from './file-error.js';
 
 /** One plugin's entry in a list: its `type` names the executable; the rest is the plugin's own. */
 export interface PluginConf {
@@ -126,10 +127,18 @@ export function assertList(list: unknown, caller: string): asserts list is Netwo
   }
 }
 
-/** Reads a .conflist file, as parseConfList; async, and a file that cannot be read rejects with Node's error. */
+/**
+ * Reads a .conflist file, as parseConfList. Async. A file that cannot be read
+ * rejects with a NetnsError carrying Node's code (ENOENT, EACCES, EISDIR...),
+ * errno, syscall and path, Node's error as `cause`; malformed content with
+ * ERR_NETNS_INVALID_ARG.
+ */
 export async function loadConfList(file: string): Promise<NetworkConfigList> {
   if (typeof file !== 'string') throw netnsError(ErrorCodes.INVALID_ARG, 'loadConfList takes a file path');
-  return parseConfList(await readFile(file));
+  const bytes = await readFile(file).catch((error: unknown) => {
+    throw fileError(error, '(loadConfList)');
+  });
+  return parseConfList(bytes);
 }
 
 /** The capability arguments this plugin declares (capabilities: { name: true }), as libcni filters them into runtimeConfig. */
