@@ -7,7 +7,7 @@
 // list's version; DEL then removes it. The first failure ends ADD, CHECK, DEL
 // and STATUS (a failed ADD leaves the cleanup to DEL, as a runtime does); GC
 // goes on past failures and reports them all.
-import { ErrorCodes, netnsError } from '../../core/errors.js';
+import { ErrorCodes, netnsError, type NetnsError } from '../../core/errors.js';
 import { CniCode, CniError } from '../errors.js';
 import { findInPath, readPluginResult, type SpawnPlugin } from '../invoke.js';
 import { convertResult, parseResult, type WireResult } from '../result.js';
@@ -89,6 +89,18 @@ function checkGcArgs(args: GcArgs | undefined): void {
 
 const attachmentKey = (containerId: string, ifname: string): string => JSON.stringify([containerId, ifname]);
 
+/**
+ * GC's one rejection: a NetnsError (as every error of this package) naming the
+ * network and the first failure; `errors` lists them all, as AggregateError's
+ * did before, and the cause is an AggregateError of them, which inspect shows.
+ */
+function gcFailed(network: string, errors: unknown[]): NetnsError & { errors: unknown[] } {
+  const first = errors[0] instanceof Error ? errors[0].message : String(errors[0]);
+  const message = `GC of network ${network}: ${errors.length} failed, the first: ${first}`;
+  const error = netnsError(ErrorCodes.CNI_GC_UNRELEASED, message, { cause: new AggregateError(errors, message) });
+  return Object.assign(error, { errors });
+}
+
 /** The runtime configuration a cache entry recorded, for GC's DEL of a stale attachment. */
 function runtimeOf(entry: CacheEntry): RuntimeConf {
   return { containerId: entry.containerId, netns: entry.netns ?? '', ifname: entry.ifName, args: entry.cniArgs, capabilityArgs: entry.capabilityArgs };
@@ -100,9 +112,11 @@ function runtimeOf(entry: CacheEntry): RuntimeConf {
  * `path` by its `type`) with the environment, stdin, prevResult chaining and
  * result cache a runtime gives it, so it meets in a test what it meets under
  * containerd or CRI-O. Every command is async; a plugin's failure rejects
- * with a PluginError (its CNI code, message, stderr; GC gathers them in an
- * AggregateError), misuse with ERR_NETNS_INVALID_ARG. It never loads the addon: it works in any test
- * runner, and needs root only for what the plugin itself does.
+ * with a PluginError (its CNI code, message, stderr: the CNI protocol's
+ * answer, not a NetnsError; GC gathers failures in one NetnsError
+ * ERR_NETNS_CNI_GC_UNRELEASED), the result cache's file errors and misuse
+ * (ERR_NETNS_INVALID_ARG) with a NetnsError. It never loads the addon: it
+ * works in any test runner, and needs root only for what the plugin itself does.
  */
 export class CniHarness {
   /** The result cache, to read what a runtime would keep or seed what an older one kept. */
@@ -154,8 +168,10 @@ export class CniHarness {
   /**
    * GC: DEL of every cached attachment of this network not in
    * `args.validAttachments`, then (from 1.1.0) GC by each plugin with the
-   * list under both keys libcni sends (cni#1101). Failures are collected into
-   * one AggregateError. Nothing runs when the list has disableGC.
+   * list under both keys libcni sends (cni#1101). It goes on past failures
+   * and then rejects with one NetnsError ERR_NETNS_CNI_GC_UNRELEASED whose
+   * `errors` are the failures in order (PluginErrors, or NetnsErrors), its
+   * `cause` an AggregateError of them. Nothing runs when the list has disableGC.
    */
   async gc(list: NetworkConfigList, args?: GcArgs): Promise<void> {
     assertList(list, 'gc');
@@ -173,7 +189,7 @@ export class CniHarness {
         await this.#listLevel('GC', list, plugin, attachments).catch((error: unknown) => errors.push(error));
       }
     }
-    if (errors.length > 0) throw new AggregateError(errors, `GC of network ${list.name}: ${errors.length} failed`);
+    if (errors.length > 0) throw gcFailed(list.name, errors);
   }
 
   /** STATUS by each plugin in order, until one fails; below 1.1.0 nothing runs (libcni returns success). */

@@ -7,7 +7,9 @@ import type { CniCommand } from '../types.js';
 /**
  * A plugin's failure as CniHarness and invokePlugin reject with it: the error
  * object the plugin printed (`code`, `message`, `details`, as a CniError)
- * plus which plugin, which command, and its stderr.
+ * plus which plugin, which command, and its stderr. It is the CNI protocol's
+ * answer, by design not a NetnsError: `code` is the plugin's number. What the
+ * harness itself refuses (misuse, the result cache's files) is a NetnsError.
  */
 export class PluginError extends CniError {
   /** 'PluginError'. */
