@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 
 export const CAPABILITIES = { CAP_NET_ADMIN: 12, CAP_SYS_ADMIN: 21 } as const;
+/** A capability this package can test for or drop: 'CAP_NET_ADMIN' or 'CAP_SYS_ADMIN'. */
 export type CapabilityName = keyof typeof CAPABILITIES;
 
 /**

@@ -24,7 +24,9 @@ const NFTA_RULE_USERDATA = 7;
 /** libnftnl NFTNL_UDATA_RULE_COMMENT. */
 const UDATA_RULE_COMMENT = 0;
 
+/** A chain by name: `inet <table> <chain>`, as MASQUERADE_CHAIN and POSTROUTING_CHAIN name theirs. */
 export interface ChainRef extends TableName {
+  /** The chain's name in the table. */
   chain: string;
 }
 
