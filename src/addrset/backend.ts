@@ -38,10 +38,13 @@ export interface WriterLock {
   release(): void;
 }
 
+/** What AddrsetBackend.read is asked for. */
 export interface ReadOptions {
   /** Whose elements to read: every set's, none, or the named sets' only. */
   elements: boolean | ReadonlySet<string>;
+  /** The registry set's name (owner records are its elements): read as records, not listed as a set. */
   registry: string;
+  /** The caller holds the writer lock with no transaction in flight (see AddrsetBackend.read). */
   soleWriter?: boolean;
 }
 

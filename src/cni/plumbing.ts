@@ -10,6 +10,7 @@ export type { Veth, VethOptions } from './veth.js';
 export { enableForward, familiesOf } from './forward.js';
 export { addMasquerade, deleteMasquerade, deleteMasqueradeRules, listMasquerade, MASQUERADE_CHAIN, masqueradeLayout, masqueradeRules, POSTROUTING_CHAIN, removeMasquerade } from './masquerade.js';
 export type { AttachmentRef, MasqueradeRule } from './masquerade.js';
+export type { ChainRef, DumpedRule } from '../nftables/rules.js';
 export { attachmentKey, attachmentOf, hostAlias, keyOfTag, masqueradeComment, networkTagPrefix } from './identity.js';
 export { deleteHostEnd, findHostEnd } from './host-end.js';
 export { checkInterface, checkRoutes } from './check.js';

@@ -46,7 +46,8 @@ export interface CmdArgs<C extends NetConf = NetConf> {
 /** A call's environment variables, as process.env holds them. */
 export type CallEnvironment = Readonly<Record<string, string | undefined>>;
 
-type Handler<C extends NetConf, R> = (args: CmdArgs<C>) => R | Promise<R>;
+/** One command's handler in PluginFunctions: gets the call's CmdArgs, returns (or resolves with) R. */
+export type Handler<C extends NetConf, R> = (args: CmdArgs<C>) => R | Promise<R>;
 
 /**
  * A plugin's handlers, one per command, for pluginMain, handleCall or
