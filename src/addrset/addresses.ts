@@ -5,14 +5,21 @@ import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { KeyValue } from '../nftables/elements.js';
 import { formatAddress } from '../netlink/validate.js';
 
+/** An address family by IP version: 4 or 6. */
 export type Family = 4 | 6;
 
+/**
+ * One element of an address set as a backend gets and gives it: an address,
+ * prefix or range, checked and in the canonical text nft lists.
+ */
 export interface Entry {
+  /** IPv4 or IPv6. */
   family: Family;
   /** Canonical text: an address, or network/len for a prefix shorter than the full length. */
   text: string;
-  /** First and last address covered, as integers: numbers for IPv4, bigints for IPv6. */
+  /** First address covered, as an integer: a number for IPv4, a bigint for IPv6. */
   first: KeyValue;
+  /** Last address covered, likewise (equal to `first` for a single address). */
   last: KeyValue;
 }
 

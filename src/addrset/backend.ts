@@ -6,15 +6,21 @@
 import type { Entry, Family } from './addresses.js';
 import type { Op } from './ops.js';
 
+/** One set of the table, as a backend reads it. */
 export interface KernelSet {
+  /** The set's name. */
   name: string;
+  /** 4 or 6 for an address set; 'other' for a set of any other type. */
   family: Family | 'other';
   /** Elements, their text as nft lists them; null when read without elements. */
   elements: Entry[] | null;
 }
 
+/** The table as AddrsetBackend.read found it. */
 export interface KernelView {
+  /** False when the table is not there (sets and records are then empty). */
   tableExists: boolean;
+  /** Every set of the table but the registry, by name. */
   sets: Map<string, KernelSet>;
   /** Registry elements: key (a set name) -> comment. */
   records: Map<string, string>;
@@ -28,16 +34,27 @@ export interface KernelView {
 export interface WriterLock {
   /** A descriptor every process applying a transaction inherits (null where no process is involved). */
   readonly fd: number | null;
+  /** Lets the next writer in (once this holder's transactions have landed); idempotent. */
   release(): void;
 }
 
+/** What AddrsetBackend.read is asked for. */
 export interface ReadOptions {
   /** Whose elements to read: every set's, none, or the named sets' only. */
   elements: boolean | ReadonlySet<string>;
+  /** The registry set's name (owner records are its elements): read as records, not listed as a set. */
   registry: string;
+  /** The caller holds the writer lock with no transaction in flight (see AddrsetBackend.read). */
   soleWriter?: boolean;
 }
 
+/**
+ * How AddressSets reaches the kernel: the `backend` option takes 'netlink',
+ * 'nft' or an object of this shape (MemoryBackend from netns/testing, or your
+ * own). A backend applies lists of Op atomically, reads the table back, and
+ * provides the writer lock. Its errors carry codes AddressSets acts on:
+ * EBUSY, ENOENT, EEXIST, ERR_NETNS_ADDRSET_OVERLAP, ERR_NETNS_ADDRSET_LOCKED.
+ */
 export interface AddrsetBackend {
   /** Applies all operations atomically, or none, as the holder of `lock`. */
   apply(ops: Op[], lock: WriterLock): Promise<void>;

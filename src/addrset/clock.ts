@@ -1,7 +1,14 @@
 // Time as the address-set manager sees it; tests substitute a manual clock.
+/**
+ * Where AddressSets gets the time and its timers (the `clock` option). The
+ * default is the wall clock; tests pass ManualClock from netns/testing.
+ */
 export interface Clock {
+  /** The current time, epoch ms (deadlines are recorded in the kernel as such). */
   now(): number;
+  /** Calls `callback` after `ms`; returns a handle for clearTimeout. */
   setTimeout(callback: () => void, ms: number): unknown;
+  /** Cancels a timer setTimeout returned. */
   clearTimeout(handle: unknown): void;
 }
 

@@ -13,7 +13,8 @@ export type {
   SetRefs,
   SetState,
 } from './types.js';
-export type { AddrsetBackend, KernelSet, KernelView, WriterLock } from './backend.js';
+export type { AddrsetBackend, KernelSet, KernelView, ReadOptions, WriterLock } from './backend.js';
+export type { Entry, Family } from './addresses.js';
 export type { Clock } from './clock.js';
 export { ErrorCodes, NetnsError } from '../core/errors.js';
 export type { Op } from './ops.js';

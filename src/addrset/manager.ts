@@ -33,8 +33,12 @@ import type {
 } from './types.js';
 
 const TABLE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-/** A deadline is recorded as epoch ms in a comment: 100 years keeps it a plain 13-digit number. */
-/** The longest deleteDelayMs accepted: a hundred years (a deadline must stay a safe integer of epoch ms). */
+/**
+ * The longest `deleteDelayMs` AddressSets.open accepts: a hundred years. A
+ * pending delete's deadline is recorded in the kernel as epoch milliseconds in
+ * an element comment, and this keeps it a plain 13-digit number a restarted
+ * process can read back.
+ */
 export const MAX_DELETE_DELAY_MS = 100 * 365 * 24 * 3600 * 1000;
 
 function nonNegative(value: number | undefined, fallback: number, what: string, max = Number.MAX_SAFE_INTEGER): number {
@@ -95,9 +99,23 @@ function checkOptions(options: AddressSetsOptions): Settings {
   };
 }
 
+/**
+ * Per-owner IP address sets (one IPv4 and one IPv6 nftables set per owner, e.g.
+ * per Kubernetes namespace) in one `inet` table of a network namespace, for
+ * your own rules to reference. Get one with `AddressSets.open(options)`; every
+ * method that touches the kernel is async and rejects with a NetnsError
+ * (`ERR_NETNS_ADDRSET_*`). Deleting an owner empties its sets at once and
+ * destroys them after `deleteDelayMs`, unless the owner is ensured again
+ * first; ownership and pending deadlines are recorded in the kernel, so a
+ * restarted process picks up where the last one stopped. One process writes a
+ * table at a time. Emits the events of AddressSetsEvents. See docs/addrset.md.
+ */
 export class AddressSets extends EventEmitter<AddressSetsEvents> {
+  /** The `inet` table the sets live in, as given to open(). */
   readonly table: string;
+  /** The set-name prefix marking the sets this instance owns (default 'as'). */
   readonly prefix: string;
+  /** True when opened with `readOnly: true`: it holds no writer lock and refuses every change. */
   readonly readOnly: boolean;
   readonly #registry: string;
   readonly #backend: AddrsetBackend;
@@ -139,7 +157,11 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
   /**
    * Opens the table as its one writer (waiting up to lockTimeoutMs for another
    * to finish), creating it if needed, and adopts the sets a previous process
-   * left, resuming pending deletes. With readOnly: only looks.
+   * left, resuming pending deletes. With readOnly: only looks. Options are
+   * checked before anything is opened (ERR_NETNS_ADDRSET_INVALID_OPTION); a
+   * table another process writes past lockTimeoutMs rejects with
+   * ERR_NETNS_ADDRSET_LOCKED naming its pid. A namespace given by name or path
+   * is opened here and closed by close().
    */
   static async open(options: AddressSetsOptions): Promise<AddressSets> {
     return (await AddressSets.#open(options, false))!;
@@ -177,7 +199,16 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     }
   }
 
-  /** Makes the owner live: creates its sets if needed, cancels a pending delete, and (with addresses) sets the content. */
+  /**
+   * Makes the owner live: creates its sets if needed, cancels a pending delete
+   * (emitting deleteCancelled; the same sets are kept), and with `addresses`
+   * sets their content to exactly those (addresses or CIDR prefixes, either
+   * family). Resolves with the two set names for your rules. A bad owner is
+   * ERR_NETNS_ADDRSET_INVALID_OWNER, a bad address
+   * ERR_NETNS_ADDRSET_INVALID_ADDRESS (nothing sent), overlapping entries
+   * ERR_NETNS_ADDRSET_OVERLAP; a readOnly instance refuses with
+   * ERR_NETNS_ADDRSET_READ_ONLY.
+   */
   async ensure(owner: string, addresses?: string[]): Promise<SetRefs> {
     this.#assertWritable();
     const entries = addresses === undefined ? undefined : parseEntries(addresses);
@@ -186,33 +217,56 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     return this.#refs(state);
   }
 
+  /**
+   * Adds addresses or CIDR prefixes to a live owner's sets in one transaction.
+   * An owner not ensured in this process is ERR_NETNS_ADDRSET_UNKNOWN_OWNER;
+   * an entry overlapping one already there is ERR_NETNS_ADDRSET_OVERLAP.
+   */
   async add(owner: string, addresses: string[]): Promise<void> {
     await this.#submit(this.#liveState(owner), { kind: 'add', entries: parseEntries(addresses) });
   }
 
+  /**
+   * Removes addresses or CIDR prefixes from a live owner's sets in one
+   * transaction. An owner not ensured in this process is
+   * ERR_NETNS_ADDRSET_UNKNOWN_OWNER.
+   */
   async remove(owner: string, addresses: string[]): Promise<void> {
     await this.#submit(this.#liveState(owner), { kind: 'remove', entries: parseEntries(addresses) });
   }
 
-  /** Sets the content to exactly these addresses in one transaction: never observed half-filled. */
+  /**
+   * Sets a live owner's content to exactly these addresses in one transaction:
+   * never observed half-filled. An owner not ensured in this process is
+   * ERR_NETNS_ADDRSET_UNKNOWN_OWNER.
+   */
   async replace(owner: string, addresses: string[]): Promise<void> {
     await this.#submit(this.#liveState(owner), { kind: 'replace', entries: parseEntries(addresses) });
   }
 
-  /** Empties the owner's sets now and destroys them after deleteDelayMs, unless the owner is ensured again first. */
+  /**
+   * Empties the owner's sets now and destroys them after deleteDelayMs, unless
+   * the owner is ensured again first (emits deleteDeferred once emptied, then
+   * destroyed, or destroyFailed and a retry). The deadline is recorded in the kernel, so it
+   * survives this process. An owner with no sets resolves with nothing done.
+   */
   async delete(owner: string): Promise<void> {
     this.#assertWritable();
     const state = this.#stateFor(checkOwner(owner), false);
     if (state) await this.#submit(state, { kind: 'delete' });
   }
 
-  /** The kernel's truth about every set this instance's prefix owns. */
+  /**
+   * Every set this instance's prefix owns, as the kernel has it (owner,
+   * family, name, element count, and live/pending/orphan as this process sees
+   * it), sorted by set name.
+   */
   async list(): Promise<SetInfo[]> {
     this.#assertOpen();
     return this.#rows(await this.#read(true));
   }
 
-  /** One owner's sets and their elements, as the kernel has them. */
+  /** One owner's sets and their elements, as the kernel has them; state 'absent' when it has none. */
   async inspect(owner: string): Promise<OwnerDetails> {
     checkOwner(owner);
     this.#assertOpen();
@@ -237,7 +291,9 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
   /**
    * Removes owned sets whose owner is not in `live`, is not live in this
    * process, and has no pending deadline ahead; also debris of our names.
-   * `live` is required: pass [] to mean "no owner besides this process's".
+   * `live` is required: pass [] to mean "no owner besides this process's";
+   * without it gc rejects with ERR_NETNS_ADDRSET_LIVE_REQUIRED, removing
+   * nothing. Resolves with what went and what stayed, and why.
    */
   async gc(options: GcOptions): Promise<GcReport> {
     this.#assertWritable();
@@ -281,7 +337,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
    * Resolves whether the table went; the instance stays usable (its next
    * write makes the table again). The nft backend keeps the table.
    */
-  async removeTableIfEmpty(): Promise<boolean> {
+  async deleteTableIfEmpty(): Promise<boolean> {
     this.#assertWritable();
     const remove = this.#backend.removeTableIfEmpty?.bind(this.#backend);
     if (!remove) return false;
@@ -291,11 +347,15 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     });
   }
 
+  /** @deprecated use deleteTableIfEmpty(). */
+  declare removeTableIfEmpty: () => Promise<boolean>;
+
   /** Resolves once no request is queued or in flight (timers that have not fired do not count). */
   async settled(): Promise<void> {
     await this.#pipeline?.idle();
   }
 
+  /** Counters of this instance (owners by state, transactions, destroys), read synchronously. */
   stats(): AddressSetsStats {
     const count = (status: string) => [...this.#byHash.values()].filter((state) => state.status === status).length;
     return {
@@ -312,6 +372,9 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
   /**
    * Stops timers, waits for work in flight, gives up the table and closes the
    * backend open() made (the netlink socket). Pending deadlines stay recorded in the kernel.
+   * Removes nothing from the kernel: the sets stay, and the next writer to open
+   * the table destroys them at their deadlines. Later calls reject with
+   * ERR_NETNS_ADDRSET_CLOSED.
    */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -558,6 +621,9 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     state.cancelTimer = undefined;
   }
 }
+
+// The old name is the same function, not a wrapper.
+AddressSets.prototype.removeTableIfEmpty = AddressSets.prototype.deleteTableIfEmpty;
 
 /** The owner's content as the kernel lists it. */
 function loadEntries(state: OwnerState, elements: Record<Family, Entry[]>): void {

@@ -25,6 +25,14 @@ interface MemoryLock extends WriterLock {
 const never = new Promise<never>(() => {});
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
+/**
+ * An in-memory address-set backend for deterministic tests of code built on
+ * AddressSets: pass it as the `backend` option (no nft and no root needed;
+ * `netns` is still required, so tests pass `NetNS.current()`). It behaves as
+ * nftables does where AddressSets depends on it (atomic transactions, ENOENT,
+ * EBUSY for a referenced set, one writer at a time) and lets a test reference
+ * sets, inject failures and crash the writer. It holds nothing to close.
+ */
 export class MemoryBackend implements AddrsetBackend {
   #tableExists = false;
   #sets = new Map<string, MemorySet>();
@@ -44,6 +52,7 @@ export class MemoryBackend implements AddrsetBackend {
     this.#referenced.add(name);
   }
 
+  /** The rule referencing `name` is gone: its destroy can succeed again. */
   unreference(name: string): void {
     this.#referenced.delete(name);
   }
@@ -53,6 +62,7 @@ export class MemoryBackend implements AddrsetBackend {
     this.#failures.push(code);
   }
 
+  /** The elements of set `name` as nft lists them, sorted; undefined when there is no such set. */
   elements(name: string): string[] | undefined {
     const set = this.#sets.get(name);
     return set ? [...set.elements.keys()].sort() : undefined;
@@ -63,6 +73,7 @@ export class MemoryBackend implements AddrsetBackend {
     return this.#sets.get(name)?.id;
   }
 
+  /** The names of every set in the table (registry included), sorted. */
   setNames(): string[] {
     return [...this.#sets.keys()].sort();
   }
@@ -88,6 +99,7 @@ export class MemoryBackend implements AddrsetBackend {
     this.#free(lock);
   }
 
+  /** The writer lock; waits up to timeoutMs for the holder to release it, then rejects with ERR_NETNS_ADDRSET_LOCKED. */
   async lock({ timeoutMs }: { timeoutMs: number }): Promise<WriterLock> {
     const giveUpAt = Date.now() + timeoutMs;
     while (this.#holder) {
@@ -113,6 +125,11 @@ export class MemoryBackend implements AddrsetBackend {
     });
   }
 
+  /**
+   * Applies a transaction as the holder of `lock`: all of it or nothing,
+   * rejecting with the code a failNext queued, or ENOENT/EBUSY/EEXIST as nft
+   * would. After crashWriter() it never settles.
+   */
   async apply(ops: Op[], lock: WriterLock): Promise<void> {
     const held = lock as MemoryLock;
     if (this.#holder !== held) throw netnsError(ErrorCodes.ADDRSET_LOCKED, 'a transaction from a writer that does not hold the lock');
@@ -129,6 +146,7 @@ export class MemoryBackend implements AddrsetBackend {
     if (held.dead) return never;
   }
 
+  /** The table as it stands: its sets (with elements where asked) and the registry's records. */
   async read({ elements, registry }: ReadOptions): Promise<KernelView> {
     await Promise.resolve();
     const view: KernelView = { tableExists: this.#tableExists, sets: new Map(), records: new Map() };

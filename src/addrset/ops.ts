@@ -2,6 +2,12 @@
 // them (nft text or JSON) or apply them to a model.
 import type { Entry, Family } from './addresses.js';
 
+/**
+ * One change in a backend transaction (AddrsetBackend.apply gets a list of
+ * them, to apply all or none): the table, the registry set, an owner's set,
+ * its elements, or a registry record. For writing a backend; AddressSets
+ * users never build them.
+ */
 export type Op =
   | { op: 'addTable' }
   | { op: 'addRegistry'; name: string }

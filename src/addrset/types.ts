@@ -4,6 +4,7 @@ import type { Family } from './addresses.js';
 import type { AddrsetBackend } from './backend.js';
 import type { Clock } from './clock.js';
 
+/** What AddressSets.open and openExisting take; only `netns` and `table` are required. */
 export interface AddressSetsOptions {
   /** The namespace holding the sets: a NetNS, a name or a path. */
   netns: NetNS | string;
@@ -13,6 +14,7 @@ export interface AddressSetsOptions {
   deleteDelayMs?: number;
   /** First retry after a failed destroy (e.g. EBUSY); doubles up to maxRetryIntervalMs. Default 1,000. */
   retryIntervalMs?: number;
+  /** The longest wait between retries of a failed destroy. Default 30,000 (never below retryIntervalMs). */
   maxRetryIntervalMs?: number;
   /** Set-name prefix marking the sets this instance owns. Default 'as'. */
   prefix?: string;
@@ -30,23 +32,37 @@ export interface AddressSetsOptions {
    * from netns/testing). A backend object stays the caller's to close.
    */
   backend?: AddrsetBackendChoice;
+  /** Where time comes from: tests pass ManualClock from netns/testing. Default: the wall clock, with timers that never keep the process alive. */
   clock?: Clock;
 }
 
+/** The `backend` option: 'netlink' (default), 'nft', or a backend object of your own (which you close). */
 export type AddrsetBackendChoice = 'netlink' | 'nft' | AddrsetBackend;
 
+/** An owner's two set names, for your rules to reference (`ip saddr @<v4>`, `ip6 saddr @<v6>`). */
 export interface SetRefs {
+  /** The IPv4 set's name, `<prefix>4_<hash>`. */
   v4: string;
+  /** The IPv6 set's name, `<prefix>6_<hash>`. */
   v6: string;
 }
 
+/**
+ * An owner's sets as this process sees them: 'live' (ensured here and not
+ * deleted), 'pending' (deleted, waiting for its deadline) or 'orphan' (owned
+ * by this prefix but not live here: another process's, or left by one).
+ */
 export type SetState = 'live' | 'pending' | 'orphan';
 
+/** One set, as AddressSets.list reports it. */
 export interface SetInfo {
   /** Null when the owner was too long to record (only its hash is kept) or the set is unregistered. */
   owner: string | null;
+  /** 4 or 6. */
   family: Family;
+  /** The set's name in the table. */
   name: string;
+  /** How many elements (addresses or prefixes) it holds. */
   elements: number;
   /** As this process sees it: 'live' only for owners it ensured; a set held by another process shows as 'orphan'. */
   state: SetState;
@@ -54,47 +70,78 @@ export interface SetInfo {
   deadline?: number;
 }
 
+/** One owner's sets with their elements, as AddressSets.inspect reports them. */
 export interface OwnerDetails {
+  /** The owner asked about. */
   owner: string;
+  /** As in SetInfo, or 'absent' when the kernel has no set of this owner. */
   state: SetState | 'absent';
+  /** For pending: when the sets may be destroyed (epoch ms). */
   deadline?: number;
+  /** The IPv4 set's name and its elements, as nft lists them (empty when absent). */
   v4: { name: string; elements: string[] };
+  /** The IPv6 set's name and its elements, as nft lists them (empty when absent). */
   v6: { name: string; elements: string[] };
 }
 
+/** What AddressSets.gc takes. */
 export interface GcOptions {
   /** Owners that are live: required, so that forgetting it cannot remove everything. [] means none besides this process's own. */
   live: Iterable<string>;
+  /** Only report what would go; remove nothing. Default false. */
   dryRun?: boolean;
 }
 
+/** A set gc removed or kept. */
 export interface GcEntry {
+  /** The recorded owner; null when only its hash is known, or the set is debris with no record. */
   owner: string | null;
+  /** 4 or 6. */
   family: Family;
+  /** The set's name in the table. */
   name: string;
+  /** Kept ones only: why, in words ('pending delete', 'live in this process', 'destroy failed: ...'). */
   reason?: string;
+  /** For a pending set kept: its deadline (epoch ms). */
   deadline?: number;
 }
 
+/** What AddressSets.gc did, or with dryRun would do. */
 export interface GcReport {
+  /** Whether this was a dry run (nothing removed). */
   dryRun: boolean;
+  /** The sets removed (or that would be). */
   removed: GcEntry[];
+  /** The sets of this prefix left in place, each with its reason. */
   kept: GcEntry[];
 }
 
+/** AddressSets.stats(): how many owners are in each state now, and counts of transactions and destroys since open(). */
 export interface AddressSetsStats {
+  /** Owners ensured and not deleted. */
   live: number;
+  /** Owners deleted, their sets waiting for the deadline. */
   pending: number;
+  /** Owners whose sets this process found but does not hold. */
   orphan: number;
+  /** Transactions sent to the kernel, failed ones included. */
   transactions: number;
+  /** Transactions the kernel refused. */
   failedTransactions: number;
+  /** Owners whose sets were destroyed. */
   destroyed: number;
+  /** Destroys the kernel refused (each is retried, e.g. after EBUSY). */
   destroyFailures: number;
 }
 
+/** The events AddressSets emits, each with one object argument. */
 export interface AddressSetsEvents {
+  /** delete() emptied the owner's sets; they are destroyed at `deadline` (epoch ms). */
   deleteDeferred: [{ owner: string; names: SetRefs; deadline: number }];
+  /** ensure() brought a pending owner back before its deadline; it keeps the same sets. */
   deleteCancelled: [{ owner: string; names: SetRefs }];
+  /** A pending owner's sets were destroyed. */
   destroyed: [{ owner: string; names: SetRefs }];
+  /** The kernel refused to destroy them (EBUSY: a rule still references one); retried after `retryInMs`. */
   destroyFailed: [{ owner: string; names: SetRefs; error: Error; retryInMs: number }];
 }

@@ -73,23 +73,37 @@ export function parseCniArgs<S extends ArgSpec>(text: string | undefined, spec: 
 
 /** A port mapping as the `portMappings` capability carries it (CONVENTIONS.md). */
 export interface PortMapping {
+  /** The port on the host. */
   hostPort: number;
+  /** The port in the container it maps to. */
   containerPort: number;
+  /** 'tcp', 'udp' or 'sctp'. */
   protocol: string;
+  /** The host address to bind; absent means every address. */
   hostIP?: string;
 }
 
 /** The well-known capability arguments of CONVENTIONS.md, with their shapes there. */
 export interface WellKnownRuntimeConfig {
+  /** Host ports to forward to the container. */
   portMappings: PortMapping[];
+  /** Address ranges for IPAM to allocate from, as host-local's `ranges` (a list of range sets). */
   ipRanges: { subnet: string; rangeStart?: string; rangeEnd?: string; gateway?: string }[][];
+  /** Traffic shaping, rates in bits per second and bursts in bits. */
   bandwidth: { ingressRate?: number; ingressBurst?: number; egressRate?: number; egressBurst?: number };
+  /** DNS settings for the container. */
   dns: { servers?: string[]; searches?: string[]; options?: string[] };
+  /** Static addresses the runtime asks for, CIDR (e.g. 10.10.0.1/24). */
   ips: string[];
+  /** The MAC address for the container's interface. */
   mac: string;
+  /** An InfiniBand GUID for the interface. */
   infinibandGUID: string;
+  /** A device (e.g. an SR-IOV PCI address) to attach. */
   deviceID: string;
+  /** Names for the container on this network (IPAM or DNS plugins may use them). */
   aliases: string[];
+  /** The container's cgroup path. */
   cgroupPath: string;
 }
 

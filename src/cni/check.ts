@@ -16,7 +16,9 @@ const mismatch = (message: string): NetnsError => netnsError(ErrorCodes.CNI_CHEC
  * address the result's ips put on that entry. The entry is the one named
  * `ifname` (and, with `sandbox`, in that sandbox: a chain's result may name
  * interfaces of several namespaces); the other entries' addresses, which
- * earlier or later plugins of a chain made, are not judged here.
+ * earlier or later plugins of a chain made, are not judged here. Async, over
+ * netlink in `ns`: a difference rejects with ERR_NETNS_CNI_CHECK saying what
+ * differs, which pluginMain answers as CNI code 110 (CniCode.CHECK_FAILED).
  */
 export async function checkInterface(ns: NetNS, ifname: string, result: Result, options: { kind?: string; sandbox?: string } = {}): Promise<void> {
   const { kind, sandbox } = own(options);
@@ -43,7 +45,8 @@ export async function checkInterface(ns: NetNS, ifname: string, result: Result, 
 /**
  * Every route of the result exists, in any routing table: same destination
  * and the same gateway (a route without one: the first gateway of its family
- * among the result's ips, as configureInterface added it; none: any).
+ * among the result's ips, as configureInterface added it; none: any). Async,
+ * over netlink in `ns`: a missing route rejects with ERR_NETNS_CNI_CHECK.
  */
 export async function checkRoutes(ns: NetNS, result: Result): Promise<void> {
   const wanted = result.routes ?? [];

@@ -29,9 +29,23 @@ export const CniCode = {
   INTERNAL: 999,
 } as const;
 
+/**
+ * The error a plugin's handler throws to answer with a CNI error: pluginMain
+ * prints it as the spec's error object (`code`, `msg`, `details`) and exits 1.
+ * Pass a CniCode value, or a code of your own from 100 up. A code that is not
+ * a non-negative integer throws ERR_NETNS_INVALID_ARG.
+ *
+ * It is the CNI protocol's error, by design not a NetnsError: its numeric
+ * `code` is what the runtime reads, and a plugin chooses it. What this package
+ * itself raises (misuse, system errors, a CHECK helper's finding) is a
+ * NetnsError with a string code; toCniError turns one into the answer.
+ */
 export class CniError extends Error {
+  /** 'CniError'. */
   override name = 'CniError';
+  /** The CNI error code (a number, unlike NetnsError's string codes). */
   readonly code: number;
+  /** The error object's `details`: more on the cause; '' for none (then left out of the object). */
   readonly details: string;
 
   constructor(code: number, message: string, details = '') {

@@ -7,7 +7,12 @@ import type { NetNS } from '../netns.js';
 
 const KEYS = { 4: 'net/ipv4/ip_forward', 6: 'net/ipv6/conf/all/forwarding' } as const;
 
-/** Turns forwarding on for each family given (4, 6) in `ns`; returns the families it had to change. */
+/**
+ * Turns IP forwarding on in `ns` for each family given (4, 6), through the
+ * namespace's /proc/sys/net (no `sysctl` process), and never turns it off
+ * again (other networks may rely on it). Async; resolves with the families it
+ * had to change. A family other than 4 or 6 rejects with ERR_NETNS_INVALID_ARG.
+ */
 export async function enableForward(ns: NetNS, families: Iterable<4 | 6>): Promise<(4 | 6)[]> {
   const { sysctl } = ns;
   const changed: (4 | 6)[] = [];

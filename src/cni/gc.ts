@@ -18,9 +18,11 @@ import { deleteMasqueradeRules, listMasquerade } from './masquerade.js';
 import type { Attachment } from './types.js';
 import { listWithAliases } from './veth.js';
 
+/** What collectGarbage takes: the host namespace, the network, the attachments still valid, and optionally IPAM. */
 export interface GcOptions {
   /** The host namespace (where the host veths and the masquerade table are). */
   hostNs: NetNS;
+  /** The network's name (the configuration's `name`): only its resources are looked at. */
   network: string;
   /** `cni.dev/valid-attachments`: required; [] means none is valid. */
   validAttachments: readonly Attachment[];
@@ -32,7 +34,9 @@ export interface GcOptions {
   ipam?: IpamInput;
 }
 
+/** One thing collectGarbage removed. */
 export interface GcRemoved {
+  /** A host veth (with its IPAM allocation, when `ipam` was given) or a masquerade rule. */
   kind: 'veth' | 'masquerade';
   /** The interface name, or the rule's handle. */
   name: string;
@@ -40,12 +44,23 @@ export interface GcRemoved {
   key: string;
 }
 
+/** What collectGarbage removed and what failed; it never rejects for a single failure. */
 export interface GcReport {
+  /** What went, in order. */
   removed: GcRemoved[];
   /** Every failure, in order; the rest went on regardless. */
   errors: Error[];
 }
 
+/**
+ * CNI GC (spec 1.1) for the host side of one network: removes the host veths
+ * (found by the alias setupVeth gave them) and masquerade rules of every
+ * attachment not in `validAttachments`, and with `ipam` releases each stale
+ * veth's IPAM allocation first (IPAM DEL). Only this network's resources are
+ * looked at. Async; goes on past failures and resolves with what it removed
+ * and every error. Rejects with ERR_NETNS_INVALID_ARG, removing nothing, when
+ * `validAttachments` is missing ([] means none is valid) or `network` is bad.
+ */
 export async function collectGarbage(options: GcOptions): Promise<GcReport> {
   // Own properties only: an inherited validAttachments (a polluted Object.prototype) must never stand for the list.
   const { hostNs, network, validAttachments, ipam } = own(options);

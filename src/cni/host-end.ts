@@ -10,7 +10,7 @@ import { attachmentKey, keyOfTag } from './identity.js';
 import type { Attachment } from './types.js';
 import { listWithAliases } from './veth.js';
 
-/** The host end (in `nl`'s namespace) whose alias carries `key` (attachmentKey's) of `network`, if there is one. */
+/** The host end (in `nl`'s namespace) whose alias carries `key` (attachmentKey's) of `network`, if there is one. Async. */
 export async function findHostEnd(nl: Netlink, network: string, key: string): Promise<(Link & { alias?: string }) | undefined> {
   return (await listWithAliases(nl)).find((link) => link.kind === 'veth' && keyOfTag(network, link.alias) === key);
 }
@@ -19,7 +19,9 @@ export async function findHostEnd(nl: Netlink, network: string, key: string): Pr
  * Deletes the attachment's pair by its host end (the container end goes with
  * it, and the host end's addresses and routes with that). Resolves false when
  * the host namespace has no such end: a repeated DEL, an attachment never
- * added, or one whose namespace took the pair with it.
+ * added, or one whose namespace took the pair with it. Async, over netlink;
+ * it never goes by the container end's name, which may be another
+ * attachment's.
  */
 export async function deleteHostEnd(hostNs: NetNS, network: string, attachment: Attachment): Promise<boolean> {
   using nl = await openNetlink(hostNs);

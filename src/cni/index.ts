@@ -3,7 +3,7 @@
 // a plugin answering VERSION, GC or STATUS starts as fast as Node does, and
 // CNI_NETNS is checked (loading the addon) only for ADD, CHECK and DEL.
 export { handleCall, pluginMain } from './skel.js';
-export type { CallEnvironment, CallOutcome, CmdArgs, PluginFunctions, PluginInfo } from './skel.js';
+export type { CallEnvironment, CallOutcome, CmdArgs, Handler, PluginFunctions, PluginInfo } from './skel.js';
 export { serveResident, shimPath } from './daemon/index.js';
 export type { ResidentOptions, ResidentServer } from './daemon/index.js';
 export { CniCode, CniError, toCniError } from './errors.js';

@@ -19,7 +19,12 @@ export const DAD_TIMEOUT_MS = 10_000;
 const familyOf = (cidr: string): 4 | 6 => (cidr.includes(':') ? 6 : 4);
 const invalid = (message: string): NetnsError => netnsError(ErrorCodes.INVALID_ARG, `configureInterface: ${message}`);
 
-/** The result's IPs on `ifname`: those whose `interface` points at an entry of that name; one pointing elsewhere is an error. */
+/**
+ * The result's IPs on `ifname`: those whose `interface` points at an entry of
+ * that name (entries without `interface` are skipped). Synchronous; an entry
+ * pointing at another interface or at none the result has throws
+ * ERR_NETNS_INVALID_ARG.
+ */
 export function ipsFor(result: Result, ifname: string): IpConfig[] {
   const out: IpConfig[] = [];
   for (const ip of result.ips ?? []) {
@@ -32,6 +37,18 @@ export function ipsFor(result: Result, ifname: string): IpConfig[] {
   return out;
 }
 
+/**
+ * Gives `ifname` inside `ns` what `result` assigns it, as Go's
+ * ipam.ConfigureIface: its addresses (those of `ips` whose `interface` names
+ * it), the link up, IPv6 duplicate address detection awaited (up to
+ * DAD_TIMEOUT_MS), then the result's routes through it (a route without `gw`
+ * takes the first gateway of its family). Async, over netlink, no `ip`
+ * process. Rejects with ERR_NETNS_INVALID_ARG, before changing anything, when
+ * the result has no address for `ifname` or a bad address or route; the
+ * kernel's refusals reject with its error code (ENODEV for a missing link,
+ * EEXIST for an address already there); an IPv6 address that fails DAD is
+ * EADDRINUSE, and DAD still running after DAD_TIMEOUT_MS is ETIMEDOUT.
+ */
 export async function configureInterface(ns: NetNS, ifname: string, result: Result): Promise<void> {
   const ips = ipsFor(result, ifname);
   if (ips.length === 0) throw invalid(`the result has no IP address for ${ifname}`);

@@ -40,6 +40,7 @@ const isFile = (path: string): Promise<boolean> => new Promise((resolve) => fs()
  * The first `dir/plugin` that is a regular file, in CNI_PATH's order. A name
  * that is empty or holds a `/` is code 7 (it comes from the configuration);
  * an empty path list or no match is code 4 (CNI_PATH is the runtime's).
+ * Async (it stats each candidate); those failures reject as CniError.
  */
 export async function findInPath(plugin: string, paths: readonly string[]): Promise<string> {
   if (typeof plugin !== 'string' || !Array.isArray(paths)) throw netnsError(ErrorCodes.INVALID_ARG, 'findInPath takes a plugin name and a list of directories');
@@ -160,7 +161,7 @@ export async function runPlugin(pluginPath: string, stdin: ConfigBytes, env: Nod
 /**
  * Runs the plugin at `pluginPath` (no shell) with `env` and `stdin`; its
  * stdout on success (its stderr is passed on to ours, for the logs). A failure
- * is a CniError carrying the plugin's own code and message.
+ * rejects with a CniError carrying the plugin's own code and message.
  */
 export async function execPlugin(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv): Promise<Buffer> {
   assertBytes(stdin, 'execPlugin');

@@ -12,10 +12,13 @@ import { INTRODUCED } from './version.js';
 
 /** What the IPAM calls need of a handler's CmdArgs: the parsed configuration, its bytes and the call's environment. */
 export interface IpamInput {
+  /** The parsed configuration (CmdArgs.config): `ipam.type` names the plugin. */
   config: NetConf;
+  /** The configuration's bytes as received (CmdArgs.stdin): what the IPAM plugin reads on its stdin. */
   stdin: ConfigBytes;
   /** execDel: the attachment to release, when not this call's (GC releasing a stale one passes a copy of its args with these changed). */
   containerId?: string;
+  /** execDel: the interface name of the attachment to release, with `containerId`. */
   ifname?: string;
   /** The call's environment (CmdArgs.env): the delegate's CNI_PATH and variables. Without one, process.env. */
   env?: DelegateEnvironment;

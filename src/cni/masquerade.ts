@@ -44,6 +44,7 @@ const MULTICAST = { 4: '224.0.0.0/4', 6: 'ff00::/8' } as const;
 
 /** One attachment of one network. */
 export interface AttachmentRef extends Attachment {
+  /** The network's name (the configuration's `name`). */
   network: string;
 }
 
@@ -51,7 +52,11 @@ export interface AttachmentRef extends Attachment {
  * Masquerades traffic from each of `addresses` (CIDR: the container's address
  * with its subnet's length, as a result's ips[].address) to anywhere outside
  * its subnet. Replaces this attachment's earlier rules, if any, in the same
- * transaction. A /0 subnet gets no rule: nothing is outside it.
+ * transaction. A /0 subnet gets no rule: nothing is outside it. Async: one
+ * nf_tables transaction in `hostNs`, in the official plugins' table
+ * `inet cni_plugins_masquerade` (so both kinds of plugin share a node), no
+ * `nft` process. A bad address rejects with ERR_NETNS_INVALID_ARG before
+ * anything is sent; a refused transaction changes nothing.
  */
 export async function addMasquerade(hostNs: NetNS, attachment: AttachmentRef, addresses: readonly string[]): Promise<void> {
   const rules = masqueradeRules(masqueradeComment(attachment.network, attachment), addresses);
@@ -90,25 +95,29 @@ export function masqueradeRules(comment: string | undefined, addresses: readonly
   });
 }
 
-/** Removes this attachment's rules; none there (or no table) is success. Returns how many went. */
-export async function removeMasquerade(hostNs: NetNS, attachment: AttachmentRef): Promise<number> {
+/** Deletes this attachment's masquerade rules in `hostNs` (DEL); none there (or no table) is success. Async; resolves with how many went. */
+export async function deleteMasquerade(hostNs: NetNS, attachment: AttachmentRef): Promise<number> {
   const key = attachmentKey(attachment.network, attachment);
   using handle = await openRuleReader(hostNs);
   return await replaceRules(handle, attachment.network, key, { before: [], after: [] });
 }
 
+/** @deprecated use deleteMasquerade() (the same function). */
+export const removeMasquerade = deleteMasquerade;
+
 /** A masquerade rule of one network, with the attachment key its comment starts with. */
 export interface MasqueradeRule extends DumpedRule {
+  /** `<network hash>-<attachment hash>`, as attachmentKey gives it: which attachment the rule is for. */
   key: string;
 }
 
-/** The masquerade rules of `network` (by the hash their comments start with); none when the table or chain is missing. */
+/** The masquerade rules of `network` in `hostNs` (by the hash their comments start with); none when the table or chain is missing. Async. */
 export async function listMasquerade(hostNs: NetNS, network: string): Promise<MasqueradeRule[]> {
   using handle = await openRuleReader(hostNs);
   return await rulesOf(handle, network);
 }
 
-/** Deletes rules by handle, in one transaction. */
+/** Deletes the given rules (as listMasquerade returned them) by handle, in one transaction in `hostNs`. Async. */
 export async function deleteMasqueradeRules(hostNs: NetNS, rules: readonly DumpedRule[]): Promise<void> {
   using handle = await openRuleReader(hostNs);
   commit(handle, rules.map(deleteOne));

@@ -11,16 +11,23 @@ import { CURRENT_VERSION, isSpecVersion, versionOf } from './version.js';
 
 /** A 0.1.0 / 0.2.0 address: one per family, with that family's routes. */
 export interface IpConfig020 {
+  /** The address, CIDR (e.g. 10.1.1.2/24). */
   ip: string;
+  /** The gateway, without a prefix length. */
   gateway?: string;
+  /** Routes in this family: destination CIDR and optional next hop. */
   routes?: { dst: string; gw?: string }[];
 }
 
 /** A 0.1.0 / 0.2.0 result: at most one IPv4 and one IPv6 address, no interfaces. */
 export interface Result020 {
+  /** '0.1.0' or '0.2.0'. */
   cniVersion: string;
+  /** The IPv4 address and routes. */
   ip4?: IpConfig020;
+  /** The IPv6 address and routes. */
   ip6?: IpConfig020;
+  /** DNS settings. */
   dns?: Dns;
 }
 

@@ -13,8 +13,11 @@ import { assertSupported, CURRENT_VERSION, INTRODUCED, isSpecVersion, versionAtL
 
 /** What a handler is given: the environment, read and checked, and the configuration. */
 export interface CmdArgs<C extends NetConf = NetConf> {
+  /** CNI_COMMAND: which handler is running (VERSION never reaches one). */
   command: Exclude<CniCommand, 'VERSION'>;
+  /** CNI_CONTAINERID: the container's id ('' when not given: GC and STATUS need none). */
   containerId: string;
+  /** CNI_IFNAME: the interface's name inside the container ('' when not given: GC and STATUS need none). */
   ifname: string;
   /** CNI_NETNS as the runtime gave it ('' when it gave none, which only DEL, GC and STATUS allow). */
   netns: string;
@@ -43,12 +46,25 @@ export interface CmdArgs<C extends NetConf = NetConf> {
 /** A call's environment variables, as process.env holds them. */
 export type CallEnvironment = Readonly<Record<string, string | undefined>>;
 
-type Handler<C extends NetConf, R> = (args: CmdArgs<C>) => R | Promise<R>;
+/** One command's handler in PluginFunctions: gets the call's CmdArgs, returns (or resolves with) R. */
+export type Handler<C extends NetConf, R> = (args: CmdArgs<C>) => R | Promise<R>;
 
+/**
+ * A plugin's handlers, one per command, for pluginMain, handleCall or
+ * serveResident. Each gets the call's CmdArgs and may be async; what it
+ * throws becomes the printed error object (a CniError keeps its code,
+ * anything else is code 999).
+ */
 export interface PluginFunctions<C extends NetConf = NetConf> {
   /** Returns the result (in any version, usually built as 1.x); pluginMain prints it in the configuration's version. */
   add: Handler<C, Result>;
+  /**
+   * Removes what ADD made; must succeed when it is already gone (DEL may come
+   * twice, or after a failed ADD). With `netnsGone`, only what lives outside
+   * the namespace is left to clean up.
+   */
   del: Handler<C, void>;
+  /** Throws when the attachment is not as ADD left it (config.prevResult is ADD's result). Only for configurations of 0.4.0 and later. */
   check: Handler<C, void>;
   /** Without one, GC succeeds (there is nothing of this plugin's to collect), as with Go's skel. */
   gc?: Handler<C, void>;
@@ -56,6 +72,7 @@ export interface PluginFunctions<C extends NetConf = NetConf> {
   status?: Handler<C, void>;
 }
 
+/** What pluginMain tells the runtime about the plugin: the versions it speaks, and an about line. */
 export interface PluginInfo {
   /** The spec versions this plugin speaks; a configuration's must be one of them exactly. */
   versions: readonly string[];
@@ -65,8 +82,11 @@ export interface PluginInfo {
 
 /** What one call printed and how it ended, for pluginMain or a resident daemon to pass on. */
 export interface CallOutcome {
+  /** What goes to stdout: ADD's result, VERSION's answer or the error object (JSON and a newline); empty otherwise. */
   stdout: Buffer;
+  /** What goes to stderr: the about text when there was no CNI_COMMAND, else ''. */
   stderr: string;
+  /** 0 on success, 1 when stdout holds an error object. */
   exitCode: number;
 }
 

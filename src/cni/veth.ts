@@ -20,6 +20,7 @@ const IFLA_IFALIAS = 20;
 /** As Go's SetupVeth: a fresh random name this many times before giving up. */
 const NAME_ATTEMPTS = 10;
 
+/** What setupVeth takes: the two namespaces, the container end's name, and optional MTU, queue length, MAC and host alias. */
 export interface VethOptions {
   /** The namespace of the container end. */
   containerNs: NetNS;
@@ -41,6 +42,7 @@ export interface VethOptions {
   hostAlias?: string;
 }
 
+/** The pair setupVeth made, each end ready to put in a result's `interfaces`. */
 export interface Veth {
   /** The host end: name, MAC and MTU. */
   host: Interface & { mac: string; mtu: number };
@@ -50,6 +52,16 @@ export interface Veth {
 
 const randomName = (): string => `veth${randomBytes(4).toString('hex')}`;
 
+/**
+ * Makes a veth pair as Go's ip.SetupVeth: the container end named `ifname`
+ * inside `containerNs`, the host end `veth` + 8 random hex digits in `hostNs`,
+ * made in one message (never a half-made pair), the host end up with IPv6
+ * router advertisements ignored; the container end is left down for
+ * configureInterface. Async, over netlink. Rejects with EEXIST when the
+ * container already has `ifname` (or 10 random host names were all taken),
+ * ERR_NETNS_INVALID_ARG for a bad alias, or the kernel's code; on failure
+ * after the pair was made, the pair is deleted again.
+ */
 export async function setupVeth(options: VethOptions): Promise<Veth> {
   const { containerNs, hostNs, ifname, mac, hostAlias, mtu: asked, txQueueLength } = own(options);
   if (hostAlias !== undefined) checkAlias(hostAlias);
@@ -107,14 +119,18 @@ function checkAlias(alias: unknown): void {
   }
 }
 
-/** IFLA_IFALIAS of a link (`ip link set NAME alias TEXT`): sent as bytes, never through a shell. */
+/**
+ * Sets a link's alias (IFLA_IFALIAS, `ip link set NAME alias TEXT`) through
+ * `nl`: sent as bytes, never through a shell. Async; an alias over 255 bytes
+ * or with control characters rejects with ERR_NETNS_INVALID_ARG.
+ */
 export async function setAlias(nl: Netlink, link: string | number, alias: string): Promise<void> {
   checkAlias(alias);
   const index = await nl.links.index(link);
   await nl.handle.request([{ type: RTM_NEWLINK, flags: 0, header: ifinfomsg(index), attributes: [attr.rawString(IFLA_IFALIAS, alias)], what: `set link #${index} alias` }]);
 }
 
-/** Every link of `nl`'s namespace with its IFLA_IFALIAS (links.list() does not read aliases). */
+/** Every link of `nl`'s namespace with its alias (IFLA_IFALIAS), which links.list() does not read. Async. */
 export async function listWithAliases(nl: Netlink): Promise<(Link & { alias?: string })[]> {
   const messages = await nl.handle.dump(RTM_GETLINK, ifinfomsg(), [], 'list links');
   return messages

@@ -73,6 +73,7 @@ export const KEY_TYPES: Record<KeyType, { type: number; length: number; byteorde
 export interface TableName {
   /** Always inet here: the only family address sets use. */
   family: typeof NFPROTO_INET;
+  /** The table's name. */
   table: string;
 }
 

@@ -24,13 +24,17 @@ const NFTA_RULE_USERDATA = 7;
 /** libnftnl NFTNL_UDATA_RULE_COMMENT. */
 const UDATA_RULE_COMMENT = 0;
 
+/** A chain by name: `inet <table> <chain>`, as MASQUERADE_CHAIN and POSTROUTING_CHAIN name theirs. */
 export interface ChainRef extends TableName {
+  /** The chain's name in the table. */
   chain: string;
 }
 
 /** A rule as read back: what finding and deleting it needs. */
 export interface DumpedRule {
+  /** The rule's handle in its chain (`nft -a list` shows it), by which it is deleted. */
   handle: bigint;
+  /** The rule's comment, if it has one. */
   comment?: string;
 }
 

@@ -13,18 +13,22 @@ import { checkedModuleExport, isModuleExport, type ModuleExport } from './worker
 
 export type { PoolStats } from './pool/worker-pool.js';
 
-/** Where withNetNS runs: an open NetNS, or a name (RUN_DIR/NAME) or nsfs path as NetNS.open takes. */
+/**
+ * Where withNetNS runs: an open NetNS, or a namespace name (as `ip netns`
+ * names it) or a path such as /proc/PID/ns/net, which withNetNS opens for the
+ * call and closes after it.
+ */
 export type NetnsTarget = NetNS | string;
 
 type NestedFn = Pick<NestedTask, 'fn' | 'args'>;
 
-/** Options of one withNetNS call (passed before fn). */
+/** Per-call options of withNetNS. */
 export interface WithNetNSOptions {
   /** Aborting rejects with an AbortError; a call already running has its worker terminated. */
   signal?: AbortSignal;
 }
 
-/** Settings of the worker pool withNetNS runs on (configurePool). */
+/** What configurePool takes. */
 export interface PoolOptions {
   /** Upper bound on worker threads for top-level calls (default: os.availableParallelism()). */
   maxWorkers?: number;
@@ -47,7 +51,7 @@ export function configurePool(options: PoolOptions): void {
   pool?.resize(configuredSize);
 }
 
-/** A synchronous snapshot of the withNetNS worker pool: workers, busy, queued, discarded. */
+/** The withNetNS pool's counters, read synchronously; all zero before the first call. */
 export function poolStats(): PoolStats {
   return pool?.stats() ?? { workers: 0, busy: 0, queued: 0, tasksRun: 0, threadsDiscarded: 0, restoreFailures: 0 };
 }

@@ -13,7 +13,7 @@ declare const exportType: unique symbol;
 export interface ModuleExport<A extends unknown[] = unknown[], R = unknown> {
   /** The module's URL, as the worker imports it. */
   readonly module: string;
-  /** The name of the export to call. */
+  /** The name of the function export each pool thread calls. */
   readonly exportName: string;
   /** Carries the export's type for withNetNS; never set. */
   readonly [exportType]?: (...args: A) => R;

@@ -9,6 +9,11 @@ interface Timer {
   callback: () => void;
 }
 
+/**
+ * A clock that moves only when `advance()` is called, for tests of AddressSets'
+ * deferred deletes and retries: pass it as the `clock` option. `now()` starts
+ * at `start` (epoch ms, default 1,700,000,000,000).
+ */
 export class ManualClock implements Clock {
   #now: number;
   #nextId = 1;
@@ -18,10 +23,12 @@ export class ManualClock implements Clock {
     this.#now = start;
   }
 
+  /** The clock's time, epoch ms. */
   now(): number {
     return this.#now;
   }
 
+  /** Schedules `callback` at now() + ms (1 ms when ms is under 1 or over 2^31-1, as Node does); returns a handle for clearTimeout. */
   setTimeout(callback: () => void, ms: number): unknown {
     const id = this.#nextId++;
     const delay = ms >= 1 && ms <= MAX_TIMER_MS ? ms : 1;
@@ -29,6 +36,7 @@ export class ManualClock implements Clock {
     return id;
   }
 
+  /** Cancels a timer setTimeout returned; an unknown or fired handle is ignored. */
   clearTimeout(handle: unknown): void {
     this.#timers.delete(handle as number);
   }

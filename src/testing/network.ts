@@ -1,6 +1,7 @@
 // createTestNetwork: a few namespaces joined by veth pairs, for root-run
 // integration tests. Everything it makes carries a prefix unique to this
-// process and is removed on dispose, on failure half-way, and at process exit.
+// process and is removed by delete() (or dispose), on failure half-way, and at
+// process exit.
 // Links, addresses and lo are made over netlink (netns/netlink), one socket per
 // host made inside its namespace: no `ip` process. Only `network.ip()` runs
 // `ip`, because that is what it is for.
@@ -12,6 +13,7 @@ import { NetNS } from '../netns.js';
 import { deleteNamespacesSync, runIp } from './run-ip.js';
 import { DEFAULT_PREFIX } from './sweep.js';
 
+/** One host of a TestNetworkSpec: a namespace of its own. */
 export interface TestHostSpec {
   /** Address with prefix length (10.10.0.1/24), put on the host's first link. */
   addr?: string;
@@ -20,13 +22,23 @@ export interface TestHostSpec {
 /** Two hosts to join; the optional third element gives per-host addresses for this link. */
 export type TestLinkSpec<H extends string> = [H, H] | [H, H, Partial<Record<H, string>>];
 
+/**
+ * What createTestNetwork builds: hosts by key (letters, digits, _ and -, up to
+ * 32) and the veth links joining them.
+ */
 export interface TestNetworkSpec<H extends string> {
+  /** One namespace per key, with lo up. */
   hosts: Record<H, TestHostSpec>;
+  /** Veth pairs, each joining two different hosts; a host's links are eth0, eth1, … in this order. */
   links?: TestLinkSpec<H>[];
   /** Name prefix (default 'nsfix-'); sweep(prefix) cleans up after crashed runs. */
   prefix?: string;
 }
 
+/**
+ * The network createTestNetwork made. `await using` (or delete()) deletes its
+ * namespaces; so does process exit, and sweep(prefix) after a crash.
+ */
 export interface TestNetwork<H extends string> extends AsyncDisposable {
   /** Each host's namespace, with the NetNS I/O methods. */
   readonly hosts: Record<H, NetNS>;
@@ -38,7 +50,13 @@ export interface TestNetwork<H extends string> extends AsyncDisposable {
   interfaces(host: H): string[];
   /** Runs `ip -n <host's namespace> ...args`. */
   ip(host: H, ...args: string[]): Promise<string>;
-  /** Removes everything; idempotent. */
+  /**
+   * Deletes the namespaces (and with them the links) and lets go of the
+   * handles and netlink sockets; idempotent. Async. A namespace that cannot be
+   * deleted is left for sweep(prefix); this never rejects.
+   */
+  delete(): Promise<void>;
+  /** @deprecated use delete(): this removes the namespaces from the system, which close() never does elsewhere. */
   close(): Promise<void>;
 }
 
@@ -56,6 +74,15 @@ function checkSpec<H extends string>(spec: TestNetworkSpec<H>): void {
   }
 }
 
+/**
+ * Makes namespaces joined by veth pairs, for a root-run integration test:
+ * each host a namespace named `<prefix><pid>-<random>-<host>` with lo up,
+ * each link a veth pair with its addresses, up, all over netlink (no `ip`
+ * process). Async; needs CAP_SYS_ADMIN and CAP_NET_ADMIN. A bad spec rejects
+ * with ERR_NETNS_INVALID_ARG before anything is made; a step the kernel
+ * refuses removes what was made and rejects with ERR_NETNS_FIXTURE naming the
+ * namespace and the step in `ip` terms (the netlink error as `cause`).
+ */
 export async function createTestNetwork<H extends string>(spec: TestNetworkSpec<H>): Promise<TestNetwork<H>> {
   checkSpec(spec);
   const runPrefix = `${spec.prefix ?? DEFAULT_PREFIX}${process.pid}-${randomBytes(3).toString('hex')}-`;
@@ -63,7 +90,7 @@ export async function createTestNetwork<H extends string>(spec: TestNetworkSpec<
   try {
     await network.build(spec);
   } catch (error) {
-    await network.close();
+    await network.delete();
     throw error;
   }
   return network;
@@ -77,7 +104,7 @@ class Network<H extends string> implements TestNetwork<H> {
   readonly #created: string[] = [];
   readonly #netlink = new Map<H, Netlink>();
   readonly #onExit = () => deleteNamespacesSync(this.#created);
-  #closed = false;
+  #deleted = false;
 
   constructor(private readonly runPrefix: string) {
     process.once('exit', this.#onExit);
@@ -154,16 +181,22 @@ class Network<H extends string> implements TestNetwork<H> {
     return runIp(['-n', this.names[host], ...args]);
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+  async delete(): Promise<void> {
+    if (this.#deleted) return;
+    this.#deleted = true;
     for (const nl of this.#netlink.values()) nl.close();
     for (const ns of Object.values(this.hosts) as NetNS[]) ns.close();
     for (const name of this.#created) await deleteNamespace(name).catch(() => {});
     process.off('exit', this.#onExit);
   }
 
+  /** @deprecated use delete(). */
+  declare close: () => Promise<void>;
+
   [Symbol.asyncDispose](): Promise<void> {
-    return this.close();
+    return this.delete();
   }
 }
+
+// The old name is the same function, not a wrapper: a test may compare them.
+Network.prototype.close = Network.prototype.delete;

@@ -21,7 +21,12 @@ export function creatorPid(name: string, prefix: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-/** Removes fixture namespaces left by runs that died; returns their names. */
+/**
+ * Deletes the namespaces createTestNetwork made under `prefix` (default
+ * 'nsfix-') whose creating process is gone: what crashed test runs left.
+ * Namespaces of live processes, and names it did not make, are never touched.
+ * Async; resolves with the names it deleted. Run it before a suite.
+ */
 export async function sweep(prefix = DEFAULT_PREFIX): Promise<string[]> {
   const removed: string[] = [];
   for (const { name } of listNamespaces()) {

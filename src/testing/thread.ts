@@ -7,12 +7,13 @@ import { native } from '../core/native.js';
  * Drops a capability from the calling thread's effective set. Capabilities are
  * per thread, so inside withNetNS's fn this makes the pool thread's restore
  * fail for real (setns needs CAP_SYS_ADMIN), without touching other threads.
+ * Synchronous; loads the addon.
  */
 export function dropThreadCapability(name: CapabilityName): void {
   callNative(() => native().dropEffectiveCapability(CAPABILITIES[name]));
 }
 
-/** The namespace identity of the calling thread, read through /proc/thread-self. */
+/** The namespace identity (device and inode) of the calling thread, read synchronously through /proc/thread-self: inside withNetNS's fn, the namespace it runs in. */
 export function threadNetns(): { dev: number; inode: number } {
   const { dev, ino } = callNative(() => native().threadNetns());
   return { dev, inode: ino };

@@ -49,7 +49,7 @@ export function useHarness<H extends string>(prefix: string, containers: readonl
   });
 
   afterAll(async () => {
-    await network?.close();
+    await network?.delete();
     if (fixture.scratch) rmSync(fixture.scratch, { recursive: true, force: true });
   });
 

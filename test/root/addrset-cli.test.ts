@@ -28,7 +28,7 @@ describe.skipIf(!privileged)('netns addrset', () => {
 
   afterAll(async () => {
     rmSync(scratch, { recursive: true, force: true });
-    await network?.close();
+    await network?.delete();
     expect(await hostRuleset(), "the tests' host ruleset").toBe(hostBefore);
   });
 

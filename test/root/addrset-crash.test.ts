@@ -117,7 +117,7 @@ describe.skipIf(!privileged)('address sets survive a writer killed at random mom
   });
 
   afterAll(async () => {
-    await network?.close();
+    await network?.delete();
     expect(await hostRuleset(), "the tests' host ruleset").toBe(hostBefore);
   });
 

@@ -126,14 +126,14 @@ describe.skipIf(!privileged)('NetlinkBackend on real nftables', () => {
     const sets = await AddressSets.open({ netns: ns, table: 'last', deleteDelayMs: 0 });
     try {
       await sets.ensure('a', ['10.0.0.1']);
-      expect(await sets.removeTableIfEmpty()).toBe(false); // a live owner
+      expect(await sets.deleteTableIfEmpty()).toBe(false); // a live owner
       await sets.delete('a');
       await sets.destroyDue();
       // A chain someone made in the table (host policy that will use its sets) keeps it.
       await ns.execFile('nft', ['add', 'chain', 'inet', 'last', 'hostpolicy']);
-      expect(await sets.removeTableIfEmpty()).toBe(false);
+      expect(await sets.deleteTableIfEmpty()).toBe(false);
       await ns.execFile('nft', ['delete', 'chain', 'inet', 'last', 'hostpolicy']);
-      expect(await sets.removeTableIfEmpty()).toBe(true);
+      expect(await sets.deleteTableIfEmpty()).toBe(true);
       expect(await tables()).toEqual([]);
       await sets.ensure('b', ['10.0.0.2']); // the next write makes the table again
       expect(await sets.inspect('b')).toMatchObject({ state: 'live', v4: { elements: ['10.0.0.2'] } });

@@ -52,7 +52,7 @@ describe.skipIf(!privileged)('address sets never destroy what an owner holds (re
   });
 
   afterAll(async () => {
-    await network?.close();
+    await network?.delete();
     expect(await hostRuleset(), "the tests' host ruleset").toBe(before);
   });
 

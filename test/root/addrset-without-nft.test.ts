@@ -71,7 +71,7 @@ describe.skipIf(!privileged)('address sets without nft', () => {
   });
 
   afterAll(async () => {
-    await network?.close();
+    await network?.delete();
     if (hiding) rmSync(hiding, { recursive: true, force: true });
   });
 

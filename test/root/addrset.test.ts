@@ -27,7 +27,7 @@ describe.skipIf(!privileged)('address sets on real nftables', () => {
   });
 
   afterAll(async () => {
-    await network?.close();
+    await network?.delete();
     expect(await hostRuleset(), "the tests' host ruleset").toBe(before);
   });
 

@@ -138,7 +138,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('masquerade beside the official p
   });
 
   afterAll(async () => {
-    await network?.close();
+    await network?.delete();
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
 

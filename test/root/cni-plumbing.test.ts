@@ -17,7 +17,7 @@ import { enableForward, familiesOf } from '../../dist/cni/forward.js';
 import { collectGarbage } from '../../dist/cni/gc.js';
 import { hostAlias, masqueradeComment } from '../../dist/cni/identity.js';
 import { configureInterface } from '../../dist/cni/interface.js';
-import { addMasquerade, listMasquerade, removeMasquerade } from '../../dist/cni/masquerade.js';
+import { addMasquerade, deleteMasquerade, listMasquerade } from '../../dist/cni/masquerade.js';
 import { listWithAliases, setupVeth, type Veth } from '../../dist/cni/veth.js';
 import type { Result } from '../../dist/cni/types.js';
 import { masqueradeListing } from '../helpers/masquerade-listing.js';
@@ -76,7 +76,7 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
   });
 
   afterAll(async () => {
-    await network?.close();
+    await network?.delete();
   });
 
   it('setupVeth makes the pair from the container, the host end named veth+8 hex, up, accept_ra=0, MTU and txqueuelen on both ends', async () => {
@@ -187,7 +187,7 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
     expect(await enableForward(c2, [4, 6])).toEqual([]);
   });
 
-  it('addMasquerade makes one rule per address that `nft list ruleset` shows as written; removeMasquerade takes them away', async () => {
+  it('addMasquerade makes one rule per address that `nft list ruleset` shows as written; deleteMasquerade takes them away', async () => {
     const attachment = { network: 'plumb-net', containerID: 'ctr-1', ifname: 'eth0' };
     await addMasquerade(host, attachment, ['10.1.1.2/24', 'fd00:1::2/64']);
     await addMasquerade(host, attachment, ['10.1.1.2/24', 'fd00:1::2/64']); // again: replaced, not doubled
@@ -211,8 +211,8 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
     } finally {
       server.close();
     }
-    expect(await removeMasquerade(host, attachment)).toBe(2);
-    expect(await removeMasquerade(host, attachment)).toBe(0);
+    expect(await deleteMasquerade(host, attachment)).toBe(2);
+    expect(await deleteMasquerade(host, attachment)).toBe(0);
     expect(await listMasquerade(host, 'plumb-net')).toEqual([]);
     expect((await host.execFile('nft', ['list', 'chain', 'inet', 'cni_plugins_masquerade', 'masq_checks'])).stdout).not.toContain('masquerade comment');
   });
@@ -267,7 +267,7 @@ describe.skipIf(!privileged)('netns/cni plumbing', () => {
   it('GC goes on past failures and returns them all', async () => {
     const gone = await createTestNetwork({ prefix: `nsplumbgone-${randomBytes(2).toString('hex')}-`, hosts: { h: {} } });
     const closed = gone.hosts.h;
-    await gone.close(); // its NetNS handle is closed: every step fails
+    await gone.delete(); // its NetNS handle is closed: every step fails
     const report = await collectGarbage({ hostNs: closed, network: 'net-a', validAttachments: [] });
     expect(report).toEqual({ removed: [], errors: [expect.objectContaining({ code: 'ERR_NETNS_CLOSED' }), expect.objectContaining({ code: 'ERR_NETNS_CLOSED' })] });
   });

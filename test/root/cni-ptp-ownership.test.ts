@@ -80,7 +80,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('cni-ptp removes only what it mad
   });
 
   afterAll(async () => {
-    await network?.close();
+    await network?.delete();
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
 

@@ -78,7 +78,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('cni-ptp plumbing beside the Go p
   });
 
   afterAll(async () => {
-    await network?.close();
+    await network?.delete();
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
 

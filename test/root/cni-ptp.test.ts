@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { NetNS } from '../../dist/index.js';
 import { AddressSets } from '../../dist/addrset/index.js';
 import { attachmentKey } from '../../dist/cni/identity.js';
-import { removeMasquerade } from '../../dist/cni/masquerade.js';
+import { deleteMasquerade } from '../../dist/cni/masquerade.js';
 import { createTestNetwork, ManualClock, type TestNetwork } from '../../dist/testing.js';
 import { attach, GO_PLUGINS, haveGoPlugins, ipJson, run, type PluginRun } from '../helpers/cni-ptp.js';
 import { pathWithout, type BarePath } from '../helpers/path-without.js';
@@ -82,7 +82,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('the cni-ptp example plugin besid
 
   afterAll(async () => {
     bare?.dispose();
-    await network?.close();
+    await network?.delete();
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -194,7 +194,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('the cni-ptp example plugin besid
     const mac = (added.json!.interfaces as { mac: string }[])[1]!.mac;
     await hosts.c4.execFile('ip', ['link', 'set', 'eth0', 'address', mac]);
     expect(await check()).toMatchObject({ code: 0 });
-    expect(await removeMasquerade(hosts.host, { network: config.name, containerID: 'ctr-c', ifname: 'eth0' })).toBe(1);
+    expect(await deleteMasquerade(hosts.host, { network: config.name, containerID: 'ctr-c', ifname: 'eth0' })).toBe(1);
     expect((await check()).json).toMatchObject({ code: 110, msg: expect.stringContaining('no masquerade rule') });
     const [veth] = await vethNames(hosts.host);
     await hosts.host.execFile('ip', ['route', 'del', '10.5.0.2', 'dev', veth!]);

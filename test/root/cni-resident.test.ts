@@ -100,7 +100,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('resident mode: the shim and the 
   afterAll(async () => {
     daemon?.child.kill('SIGTERM');
     await daemon?.exited;
-    await network?.close();
+    await network?.delete();
     for (const path of [dir, ...dataDirs]) if (path) rmSync(path, { recursive: true, force: true });
   });
 

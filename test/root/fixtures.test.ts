@@ -55,11 +55,11 @@ describe.skipIf(!privileged)('createTestNetwork', () => {
       server.close();
       expect(await network.ip('c', '-br', 'addr', 'show', 'eth0')).toContain('10.20.0.2/24');
     } finally {
-      await network.close();
+      await network.delete();
     }
     expect(leftovers()).toEqual([]);
     expect(mountsAt('/run/netns', { under: true }).filter((point) => point.includes(prefix))).toEqual([]);
-    await network.close(); // idempotent
+    await network.delete(); // idempotent
   });
 
   it('removes what it made when building fails half-way', async () => {
@@ -99,7 +99,7 @@ describe.skipIf(!privileged)('createTestNetwork', () => {
       expect((await sweep(prefix)).sort()).toEqual([...orphaned].sort());
       expect(leftovers().sort()).toEqual([manual, live.names.a].sort());
     } finally {
-      await live.close();
+      await live.delete();
       execFileSync('ip', ['netns', 'del', manual]);
     }
   });

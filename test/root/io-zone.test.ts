@@ -29,7 +29,7 @@ describe.skipIf(!privileged)('IPv6 zones resolve in the namespace', () => {
   });
 
   afterAll(async () => {
-    await network?.close(); // deleting the namespaces deletes the veth pair
+    await network?.delete(); // deleting the namespaces deletes the veth pair
   });
 
   it('listens on fe80::2%if and reports the namespace interface in address()', async () => {

@@ -26,7 +26,7 @@ describe.skipIf(!privileged)('NetNS I/O from the main thread', () => {
   });
 
   afterAll(async () => {
-    await network?.close();
+    await network?.delete();
   });
 
   it('serves from A on its veth address to B, and not to the host', async () => {

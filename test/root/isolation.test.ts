@@ -16,7 +16,7 @@ describe.skipIf(!privileged)('the suite runs isolated from the real network', ()
   });
 
   afterAll(async () => {
-    await network?.close();
+    await network?.delete();
   });
 
   it('runs in a namespace of its own, not the real one', () => {

@@ -53,7 +53,7 @@ describe.skipIf(!privileged)('missing prerequisites', () => {
   afterAll(async () => {
     noNft?.dispose();
     noIp?.dispose();
-    await network?.close();
+    await network?.delete();
   });
 
   it("AddressSets.open with backend 'nft' without nft rejects once with ERR_NETNS_NFT_MISSING naming nftables", async () => {
@@ -80,7 +80,7 @@ describe.skipIf(!privileged)('missing prerequisites', () => {
        await new Promise((resolve) => socket.setEncoding('utf8').on('data', (c) => (text += c)).on('end', resolve));
        server.close();
        const ip = await network.ip('a', 'link').catch((e) => e.code);
-       await network.close();
+       await network.delete();
        console.log(JSON.stringify({ text, lo, b: network.address('b'), ip }));`,
       noIp.path,
     );

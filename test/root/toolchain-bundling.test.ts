@@ -32,7 +32,7 @@ describe.skipIf(!privileged)('withNetNS from real toolchains', () => {
   afterAll(async () => {
     project?.remove();
     await closePool();
-    await network?.close();
+    await network?.delete();
   });
 
   describe('an esbuild bundle with netns external', () => {

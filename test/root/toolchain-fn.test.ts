@@ -93,7 +93,7 @@ describe.skipIf(!privileged)('fn and worker modules, built by each toolchain', (
   afterAll(async () => {
     project?.remove();
     await closePool();
-    await network?.close();
+    await network?.delete();
   });
 
   const expected = () => ({

@@ -28,7 +28,7 @@ describe.skipIf(!privileged)('withNetNS with a worker module', () => {
   afterAll(async () => {
     ns?.close();
     await closePool();
-    await network?.close();
+    await network?.delete();
     rmSync(scratch, { recursive: true, force: true });
   });
 

@@ -48,7 +48,7 @@ describe.skipIf(!privileged)('the withNetNS pool', () => {
 
   afterAll(async () => {
     await closePool();
-    await network?.close();
+    await network?.delete();
   });
 
   describe('work left behind', () => {

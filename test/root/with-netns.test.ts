@@ -24,7 +24,7 @@ describe.skipIf(!privileged)('withNetNS', () => {
   afterAll(async () => {
     blue?.close();
     await closePool();
-    await network?.close();
+    await network?.delete();
   });
 
   it('runs fn inside the target namespace', async () => {

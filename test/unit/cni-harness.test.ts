@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CniError } from '../../dist/cni/index.js';
+import { NetnsError } from '../../dist/core/errors.js';
 import { CniHarness, hasCheck, hasIpVersion, hasStatus, invokePlugin, loadConfList, parseConfList, PluginError, SPEC_VERSIONS, type RuntimeConf, type SpawnPlugin } from '../../dist/cni/testing/index.js';
 import { distUrl, runNodeScript } from '../helpers/node-child.js';
 
@@ -287,12 +288,16 @@ describe('CniHarness GC and STATUS', () => {
     ]);
   });
 
-  it('GC goes on past failures and reports each in one AggregateError; disableGC runs nothing', async () => {
+  it('GC goes on past failures and reports each in one NetnsError ERR_NETNS_CNI_GC_UNRELEASED; disableGC runs nothing', async () => {
     const h = harness();
     await h.add(list('1.1.0', ['first']), rt);
     const failure = await h.gc(list('1.1.0', ['first', 'fail'])).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(AggregateError);
-    expect((failure as AggregateError).errors.map((e: PluginError) => `${e.command} ${e.code}`)).toEqual(['DEL 11', 'GC 11']);
+    expect(failure).toBeInstanceOf(NetnsError);
+    expect(failure).toMatchObject({ code: 'ERR_NETNS_CNI_GC_UNRELEASED', message: 'GC of network net1: 2 failed, the first: try again' });
+    const { errors, cause } = failure as NetnsError & { errors: PluginError[] };
+    expect(errors.map((e) => `${e.command} ${e.code}`)).toEqual(['DEL 11', 'GC 11']);
+    expect(cause).toBeInstanceOf(AggregateError);
+    expect((cause as AggregateError).errors).toEqual(errors);
     expect(calls().map((c) => `${c.env.CNI_COMMAND} ${c.plugin}`)).toEqual(['ADD first', 'DEL fail', 'GC first', 'GC fail']);
     rmSync(record, { recursive: true });
     mkdirSync(record);

@@ -4,7 +4,7 @@
 // releases the allocation (execAddThen), so a failed ADD leaves nothing.
 import { NetNS } from 'netns';
 import { CniCode, CniError, CURRENT_VERSION, execAddThen, prevResultOf, type CmdArgs, type Result } from 'netns/cni';
-import { addMasquerade, attachmentKey, configureInterface, deleteHostEnd, enableForward, familiesOf, hostAlias, removeMasquerade, setupVeth } from 'netns/cni/plumbing';
+import { addMasquerade, attachmentKey, configureInterface, deleteHostEnd, enableForward, familiesOf, hostAlias, deleteMasquerade, setupVeth } from 'netns/cni/plumbing';
 import { ensureAddressSet } from './address-sets.js';
 import { readSettings, type PtpConf, type Settings } from './config.js';
 import { appendTo } from './chain.js';
@@ -51,5 +51,5 @@ async function plumb(args: CmdArgs<PtpConf>, settings: Settings, ipam: Result): 
 /** The pair goes by its host end, found by this attachment's alias (never a name another may hold now); the rules by their comment. */
 async function undo(host: NetNS, attachment: { network: string; containerID: string; ifname: string }): Promise<void> {
   await deleteHostEnd(host, attachment.network, attachment).catch(() => {});
-  await removeMasquerade(host, attachment).catch(() => {});
+  await deleteMasquerade(host, attachment).catch(() => {});
 }

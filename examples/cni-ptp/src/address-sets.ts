@@ -47,7 +47,7 @@ export async function releaseAddressSet(host: NetNS, settings: AddressSetSetting
     const { state } = await sets.inspect(owner);
     if (state === 'live' || state === 'orphan') await sets.delete(owner);
     await sets.destroyDue();
-    await sets.removeTableIfEmpty();
+    await sets.deleteTableIfEmpty();
   });
 }
 
@@ -70,7 +70,7 @@ export async function collectAddressSets(host: NetNS, settings: AddressSetSettin
     const ours = networkTagPrefix(network);
     const others = (await sets.list()).map((row) => row.owner).filter((owner): owner is string => owner !== null && !owner.startsWith(ours));
     const { removed } = await sets.gc({ live: [...live, ...others] });
-    await sets.removeTableIfEmpty();
+    await sets.deleteTableIfEmpty();
     return removed.map((entry) => entry.name);
   });
   return removed ?? [];

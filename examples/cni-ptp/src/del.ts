@@ -8,7 +8,7 @@
 // failed because the name was taken).
 import { NetNS } from 'netns';
 import { execDel, type CmdArgs } from 'netns/cni';
-import { attachmentKey, deleteHostEnd, removeMasquerade } from 'netns/cni/plumbing';
+import { attachmentKey, deleteHostEnd, deleteMasquerade } from 'netns/cni/plumbing';
 import { releaseAddressSet } from './address-sets.js';
 import { readSettings, type PtpConf } from './config.js';
 
@@ -22,7 +22,7 @@ export async function cmdDel(args: CmdArgs<PtpConf>): Promise<void> {
   // Nothing found when the namespace went and took the pair with it.
   await attempt(() => deleteHostEnd(host, settings.network, attachment));
   // Whatever ipMasq says now: the ADD may have run with another configuration.
-  await attempt(() => removeMasquerade(host, attachment));
+  await attempt(() => deleteMasquerade(host, attachment));
   // Also with addressSets off now: the ADD may have made one.
   await attempt(() => releaseAddressSet(host, settings.addressSets, attachmentKey(settings.network, attachment)));
   if (failures.length > 0) throw failures[0];

@@ -16,6 +16,7 @@ import { CURRENT_VERSION } from '../version.js';
 import { checkSocketPath, defaultSocketPath, takeSocketPlace, type SocketPlace } from './place.js';
 import { BadRequest, encodeResponse, MAX_STDOUT, RequestReader } from './protocol.js';
 
+/** What serveResident takes; give `socketPath`, or `name` for the default path. */
 export interface ResidentOptions {
   /** Where to listen; default /run/netns-cni/NAME.sock, where the shim installed as NAME connects. */
   socketPath?: string;
@@ -27,7 +28,9 @@ export interface ResidentOptions {
   requestTimeoutMs?: number;
 }
 
+/** A running resident daemon, as serveResident resolves it. */
 export interface ResidentServer {
+  /** The unix socket it listens on. */
   readonly socketPath: string;
   /** Stops accepting calls (the socket file goes at once), waits for those in flight to be answered, then releases the lock. */
   close(): Promise<void>;

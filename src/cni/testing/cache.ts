@@ -10,20 +10,29 @@ import { ErrorCodes, netnsError } from '../../core/errors.js';
 import { CNI_NAME } from '../env.js';
 import { CniCode, CniError } from '../errors.js';
 import type { WireResult } from '../result.js';
+import { fileError } from './file-error.js';
 import type { CniArgPairs } from './invocation.js';
 
+/** The `kind` of every entry libcni's result cache writes, and the only kind it reads. */
 export const CACHE_KIND = 'cniCacheV1';
 
 /** One cache file's content; keys in libcni's order, empty ones left out as Go's omitempty does. */
 export interface CacheEntry {
+  /** Always 'cniCacheV1' (CACHE_KIND). */
   kind: typeof CACHE_KIND;
+  /** The attachment's container id. */
   containerId: string;
   /** The network configuration list's bytes, base64 (Go's []byte in JSON). */
   config: string;
+  /** The attachment's interface name (libcni spells it ifName here). */
   ifName: string;
+  /** The network's name, the list's `name`. */
   networkName: string;
+  /** The namespace path of the ADD. */
   netns?: string;
+  /** CNI_ARGS of the ADD, as key/value pairs. */
   cniArgs?: [string, string][];
+  /** The capability arguments the runtime offered at ADD. */
   capabilityArgs?: Record<string, unknown>;
   /** The last plugin's ADD result, in the version it printed. */
   result?: Record<string, unknown>;
@@ -31,14 +40,19 @@ export interface CacheEntry {
 
 /** What identifies an attachment's file. */
 export interface CacheKey {
+  /** The container's id (non-empty, no / or NUL). */
   containerId: string;
+  /** The interface name in the container (non-empty, no / or NUL). */
   ifname: string;
 }
 
 /** What cacheAdd records besides the result. */
 export interface CachedAttachment extends CacheKey {
+  /** The namespace path of the ADD ('' leaves it out of the entry). */
   netns: string;
+  /** CNI_ARGS of the ADD, as pairs. */
   args?: CniArgPairs;
+  /** The capability arguments the runtime offered at ADD. */
   capabilityArgs?: Record<string, unknown>;
 }
 
@@ -59,8 +73,22 @@ function parseEntry(text: string): CacheEntry | undefined {
   }
 }
 
+/**
+ * libcni's result cache in a directory of your choosing: one cniCacheV1 JSON
+ * file per attachment under `<dir>/results` (directory 0700, files 0600), as
+ * a runtime keeps them on a node. CniHarness writes it after ADD and reads it
+ * for CHECK, DEL and GC; a test uses it to see what a runtime would keep or
+ * to seed what an older one left. Every method is async but file(); a network
+ * name, containerId or ifname that could name a file outside the directory
+ * throws ERR_NETNS_INVALID_ARG. A write or delete the file system refuses
+ * rejects with a NetnsError carrying Node's code (EACCES, ENOTDIR...), errno,
+ * syscall and path, Node's error as `cause`.
+ */
 export class ResultCache {
-  /** `dir` stands for libcni's cacheDir (/var/lib/cni on a node). */
+  /**
+   * A cache kept under `dir`; nothing is made until the first write.
+   * @param dir Stands for libcni's cacheDir (/var/lib/cni on a node): entries go under `<dir>/results`.
+   */
   constructor(readonly dir: string) {}
 
   /**
@@ -75,6 +103,11 @@ export class ResultCache {
     return join(this.dir, 'results', `${network}-${key.containerId}-${key.ifname}`);
   }
 
+  /**
+   * Records the ADD of one attachment: the list's bytes and the last plugin's
+   * result as it printed it (replaces an earlier entry). Makes `<dir>/results`
+   * (0700) when missing; the file is 0600.
+   */
   async write(network: string, attachment: CachedAttachment, configBytes: Buffer, result: WireResult): Promise<void> {
     const entry: CacheEntry = {
       kind: CACHE_KIND,
@@ -87,8 +120,13 @@ export class ResultCache {
       ...(attachment.capabilityArgs && Object.keys(attachment.capabilityArgs).length > 0 ? { capabilityArgs: attachment.capabilityArgs } : {}),
       result: result as unknown as Record<string, unknown>,
     };
-    await mkdir(join(this.dir, 'results'), { recursive: true, mode: 0o700 });
-    await writeFile(this.file(network, attachment), JSON.stringify(entry), { mode: 0o600 });
+    const file = this.file(network, attachment);
+    try {
+      await mkdir(join(this.dir, 'results'), { recursive: true, mode: 0o700 });
+      await writeFile(file, JSON.stringify(entry), { mode: 0o600 });
+    } catch (error) {
+      throw fileError(error, `(writing the cached result ${file})`);
+    }
   }
 
   /** The attachment's entry; undefined when there is no file (as libcni ignores read errors); code 6 when it is not a cniCacheV1 entry. */
@@ -101,9 +139,16 @@ export class ResultCache {
     return entry;
   }
 
-  async remove(network: string, key: CacheKey): Promise<void> {
-    await rm(this.file(network, key), { force: true });
+  /** Deletes the attachment's entry, as after DEL; none there is success. */
+  async delete(network: string, key: CacheKey): Promise<void> {
+    const file = this.file(network, key);
+    await rm(file, { force: true }).catch((error: unknown) => {
+      throw fileError(error, `(deleting the cached result ${file})`);
+    });
   }
+
+  /** @deprecated use delete(). */
+  declare remove: (network: string, key: CacheKey) => Promise<void>;
 
   /** Every readable entry with a network and an interface name, in file name order (GetCachedAttachments). */
   async list(): Promise<CacheEntry[]> {
@@ -117,3 +162,6 @@ export class ResultCache {
     return entries;
   }
 }
+
+// The old name is the same function, not a wrapper.
+ResultCache.prototype.remove = ResultCache.prototype.delete;

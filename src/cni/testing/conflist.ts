@@ -9,20 +9,28 @@ import { ErrorCodes, netnsError } from '../../core/errors.js';
 import { CNI_NAME } from '../env.js';
 import type { WireResult } from '../result.js';
 import { CURRENT_VERSION, isVersionText, versionAtLeast } from '../version.js';
+import { fileError } from './file-error.js';
 
 /** One plugin's entry in a list: its `type` names the executable; the rest is the plugin's own. */
 export interface PluginConf {
+  /** The plugin's executable name, found in the harness's path. */
   type: string;
+  /** Capabilities it declares: it is given runtimeConfig for those only. */
   capabilities?: Record<string, boolean>;
   [key: string]: unknown;
 }
 
+/** A network configuration list (.conflist) as parseConfList read and checked it, for CniHarness. */
 export interface NetworkConfigList {
+  /** The network's name, given to every plugin. */
   readonly name: string;
   /** What every plugin is given: the highest of `cniVersion` and those `cniVersions` not newer than 1.1.0. */
   readonly cniVersion: string;
+  /** CHECK runs no plugin (libcni's disableCheck). */
   readonly disableCheck: boolean;
+  /** GC runs no plugin and deletes nothing (libcni's disableGC). */
   readonly disableGC: boolean;
+  /** The chain, in ADD order (at least one). */
   readonly plugins: readonly PluginConf[];
   /** The list as given, which the result cache keeps (base64, as libcni writes it). */
   readonly bytes: Buffer;
@@ -89,7 +97,11 @@ function plugin(value: unknown, index: number): PluginConf {
   return value as PluginConf;
 }
 
-/** Reads a conflist (its text, bytes, or the parsed object): name, chosen version, flags and plugins, checked. */
+/**
+ * Reads a conflist (its text, bytes, or the parsed object) as libcni does:
+ * name, chosen version, flags and plugins, checked. Synchronous; malformed
+ * input throws ERR_NETNS_INVALID_ARG saying what is wrong.
+ */
 export function parseConfList(source: string | Buffer | object): NetworkConfigList {
   const { json, bytes } = decode(source);
   const name = own(json, 'name');
@@ -115,10 +127,18 @@ export function assertList(list: unknown, caller: string): asserts list is Netwo
   }
 }
 
-/** Reads a .conflist file, as parseConfList. */
+/**
+ * Reads a .conflist file, as parseConfList. Async. A file that cannot be read
+ * rejects with a NetnsError carrying Node's code (ENOENT, EACCES, EISDIR...),
+ * errno, syscall and path, Node's error as `cause`; malformed content with
+ * ERR_NETNS_INVALID_ARG.
+ */
 export async function loadConfList(file: string): Promise<NetworkConfigList> {
   if (typeof file !== 'string') throw netnsError(ErrorCodes.INVALID_ARG, 'loadConfList takes a file path');
-  return parseConfList(await readFile(file));
+  const bytes = await readFile(file).catch((error: unknown) => {
+    throw fileError(error, '(loadConfList)');
+  });
+  return parseConfList(bytes);
 }
 
 /** The capability arguments this plugin declares (capabilities: { name: true }), as libcni filters them into runtimeConfig. */

@@ -7,7 +7,7 @@
 // list's version; DEL then removes it. The first failure ends ADD, CHECK, DEL
 // and STATUS (a failed ADD leaves the cleanup to DEL, as a runtime does); GC
 // goes on past failures and reports them all.
-import { ErrorCodes, netnsError } from '../../core/errors.js';
+import { ErrorCodes, netnsError, type NetnsError } from '../../core/errors.js';
 import { CniCode, CniError } from '../errors.js';
 import { findInPath, readPluginResult, type SpawnPlugin } from '../invoke.js';
 import { convertResult, parseResult, type WireResult } from '../result.js';
@@ -20,9 +20,11 @@ import { PluginError } from './plugin-error.js';
 
 /** libcni's RuntimeConf: one attachment of a container to the network. */
 export interface RuntimeConf {
+  /** CNI_CONTAINERID (non-empty, no /: it names the cache file). */
   containerId: string;
   /** The container's network namespace path ('' for a DEL after it is gone). */
   netns: string;
+  /** CNI_IFNAME: the interface to make inside the container (non-empty, no /). */
   ifname: string;
   /** CNI_ARGS, as pairs. */
   args?: CniArgPairs;
@@ -30,6 +32,7 @@ export interface RuntimeConf {
   capabilityArgs?: Record<string, unknown>;
 }
 
+/** What CniHarness takes: where plugins are found, where results are cached, and how plugins run. */
 export interface HarnessOptions {
   /** CNI_PATH: where plugins are found by their `type`, in order. */
   path: readonly string[];
@@ -41,6 +44,7 @@ export interface HarnessOptions {
   spawn?: SpawnPlugin;
 }
 
+/** What CniHarness.add resolves with: the chain's last result, parsed and as printed. */
 export interface ChainResult {
   /** The last plugin's result, read by its own cniVersion, in the current shape. */
   result: Result;
@@ -50,6 +54,7 @@ export interface ChainResult {
 
 /** GC's argument: the attachments the runtime still holds. Without it, libcni deletes every cached attachment of the network and sends no list. */
 export interface GcArgs {
+  /** The attachments still in use; every cached one of the network not listed is deleted. */
   validAttachments: Attachment[];
 }
 
@@ -84,11 +89,35 @@ function checkGcArgs(args: GcArgs | undefined): void {
 
 const attachmentKey = (containerId: string, ifname: string): string => JSON.stringify([containerId, ifname]);
 
+/**
+ * GC's one rejection: a NetnsError (as every error of this package) naming the
+ * network and the first failure; `errors` lists them all, as AggregateError's
+ * did before, and the cause is an AggregateError of them, which inspect shows.
+ */
+function gcFailed(network: string, errors: unknown[]): NetnsError & { errors: unknown[] } {
+  const first = errors[0] instanceof Error ? errors[0].message : String(errors[0]);
+  const message = `GC of network ${network}: ${errors.length} failed, the first: ${first}`;
+  const error = netnsError(ErrorCodes.CNI_GC_UNRELEASED, message, { cause: new AggregateError(errors, message) });
+  return Object.assign(error, { errors });
+}
+
 /** The runtime configuration a cache entry recorded, for GC's DEL of a stale attachment. */
 function runtimeOf(entry: CacheEntry): RuntimeConf {
   return { containerId: entry.containerId, netns: entry.netns ?? '', ifname: entry.ifName, args: entry.cniArgs, capabilityArgs: entry.capabilityArgs };
 }
 
+/**
+ * A container runtime's side of CNI, as libcni runs a network configuration
+ * list, for a plugin's own tests: the plugin runs as an executable (found in
+ * `path` by its `type`) with the environment, stdin, prevResult chaining and
+ * result cache a runtime gives it, so it meets in a test what it meets under
+ * containerd or CRI-O. Every command is async; a plugin's failure rejects
+ * with a PluginError (its CNI code, message, stderr: the CNI protocol's
+ * answer, not a NetnsError; GC gathers failures in one NetnsError
+ * ERR_NETNS_CNI_GC_UNRELEASED), the result cache's file errors and misuse
+ * (ERR_NETNS_INVALID_ARG) with a NetnsError. It never loads the addon: it
+ * works in any test runner, and needs root only for what the plugin itself does.
+ */
 export class CniHarness {
   /** The result cache, to read what a runtime would keep or seed what an older one kept. */
   readonly cache: ResultCache;
@@ -133,14 +162,16 @@ export class CniHarness {
     // prevResult on DEL came with CHECK, in 0.4.0.
     const prevResult = versionAtLeast(list.cniVersion, INTRODUCED.CHECK) ? await this.#cachedOrDropped(list, rt) : undefined;
     for (const plugin of [...list.plugins].reverse()) await this.#attachment('DEL', list, plugin, prevResult, rt);
-    await this.cache.remove(list.name, rt);
+    await this.cache.delete(list.name, rt);
   }
 
   /**
    * GC: DEL of every cached attachment of this network not in
    * `args.validAttachments`, then (from 1.1.0) GC by each plugin with the
-   * list under both keys libcni sends (cni#1101). Failures are collected into
-   * one AggregateError. Nothing runs when the list has disableGC.
+   * list under both keys libcni sends (cni#1101). It goes on past failures
+   * and then rejects with one NetnsError ERR_NETNS_CNI_GC_UNRELEASED whose
+   * `errors` are the failures in order (PluginErrors, or NetnsErrors), its
+   * `cause` an AggregateError of them. Nothing runs when the list has disableGC.
    */
   async gc(list: NetworkConfigList, args?: GcArgs): Promise<void> {
     assertList(list, 'gc');
@@ -158,7 +189,7 @@ export class CniHarness {
         await this.#listLevel('GC', list, plugin, attachments).catch((error: unknown) => errors.push(error));
       }
     }
-    if (errors.length > 0) throw new AggregateError(errors, `GC of network ${list.name}: ${errors.length} failed`);
+    if (errors.length > 0) throw gcFailed(list.name, errors);
   }
 
   /** STATUS by each plugin in order, until one fails; below 1.1.0 nothing runs (libcni returns success). */
@@ -181,7 +212,7 @@ export class CniHarness {
     try {
       return await this.cachedResult(list, rt);
     } catch {
-      await this.cache.remove(list.name, rt);
+      await this.cache.delete(list.name, rt);
       return undefined;
     }
   }

@@ -13,13 +13,19 @@ export type CniArgPairs = readonly (readonly [string, string])[];
 
 /** The per-attachment values a runtime passes in the environment. */
 export interface AttachmentEnv {
+  /** CNI_CONTAINERID. */
   containerId?: string;
+  /** CNI_NETNS: the namespace's path. */
   netns?: string;
+  /** CNI_IFNAME. */
   ifname?: string;
+  /** CNI_ARGS, as pairs. */
   args?: CniArgPairs;
 }
 
+/** One run of one plugin, for invokePlugin: nothing is checked beyond types, so a test can pass what a runtime never would. */
 export interface PluginCall {
+  /** CNI_COMMAND. */
   command: CniCommand;
   /** The executable's path. */
   plugin: string;
@@ -35,8 +41,11 @@ export interface PluginCall {
   spawn?: SpawnPlugin;
 }
 
+/** What a plugin that exited 0 wrote. */
 export interface PluginOutput {
+  /** Its stdout (ADD's result or VERSION's answer, as JSON text; '' for the other commands). */
   stdout: string;
+  /** Its stderr. */
   stderr: string;
 }
 

@@ -4,11 +4,21 @@
 import { CniError } from '../errors.js';
 import type { CniCommand } from '../types.js';
 
+/**
+ * A plugin's failure as CniHarness and invokePlugin reject with it: the error
+ * object the plugin printed (`code`, `message`, `details`, as a CniError)
+ * plus which plugin, which command, and its stderr. It is the CNI protocol's
+ * answer, by design not a NetnsError: `code` is the plugin's number. What the
+ * harness itself refuses (misuse, the result cache's files) is a NetnsError.
+ */
 export class PluginError extends CniError {
+  /** 'PluginError'. */
   override name = 'PluginError';
+  /** The command that failed. */
   readonly command: CniCommand;
   /** The executable that failed. */
   readonly plugin: string;
+  /** What the plugin wrote on stderr. */
   readonly stderr: string;
 
   constructor(failure: CniError, context: { command: CniCommand; plugin: string; stderr: string }) {

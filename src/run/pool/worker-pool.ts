@@ -23,7 +23,7 @@ import { laneOf, TaskQueue, type Lane } from './task-queue.js';
 
 export type { PoolTask } from './pending-call.js';
 
-/** What poolStats() reports about the withNetNS worker pool. */
+/** poolStats(): the withNetNS thread pool now (workers, busy, queued) and counts since it started. */
 export interface PoolStats {
   /** Live worker threads. */
   workers: number;
