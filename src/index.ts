@@ -7,7 +7,7 @@ export { closePool, configurePool, poolIdle, poolStats, withNetNS } from './run/
 export type { NetnsTarget, PoolOptions, WithNetNSOptions } from './run/with-netns.js';
 export { workerModule } from './run/worker-module.js';
 export type { ModuleExport, WorkerModule } from './run/worker-module.js';
-export type { ExecFileOptions, ExecFileResult, NetnsSpawnOptions } from './io/spawn.js';
+export type { CommandFailedError, ExecFileOptions, ExecFileResult, NetnsSpawnOptions } from './io/spawn.js';
 export type { ConnectOptions, ListenOptions, SocketDomain, SocketType, UdpOptions } from './io/sockets.js';
 export type { Sysctl } from './io/sysctl.js';
 export type { NamespaceEntry } from './lifecycle.js';

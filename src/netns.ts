@@ -197,7 +197,8 @@ export class NetNS extends NsHandle {
   /**
    * Runs a command inside this namespace and collects its output. Async. A
    * command that cannot start rejects with a NetnsError (ENOENT...); one that
-   * exits non-zero rejects as Node's execFile does (code and exitCode: the status).
+   * exits non-zero or dies of a signal rejects with ERR_NETNS_COMMAND_FAILED
+   * (a CommandFailedError: exitCode, signal, stdout, stderr).
    */
   execFile(command: string, args?: string[], options?: ExecFileOptions): Promise<ExecFileResult> {
     return execFileIn(this, command, args, options);

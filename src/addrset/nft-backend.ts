@@ -3,7 +3,7 @@
 // one seam (NftExec), so that the parsing and error mapping here can be
 // tested without privileges.
 import { ErrorCodes, netnsError, toolMissing, type ErrorCode, type NetnsError } from '../core/errors.js';
-import { execFileIn } from '../io/spawn.js';
+import { execFileIn, type CommandFailedError } from '../io/spawn.js';
 import type { NetNS } from '../netns.js';
 import { entryFromNft, type Family } from './addresses.js';
 import { emptyView, wantsElements, type AddrsetBackend, type KernelSet, type KernelView, type ReadOptions, type WriterLock } from './backend.js';
@@ -47,10 +47,10 @@ export function nftIn(ns: NetNS): NftExec {
       const { stdout, stderr } = await execFileIn(ns, 'nft', args, { input }, inheritFd === null ? [] : [inheritFd]);
       return { stdout, stderr, code: 0 };
     } catch (error) {
-      const failed = error as NodeJS.ErrnoException & { stdout?: string; stderr?: string; code?: unknown };
+      const failed = error as Partial<CommandFailedError>;
       if (failed.code === 'ENOENT') throw nftMissing(error);
-      if (typeof failed.code !== 'number') throw error;
-      return { stdout: failed.stdout ?? '', stderr: failed.stderr ?? '', code: failed.code };
+      if (failed.code !== ErrorCodes.COMMAND_FAILED || typeof failed.exitCode !== 'number') throw error;
+      return { stdout: failed.stdout ?? '', stderr: failed.stderr ?? '', code: failed.exitCode };
     }
   };
 }

@@ -46,6 +46,8 @@ export const ErrorCodes = {
   NOT_NAMED: 'ERR_NETNS_NOT_NAMED',
   /** ns.delete(): the handle's name now belongs to another namespace (deleted and made again meanwhile); nothing was removed. */
   NAME_REPLACED: 'ERR_NETNS_NAME_REPLACED',
+  /** ns.execFile(): the command ran and exited non-zero or died of a signal (exitCode, signal, stdout, stderr set). */
+  COMMAND_FAILED: 'ERR_NETNS_COMMAND_FAILED',
 } as const;
 
 /** One of this package's own codes. */

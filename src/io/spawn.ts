@@ -6,7 +6,7 @@
 import type { ChildProcess, SpawnOptions, StdioOptions } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { childProcess, net, os, util } from '../core/builtins.js';
-import { ErrorCodes, fromNodeError, netnsError, systemError } from '../core/errors.js';
+import { ErrorCodes, fromNodeError, netnsError, systemError, type NetnsError } from '../core/errors.js';
 import { execHelperPath, native } from '../core/native.js';
 import type { NsHandle } from '../core/handle.js';
 import { own } from '../core/own.js';
@@ -42,6 +42,21 @@ export interface NetnsSpawnOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' 
 export interface ExecFileOptions extends Omit<NetnsSpawnOptions, 'stdio'> {
   /** Written to the command's stdin through a real pipe (not a socket), then closed. */
   input?: string | Buffer;
+}
+
+/** How ns.execFile() rejects when the command ran and did not exit 0: code ERR_NETNS_COMMAND_FAILED. */
+export interface CommandFailedError extends NetnsError {
+  /** The exit status, or null when a signal ended the command. */
+  exitCode: number | null;
+  /** The signal that ended the command, or null. */
+  signal: NodeJS.Signals | null;
+  /** True when a signal ended the command. */
+  killed: boolean;
+  /** The command and its arguments, joined by spaces (for messages only). */
+  cmd: string;
+  /** What the command wrote to stdout and stderr before it ended. */
+  stdout: string;
+  stderr: string;
 }
 
 /** What ns.execFile() resolves with when the command exits 0. */
@@ -274,11 +289,10 @@ export function execFileIn(ns: NsHandle, command: string, args: string[] = [], o
       if (code === 0) return resolve({ stdout, stderr });
       if (code !== null && code < 0) return; // the 'error' event already rejected
       const cmd = [command, ...args].join(' ');
-      // Shaped as Node's execFile error (code: the exit status), which callers
-      // (the nft backend) read; exitCode says the same under a name that can
-      // stay when this becomes a NetnsError (ERR_NETNS_COMMAND_FAILED).
-      const error = new Error(`Command failed: ${cmd}${stderr ? `\n${stderr}` : ''}`);
-      reject(Object.assign(error, { code, exitCode: code, signal, cmd, stdout, stderr, killed: signal !== null }));
+      // Node's execFile puts the exit status in `code`; here `code` is ours, as on every
+      // error of this package, and the status is `exitCode`.
+      const error = netnsError(ErrorCodes.COMMAND_FAILED, `Command failed: ${cmd}${stderr ? `\n${stderr}` : ''}`);
+      reject(Object.assign(error, { exitCode: code, signal, cmd, stdout, stderr, killed: signal !== null }));
     });
   });
 }

@@ -3,7 +3,7 @@
 // stands for the host, stdout and the exit code read back.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { NetNS } from '../../dist/index.js';
+import type { CommandFailedError, NetNS } from '../../dist/index.js';
 
 /** The example as it ships: one bundled file. */
 export const OURS = fileURLToPath(new URL('../../examples/cni-ptp/dist/cni-ptp.cjs', import.meta.url));
@@ -31,8 +31,9 @@ export async function run(host: NetNS, plugin: Plugin, env: Record<string, strin
     const { stdout, stderr } = await host.execFile(command, args, { env: { PATH: path, CNI_PATH: GO_PLUGINS, ...env }, input });
     return { code: 0, stdout, stderr, json: parse(stdout) };
   } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr, json: parse(failed.stdout) };
+    const failed = error as CommandFailedError;
+    if (failed.code !== 'ERR_NETNS_COMMAND_FAILED') throw error;
+    return { code: failed.exitCode ?? -1, stdout: failed.stdout, stderr: failed.stderr, json: parse(failed.stdout) };
   }
 }
 

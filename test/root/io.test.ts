@@ -117,7 +117,7 @@ describe.skipIf(!privileged)('NetNS I/O from the main thread', () => {
     const [error] = (await once(missing, 'error')) as [Error & { code: string }];
     expect(error.code).toBe('ENOENT');
 
-    await expect(a.execFile('sh', ['-c', 'echo oops >&2; exit 3'])).rejects.toMatchObject({ code: 3, stderr: 'oops\n' });
+    await expect(a.execFile('sh', ['-c', 'echo oops >&2; exit 3'])).rejects.toMatchObject({ name: 'NetnsError', code: 'ERR_NETNS_COMMAND_FAILED', exitCode: 3, signal: null, stderr: 'oops\n' });
     const sleeper = a.spawn('sleep', ['30'], { stdio: 'ignore' });
     await once(sleeper, 'spawn');
     sleeper.kill('SIGTERM');
