@@ -25,8 +25,7 @@ test('cni-veth: ADD, CHECK, DEL and DEL again', async () => {
     assert.deepEqual((await nl.links.list()).map((link) => link.name), ['lo']); // the pair is gone
     nl.close();
   } finally {
-    for (const ns of [host, container]) ns.close();
-    for (const ns of ['host', 'ctr']) await NetNS.delete(`nsdoc-${process.pid}-${ns}`);
+    for (const ns of [host, container]) await ns.delete();
     rmSync(cacheDir, { recursive: true, force: true });
   }
 });

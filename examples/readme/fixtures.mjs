@@ -15,5 +15,5 @@ try {
   console.log('b fetched:', body); // b fetched: hi from a
   server.close();
 } finally {
-  await net.close(); // removes everything (TypeScript: `await using net = …`)
+  await net.delete(); // removes everything (TypeScript: `await using net = …`)
 }

@@ -24,6 +24,5 @@ try {
   // Or run a function inside b, on a pool thread (arguments and result are copied):
   console.log(await withNetNS(b, () => Object.keys(require('node:os').networkInterfaces()))); // [ 'lo', 'eth0' ]
 } finally {
-  for (const ns of [a, b]) ns.close();
-  for (const host of ['a', 'b']) await NetNS.delete(name(host)); // as `ip netns del`
+  for (const ns of [a, b]) await ns.delete(); // as `ip netns del`, then the handle is closed
 }

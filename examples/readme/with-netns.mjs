@@ -12,6 +12,5 @@ try {
   const aborted = await withNetNS(ns, { signal: AbortSignal.timeout(200) }, () => new Promise(() => {})).catch((e) => e);
   console.log('aborted:', aborted.name); // AbortError: the stuck worker is terminated
 } finally {
-  ns.close();
-  await NetNS.delete(ns.name);
+  await ns.delete();
 }
