@@ -6,7 +6,7 @@
 // writer reads the table only after that.
 import { ftruncateSync, mkdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { callNative, ErrorCodes, netnsError } from '../core/errors.js';
+import { callNative, ErrorCodes, fromNodeError, netnsError } from '../core/errors.js';
 import { native } from '../core/native.js';
 import type { WriterLock } from './backend.js';
 
@@ -40,7 +40,7 @@ function fileLock(fd: number, path: string): WriterLock {
     writeSync(fd, `${process.pid}\n`, 0);
   } catch (error) {
     native().closeFd(fd);
-    throw error;
+    throw fromNodeError(error, `(writing our pid to the table's lock file ${path})`);
   }
   let held = true;
   return {
@@ -53,7 +53,8 @@ function fileLock(fd: number, path: string): WriterLock {
       try {
         unlinkSync(path);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error; // someone cleaned /run: nothing to undo
+        // someone cleaned /run: nothing to undo
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fromNodeError(error, `(removing the table's lock file ${path})`);
       } finally {
         native().closeFd(fd);
       }
@@ -63,7 +64,11 @@ function fileLock(fd: number, path: string): WriterLock {
 
 /** Takes the table's writer lock, polling (flock has no timeout) for up to timeoutMs. */
 export async function lockTable(target: LockTarget, timeoutMs: number): Promise<WriterLock> {
-  mkdirSync(LOCK_DIR, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(LOCK_DIR, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw fromNodeError(error, `(making the lock directory ${LOCK_DIR}: writers need root or write access to it)`);
+  }
   const path = lockPath(target);
   const giveUpAt = Date.now() + timeoutMs;
   for (let pollMs = FIRST_POLL_MS; ; pollMs = Math.min(pollMs * 2, MAX_POLL_MS)) {

@@ -3,7 +3,8 @@
 // stands for the host, stdout and the exit code read back.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { CommandFailedError, NetNS } from '../../dist/index.js';
+import type { NetNS } from '../../dist/index.js';
+import { execOutcome, type ExecOutcome } from './exec-outcome.js';
 
 /** The example as it ships: one bundled file. */
 export const OURS = fileURLToPath(new URL('../../examples/cni-ptp/dist/cni-ptp.cjs', import.meta.url));
@@ -14,10 +15,7 @@ if (!haveGoPlugins && process.env.CI) throw new Error('CI must install container
 
 export type Plugin = 'ours' | 'go';
 
-export interface PluginRun {
-  code: number;
-  stdout: string;
-  stderr: string;
+export interface PluginRun extends ExecOutcome {
   json: Record<string, unknown> | undefined;
 }
 
@@ -27,14 +25,8 @@ const parse = (text: string): Record<string, unknown> | undefined => (text.trim(
 export async function run(host: NetNS, plugin: Plugin, env: Record<string, string>, config: object | string, path = process.env.PATH ?? ''): Promise<PluginRun> {
   const [command, args] = plugin === 'go' ? [`${GO_PLUGINS}/ptp`, []] : [process.execPath, [OURS]];
   const input = typeof config === 'string' ? config : JSON.stringify(config);
-  try {
-    const { stdout, stderr } = await host.execFile(command, args, { env: { PATH: path, CNI_PATH: GO_PLUGINS, ...env }, input });
-    return { code: 0, stdout, stderr, json: parse(stdout) };
-  } catch (error) {
-    const failed = error as CommandFailedError;
-    if (failed.code !== 'ERR_NETNS_COMMAND_FAILED') throw error;
-    return { code: failed.exitCode ?? -1, stdout: failed.stdout, stderr: failed.stderr, json: parse(failed.stdout) };
-  }
+  const outcome = await execOutcome(host, command, args, { env: { PATH: path, CNI_PATH: GO_PLUGINS, ...env }, input });
+  return { ...outcome, json: parse(outcome.stdout) };
 }
 
 /** The CNI_* variables of one attachment's command. */

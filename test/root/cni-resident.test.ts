@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { NetNS } from '../../dist/index.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
+import { execOutcome, type ExecOutcome } from '../helpers/exec-outcome.js';
 import { distUrl } from '../helpers/node-child.js';
 import { privileged } from '../helpers/privileges.js';
 
@@ -26,21 +27,11 @@ if (!haveGoPlugins && process.env.CI) throw new Error('CI must install container
 const PARALLEL = 50;
 type Hosts = 'host' | 'c1' | 'c2' | `p${number}`;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Run = ExecOutcome;
 
 /** Runs `argv` in `host` with exactly `env` and `input` on stdin, however it exits. */
-async function exec(host: NetNS, argv: string[], env: Record<string, string>, input = ''): Promise<Run> {
-  try {
-    const { stdout, stderr } = await host.execFile(argv[0]!, argv.slice(1), { env, input });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+function exec(host: NetNS, argv: string[], env: Record<string, string>, input = ''): Promise<Run> {
+  return execOutcome(host, argv[0]!, argv.slice(1), { env, input });
 }
 
 /** A daemon started in `host`; resolves once it says it serves (its first stderr line). */

@@ -2,7 +2,11 @@
 // writes it): a request is taken whole however it is cut into chunks, the
 // environment's first entry of a name wins as getenv(3) has it, and a request
 // that is not the shim's, or too large, is refused as soon as that is known.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { NetnsError } from '../../dist/index.js';
 import { BadRequest, encodeResponse, MAX_ENV, RequestReader } from '../../dist/cni/daemon/protocol.js';
 import { serveResident } from '../../dist/cni/index.js';
 
@@ -63,6 +67,19 @@ describe('serveResident options', () => {
       await expect(serveResident(handlers, info, { name: 'bad name!' })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: expect.stringContaining('name') });
     } finally {
       delete proto.socketPath;
+    }
+  });
+
+  it("rejects with a coded NetnsError, Node's error as cause, when the socket's directory cannot be made", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netns-resident-'));
+    try {
+      writeFileSync(join(dir, 'file'), ''); // a file where the directory should be
+      const error = await serveResident(handlers, info, { socketPath: join(dir, 'file', 'sub', 's.sock') }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(NetnsError);
+      expect(error).toMatchObject({ code: 'ENOTDIR', syscall: 'mkdir', message: expect.stringContaining("resident socket's directory") });
+      expect((error as NetnsError).cause).toMatchObject({ code: 'ENOTDIR' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -4,7 +4,7 @@
 // be stale and may be replaced), and a socket only its owner can connect to.
 import { dirname } from 'node:path';
 import { fs, net } from '../../core/builtins.js';
-import { callNative, ErrorCodes, netnsError } from '../../core/errors.js';
+import { callNative, ErrorCodes, fromNodeError, netnsError } from '../../core/errors.js';
 import { native } from '../../core/native.js';
 
 const DEFAULT_SOCKET_DIR = '/run/netns-cni';
@@ -27,8 +27,13 @@ export function checkSocketPath(path: unknown): asserts path is string {
 
 /** The socket's directory, made if missing (0700); refused unless it is a real directory of ours that no one else may write. */
 function secureDirectory(dir: string): void {
-  fs().mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const stat = fs().lstatSync(dir);
+  let stat;
+  try {
+    fs().mkdirSync(dir, { recursive: true, mode: 0o700 });
+    stat = fs().lstatSync(dir);
+  } catch (error) {
+    throw fromNodeError(error, `(making the resident socket's directory ${dir})`);
+  }
   const problem = !stat.isDirectory()
     ? 'is not a directory (a symbolic link is refused too)'
     : stat.uid !== process.geteuid!()
@@ -71,7 +76,7 @@ async function clearStaleSocket(path: string): Promise<void> {
     stat = fs().lstatSync(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
+    throw fromNodeError(error, `(looking at the socket path ${path})`);
   }
   if (!stat.isSocket()) throw netnsError(ErrorCodes.INVALID_PATH, `${path} exists and is not a socket: not removed`, { path });
   if (await someoneListens(path)) throw netnsError(ErrorCodes.CNI_DAEMON_RUNNING, `a process listens on ${path} without holding its lock file: not removed`, { path });
@@ -108,7 +113,7 @@ export async function takeSocketPlace(socketPath: string): Promise<SocketPlace> 
   } catch (error) {
     removeIfSame(lockPath, fd);
     native().closeFd(fd);
-    throw error;
+    throw fromNodeError(error, `(taking ${socketPath})`);
   }
   let held = true;
   return {

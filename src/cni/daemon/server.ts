@@ -5,7 +5,7 @@
 // and no failure of a call ends the daemon.
 import type { Server, Socket } from 'node:net';
 import { fs, net } from '../../core/builtins.js';
-import { ErrorCodes, netnsError } from '../../core/errors.js';
+import { ErrorCodes, fromNodeError, netnsError } from '../../core/errors.js';
 import { own } from '../../core/own.js';
 import { MAX_TIMER_MS } from '../../addrset/clock.js';
 import { native } from '../../core/native.js';
@@ -163,7 +163,7 @@ export async function serveResident<C extends NetConf = NetConf>(funcs: PluginFu
   } catch (error) {
     server.close();
     place.release(ino);
-    throw error;
+    throw fromNodeError(error, `(listening on ${socketPath})`);
   }
   const logRejection = (reason: unknown) => process.stderr.write(`resident CNI daemon: a handler left a promise rejected: ${reason instanceof Error ? reason.stack : String(reason)}\n`);
   process.on('unhandledRejection', logRejection);

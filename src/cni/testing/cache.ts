@@ -6,11 +6,10 @@
 // A test can read what a runtime would keep, or seed what an older one kept.
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ErrorCodes, netnsError } from '../../core/errors.js';
+import { ErrorCodes, fromNodeError, netnsError } from '../../core/errors.js';
 import { CNI_NAME } from '../env.js';
 import { CniCode, CniError } from '../errors.js';
 import type { WireResult } from '../result.js';
-import { fileError } from './file-error.js';
 import type { CniArgPairs } from './invocation.js';
 
 /** The `kind` of every entry libcni's result cache writes, and the only kind it reads. */
@@ -125,7 +124,7 @@ export class ResultCache {
       await mkdir(join(this.dir, 'results'), { recursive: true, mode: 0o700 });
       await writeFile(file, JSON.stringify(entry), { mode: 0o600 });
     } catch (error) {
-      throw fileError(error, `(writing the cached result ${file})`);
+      throw fromNodeError(error, `(writing the cached result ${file})`);
     }
   }
 
@@ -143,7 +142,7 @@ export class ResultCache {
   async delete(network: string, key: CacheKey): Promise<void> {
     const file = this.file(network, key);
     await rm(file, { force: true }).catch((error: unknown) => {
-      throw fileError(error, `(deleting the cached result ${file})`);
+      throw fromNodeError(error, `(deleting the cached result ${file})`);
     });
   }
 

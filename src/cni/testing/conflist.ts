@@ -5,11 +5,10 @@
 // the previous result. Malformed input is the harness caller's mistake, so it
 // is ERR_NETNS_INVALID_ARG rather than a CNI error code.
 import { readFile } from 'node:fs/promises';
-import { ErrorCodes, netnsError } from '../../core/errors.js';
+import { ErrorCodes, fromNodeError, netnsError } from '../../core/errors.js';
 import { CNI_NAME } from '../env.js';
 import type { WireResult } from '../result.js';
 import { CURRENT_VERSION, isVersionText, versionAtLeast } from '../version.js';
-import { fileError } from './file-error.js';
 
 /** One plugin's entry in a list: its `type` names the executable; the rest is the plugin's own. */
 export interface PluginConf {
@@ -136,7 +135,7 @@ export function assertList(list: unknown, caller: string): asserts list is Netwo
 export async function loadConfList(file: string): Promise<NetworkConfigList> {
   if (typeof file !== 'string') throw netnsError(ErrorCodes.INVALID_ARG, 'loadConfList takes a file path');
   const bytes = await readFile(file).catch((error: unknown) => {
-    throw fileError(error, '(loadConfList)');
+    throw fromNodeError(error, '(loadConfList)');
   });
   return parseConfList(bytes);
 }
