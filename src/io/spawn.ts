@@ -54,8 +54,9 @@ export interface CommandFailedError extends NetnsError {
   killed: boolean;
   /** The command and its arguments, joined by spaces (for messages only). */
   cmd: string;
-  /** What the command wrote to stdout and stderr before it ended. */
+  /** What the command wrote to stdout before it ended. */
   stdout: string;
+  /** What the command wrote to stderr before it ended. */
   stderr: string;
 }
 
