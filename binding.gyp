@@ -20,10 +20,14 @@
         "native/thread_home.cc",
         "native/thread_switch.cc"
       ],
-      "dependencies": [
-        "<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"
+      "include_dirs": [
+        "<!(node -p \"require('node-addon-api').include_dir\")"
+      ],
+      "cflags_cc!": [
+        "-fno-exceptions"
       ],
       "defines": [
+        "NAPI_CPP_EXCEPTIONS",
         "NAPI_VERSION=8",
         "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS",
         "_GNU_SOURCE"

@@ -97,7 +97,7 @@ function refuse(why, missing) {
       `  Fedora/RHEL:   sudo dnf install ${packages('fedora')}${missing.includes(TOOLS.libc) ? ' (RHEL: glibc-static is in the CRB repository)' : ''}`,
       // Alpine's kernel headers (<linux/netlink.h>...) are a package of their own, which is not checked for.
       `  Alpine:        sudo apk add ${packages('alpine')} linux-headers`,
-      'Then run `npm rebuild netns`.',
+      'Then run the same npm install again (npm removed netns when this script failed).',
     ].join('\n'),
   );
   process.exit(1);

@@ -14,42 +14,40 @@
 // there, replacing build/) and collects only the .node file, not the two
 // executables the addon needs beside it.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { accessSync, constants, cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { arch as hostArch, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodedirArgs, runNodeGyp } from './node-gyp.mjs';
-import { BUILT_FILES, missingFiles, prebuildDir, RELEASE_TARGETS } from './prebuilds.mjs';
+import { BUILT_FILES, compareVersions, isFresh, prebuildDir, RELEASE_TARGETS, requiredVersions, RUNTIME_FLOOR } from './prebuilds.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SOURCES = ['binding.gyp', 'native', 'scripts/prebuild.mjs', 'scripts/prebuilds.mjs', 'scripts/node-gyp.mjs'];
 
 function fail(message) {
   console.error(`prebuild: ${message}`);
   process.exit(1);
 }
 
-function newestSource() {
-  const times = (path) => {
-    const stat = statSync(path);
-    if (!stat.isDirectory()) return [stat.mtimeMs];
-    return readdirSync(path).flatMap((name) => times(join(path, name)));
-  };
-  return Math.max(...SOURCES.flatMap((path) => times(join(root, path))));
-}
-
-function isFresh(target) {
-  if (missingFiles(root, target).length > 0) return false;
-  const dir = prebuildDir(root, target);
-  const oldest = Math.min(...BUILT_FILES.map(({ shipped }) => statSync(join(dir, shipped)).mtimeMs));
-  return oldest > newestSource();
-}
-
 // The host's own compilers for its architecture, the triplet-prefixed cross ones for another.
 function toolchain(target) {
-  if (target.arch === hostArch()) return { env: {}, strip: 'strip' };
+  if (target.arch === hostArch()) return { env: {}, strip: 'strip', objdump: 'objdump' };
   const tool = (name) => `${target.triplet}-${name}`;
-  return { env: { CC: tool('gcc'), CXX: tool('g++'), AR: tool('ar'), LINK: tool('g++') }, strip: tool('strip') };
+  const missing = ['gcc', 'g++', 'strip', 'objdump'].map(tool).filter((command) => !onPath(command));
+  if (missing.length > 0) {
+    fail(`${target.platform}-${target.arch} is cross-compiled, and ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not installed (Debian/Ubuntu: apt-get install g++-${target.triplet})`);
+  }
+  return { env: { CC: tool('gcc'), CXX: tool('g++'), AR: tool('ar'), LINK: tool('g++') }, strip: tool('strip'), objdump: tool('objdump') };
+}
+
+function onPath(command) {
+  return (process.env.PATH ?? '').split(delimiter).filter(Boolean).some((dir) => {
+    try {
+      accessSync(join(dir, command), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 function run(command, args) {
@@ -72,14 +70,25 @@ function check(path, target, kind) {
   return description;
 }
 
+// The oldest C and C++ runtimes the addon loads with are part of what a release promises
+// (README: Install): a build machine with a newer glibc or GCC must not raise them unseen.
+function checkFloor(path, dynamicSymbols) {
+  const needs = requiredVersions(dynamicSymbols);
+  for (const [library, floor] of Object.entries(RUNTIME_FLOOR)) {
+    if (compareVersions(needs[library] ?? '0', floor) > 0) {
+      fail(`${path} needs ${library}_${needs[library]}, above the promised ${library}_${floor}: build it on an older system, or raise RUNTIME_FLOOR and the README with it`);
+    }
+  }
+}
+
 // Builds one target in a scratch copy of the sources; returns the scratch folder.
-function build(target) {
+function build(target, { env, strip, objdump }) {
   const scratch = mkdtempSync(join(tmpdir(), `netns-prebuild-${target.arch}-`));
+  process.on('exit', () => rmSync(scratch, { recursive: true, force: true })); // fail() exits: no scratch left behind
   cpSync(join(root, 'binding.gyp'), join(scratch, 'binding.gyp'));
   cpSync(join(root, 'native'), join(scratch, 'native'), { recursive: true });
   // binding.gyp asks node-addon-api (require'd from its folder) for its targets.
   symlinkSync(join(root, 'node_modules'), join(scratch, 'node_modules'));
-  const { env, strip } = toolchain(target);
   console.log(`prebuild: building ${target.platform}-${target.arch}${env.CXX ? ` with ${env.CXX}` : ''}`);
   const status = runNodeGyp(['rebuild', `--arch=${target.arch}`, '--jobs=max', ...nodedirArgs()], { cwd: scratch, env: { ...process.env, ...env } });
   if (status !== 0) fail(`node-gyp failed for ${target.platform}-${target.arch} (status ${status}); its output is above`);
@@ -90,6 +99,7 @@ function build(target) {
     run(strip, kind === 'addon' ? ['--strip-unneeded', path] : [path]);
     const description = check(path, target, kind);
     if (!/, stripped/.test(description)) fail(`${path} is not stripped: ${description}`);
+    if (kind === 'addon') checkFloor(path, run(objdump, ['-T', path]));
   }
   return scratch;
 }
@@ -107,15 +117,10 @@ function install(scratch, target) {
 }
 
 const ifStale = process.argv.includes('--if-stale');
-for (const target of RELEASE_TARGETS) {
-  if (ifStale && isFresh(target)) {
-    console.log(`prebuild: ${prebuildDir(root, target)} is up to date`);
-    continue;
-  }
-  const scratch = build(target);
-  try {
-    install(scratch, target);
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
-}
+const targets = RELEASE_TARGETS.filter((target) => {
+  if (ifStale && isFresh(root, target)) console.log(`prebuild: ${prebuildDir(root, target)} is up to date`);
+  else return true;
+});
+// Every toolchain is looked for before anything is built: a missing cross compiler is said at once.
+const toolchains = targets.map(toolchain);
+targets.forEach((target, i) => install(build(target, toolchains[i]), target));

@@ -38,11 +38,11 @@ export interface ConsumerProject {
   remove(): void;
 }
 
-/** Runs a command to its end (killed after a minute); never rejects, the result says how it ended. */
-export function exec(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CommandResult> {
+/** Runs a command to its end (killed after killAfterMs, a minute by default); never rejects, the result says how it ended. */
+export function exec(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, killAfterMs = 60_000): Promise<CommandResult> {
   return new Promise((resolve) => {
     // The timeout only ends a child that never exits, so a hang is a failed result, not a stuck suite.
-    execFile(command, args, { cwd, env, encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(command, args, { cwd, env, encoding: 'utf8', timeout: killAfterMs, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
       resolve({ code, stdout, stderr });
     });

@@ -13,6 +13,7 @@ import { exec, lockfile, type CommandResult } from '../helpers/consumer-project.
 import { packageRoot } from '../helpers/node-child.js';
 import { pathWithout, type BarePath } from '../helpers/path-without.js';
 import { privileged } from '../helpers/privileges.js';
+import { compareVersions, requiredVersions, RUNTIME_FLOOR } from '../../scripts/prebuilds.mjs';
 
 const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
 const TARBALL = `netns-${version}.tgz`;
@@ -62,13 +63,27 @@ describe.skipIf(!privileged)('the packed tarball', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  // A project in its own folder, installing `tarball` offline with no compiler on PATH.
-  async function install(name: string, tarball: string, env: Record<string, string> = {}): Promise<{ dir: string; result: CommandResult }> {
+  // The same package with its prebuilds taken out, packed again (once), as on a platform none fits.
+  let bareMade: Promise<string> | undefined;
+  function bareTarball(): Promise<string> {
+    bareMade ??= (async () => {
+      const copy = join(work, 'bare-package');
+      cpSync(unpacked(), join(copy, 'package'), { recursive: true });
+      rmSync(join(copy, 'package', 'prebuilds'), { recursive: true });
+      const tarball = join(copy, TARBALL);
+      await mustSucceed(exec('tar', ['-czf', tarball, '-C', copy, 'package'], copy, process.env));
+      return tarball;
+    })();
+    return bareMade;
+  }
+
+  // A project in its own folder, installing `tarball` offline, by default with no compiler on PATH.
+  async function install(name: string, tarball: string, env: Record<string, string> = {}, killAfterMs?: number): Promise<{ dir: string; result: CommandResult }> {
     const dir = join(work, name);
     mkdirSync(dir);
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, dependencies: { netns: `file:${tarball}` } }));
     writeFileSync(join(dir, 'package-lock.json'), JSON.stringify(lockfile(tarball)));
-    const result = await exec('npm', ['install', '--offline', '--no-audit', '--no-fund'], dir, { ...process.env, ...env, PATH: bare.path });
+    const result = await exec('npm', ['install', '--offline', '--no-audit', '--no-fund'], dir, { ...process.env, PATH: bare.path, ...env }, killAfterMs);
     return { dir, result };
   }
 
@@ -87,6 +102,12 @@ describe.skipIf(!privileged)('the packed tarball', () => {
       for (const helper of ['netns-exec', 'netns-cni-shim']) {
         expect(await describe(helper)).toMatch(new RegExp(`^ELF 64-bit LSB executable, ${machine},.*statically linked.*stripped`));
       }
+      // It loads where the README says: no newer glibc or libstdc++ than the release floor.
+      const objdump = arch === 'x64' ? 'objdump' : 'aarch64-linux-gnu-objdump';
+      const symbols = (await mustSucceed(exec(objdump, ['-T', join(dir, 'netns.napi.glibc.node')], work, process.env))).stdout;
+      const needs = requiredVersions(symbols);
+      expect(compareVersions(needs.GLIBC!, RUNTIME_FLOOR.GLIBC), `needs GLIBC_${needs.GLIBC}`).toBeLessThanOrEqual(0);
+      expect(compareVersions(needs.GLIBCXX!, RUNTIME_FLOOR.GLIBCXX), `needs GLIBCXX_${needs.GLIBCXX}`).toBeLessThanOrEqual(0);
     }
   });
 
@@ -104,14 +125,19 @@ describe.skipIf(!privileged)('the packed tarball', () => {
   });
 
   it('without a prebuild for this machine, stops with one message naming what to install', async () => {
-    // The same package with its prebuilds taken out, packed again.
-    const copy = join(work, 'bare-package');
-    cpSync(unpacked(), join(copy, 'package'), { recursive: true });
-    rmSync(join(copy, 'package', 'prebuilds'), { recursive: true });
-    const tarball = join(copy, TARBALL);
-    await mustSucceed(exec('tar', ['-czf', tarball, '-C', copy, 'package'], copy, process.env));
-    expectRefusal((await install('without-prebuilds', tarball)).result, 'no prebuilt binary in the package fits linux-');
+    expectRefusal((await install('without-prebuilds', await bareTarball())).result, 'no prebuilt binary in the package fits linux-');
   });
+
+  it('without a prebuild but with a compiler, builds from source: it runs, and the package holds no build debris', async () => {
+    const { dir, result } = await install('source-build', await bareTarball(), { PATH: process.env.PATH! }, 280_000);
+    expect(result, result.stderr).toMatchObject({ code: 0 });
+    const installed = join(dir, 'node_modules', 'netns');
+    expect(existsSync(join(installed, 'build', 'Release', 'netns.node'))).toBe(true);
+    expect(existsSync(join(installed, 'node-addon-api'))).toBe(false); // gyp's makefiles of a dependency target, once
+    writeFileSync(join(dir, 'probe.mjs'), PROBE);
+    const probe = await exec(process.execPath, ['probe.mjs', `nspkg-${process.pid}-src`], dir, { ...process.env, NETNS_ADDON_PATH: '', NETNS_EXEC_HELPER: '', NETNS_RUNTIME_DIR: '' });
+    expect(probe, probe.stderr).toMatchObject({ code: 0 });
+  }, 300_000);
 
   it('with --build-from-source, compiles even where a prebuild fits: without a compiler, the same message', async () => {
     const { result } = await install('from-source', join(work, TARBALL), { npm_config_build_from_source: 'true' });

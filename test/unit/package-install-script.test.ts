@@ -20,7 +20,7 @@ describe('scripts/install.mjs without make', () => {
         '  Debian/Ubuntu: sudo apt-get install make',
         '  Fedora/RHEL:   sudo dnf install make',
         '  Alpine:        sudo apk add make linux-headers',
-        'Then run `npm rebuild netns`.',
+        'Then run the same npm install again (npm removed netns when this script failed).',
         '',
       ].join('\n'),
     );
