@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_PATH } from '../helpers/cli-path.js';
 import { IpWorld, type WorldResult } from '../helpers/ip-world.js';
+import { assertNobodyCanReach } from '../helpers/nobody-access.js';
 import { privileged } from '../helpers/privileges.js';
 
 interface Tool {
@@ -53,6 +54,7 @@ const STEPS: Step[] = [
   { script: '{ns} show' },
   { script: '{ns} l' },
   { script: '{json} list', project: (r) => ({ ...r, stdout: ipFields(r.stdout) }) },
+  { script: 'setpriv --reuid=nobody --regid=nogroup --clear-groups {ns} exec red true' },
   { script: '{ns} set blue 7' },
   { script: '{ns} set red auto' },
   { script: '{ns} set blue 7' },
@@ -126,6 +128,7 @@ describe.skipIf(!privileged)('netns beside ip netns (iproute2 6.1)', () => {
   });
 
   it(`prints and exits as ip does, over ${STEPS.length} steps`, { timeout: 180_000 }, async () => {
+    assertNobodyCanReach(CLI_PATH); // a step runs the CLI as nobody
     for (const [index, { script, project = same }] of STEPS.entries()) {
       const [theirs, ours] = await Promise.all([worlds.ip!.run(fill(script, IP), IP.env), worlds.netns!.run(fill(script, OURS), OURS.env)]);
       expect.soft(project(same(ours)), `step ${index}: ${script}`).toEqual(project(same(theirs)));

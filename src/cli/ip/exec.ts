@@ -30,7 +30,12 @@ function open(name: string, context: IpContext, status: number): NetNS {
   }
 }
 
-function execFailure(command: string, error: unknown): IpFailure {
+// Entering the namespace is ip's netns_switch(), which words its failures so and exits 255;
+// only what fails after (exec itself) is "exec of ... failed", status 1.
+function execFailure(name: string, command: string, error: unknown): IpFailure {
+  const syscall = (error as { syscall?: unknown } | null)?.syscall;
+  if (syscall === 'setns') return new IpFailure(255, `setting the network namespace "${name}" failed: ${reason(error)}`, { cause: error });
+  if (syscall === 'unshare') return new IpFailure(255, `unshare failed: ${reason(error)}`, { cause: error });
   return new IpFailure(1, `exec of "${command}" failed: ${reason(error)}`, { cause: error });
 }
 
@@ -47,7 +52,7 @@ export async function exec(args: string[], context: IpContext): Promise<number> 
   if (name !== undefined) {
     const ns = open(name, context, 255);
     return runForwarded(ns, program, programArgs, { etc }).catch((error: unknown) => {
-      throw execFailure(program, error);
+      throw execFailure(name, program, error);
     });
   }
   // -all: one after another, as ip; a command killed by a signal ends the round with status 1, as ip.
@@ -58,7 +63,7 @@ export async function exec(args: string[], context: IpContext): Promise<number> 
       using ns = open(entry.name, context, 1);
       ended = await runChild(ns, program, programArgs, { etc });
     } catch (error) {
-      process.stderr.write(`${(error instanceof IpFailure ? error : execFailure(program, error)).message}\n`);
+      process.stderr.write(`${(error instanceof IpFailure ? error : execFailure(entry.name, program, error)).message}\n`);
       continue;
     }
     if (ended.signal !== null) return 1;
