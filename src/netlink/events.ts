@@ -143,6 +143,9 @@ export class NetlinkWatcher extends Readable {
 
   /** See Netlink.watch. */
   static async open(nl: WatchSource, given?: WatchOptions): Promise<NetlinkWatcher> {
+    if (typeof nl !== 'object' || nl === null || typeof nl.handle !== 'object' || nl.handle === null) {
+      throw netnsError(ErrorCodes.INVALID_ARG, 'NetlinkWatcher.open takes a Netlink: call nl.watch(options) instead');
+    }
     const options = checkedWatchOptions(given);
     const kinds = (Object.keys(KINDS) as Kind[]).filter((kind) => options[kind] === true);
     const watcher = new NetlinkWatcher(nl, kinds, options.existing === true);
