@@ -31,6 +31,27 @@ describe('nl.watch options', () => {
   });
 });
 
+describe('netlink list filters and links.move', () => {
+  // netlink's own input code: ERR_NETNS_NETLINK_INVALID, as for every other bad netlink spec.
+  const refused = expect.objectContaining({ name: 'NetnsError', code: 'ERR_NETNS_NETLINK_INVALID' });
+  let nl: Netlink;
+  afterAll(() => nl?.close());
+
+  it('routes.list and neighbours.list refuse a filter that is not an object, as addresses.list does', async () => {
+    nl = await openNetlink();
+    for (const filter of [42, 'main', null]) {
+      await expect(nl.routes.list(filter as never)).rejects.toEqual(refused);
+      await expect(nl.neighbours.list(filter as never)).rejects.toEqual(refused);
+      await expect(nl.addresses.list(filter as never)).rejects.toEqual(refused);
+    }
+  });
+
+  it('links.move with no namespace to move to is refused, not a TypeError', async () => {
+    await expect(nl.links.move('lo', undefined as never)).rejects.toEqual(refused);
+    await expect(nl.links.move(42)).rejects.toEqual(refused);
+  });
+});
+
 describe('ResultCache', () => {
   it.each([42, undefined, '', 'a\0b'])('refuses dir %s', (dir) => {
     expect(() => new ResultCache(dir as never)).toThrow(invalid);
