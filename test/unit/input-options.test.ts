@@ -48,7 +48,7 @@ describe('netlink list filters and links.move', () => {
 
   it('links.move with no namespace to move to is refused, not a TypeError', async () => {
     await expect(nl.links.move('lo', undefined as never)).rejects.toEqual(refused);
-    await expect(nl.links.move(42)).rejects.toEqual(refused);
+    await expect((nl.links.move as (...args: unknown[]) => Promise<void>)(42)).rejects.toEqual(refused);
   });
 });
 
