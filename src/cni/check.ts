@@ -7,6 +7,7 @@ import { openNetlink, type Route as KernelRoute } from '../netlink/index.js';
 import { formatAddress, networkOf, own, parseAddress, parsePrefix } from '../netlink/validate.js';
 import type { NetNS } from '../netns.js';
 import type { IpConfig, Result, Route } from './types.js';
+import { checkNs, checkObject, checkResult, checkString } from './arg-checks.js';
 
 const mismatch = (message: string): NetnsError => netnsError(ErrorCodes.CNI_CHECK, `CHECK: ${message}`);
 
@@ -21,6 +22,10 @@ const mismatch = (message: string): NetnsError => netnsError(ErrorCodes.CNI_CHEC
  * differs, which pluginMain answers as CNI code 110 (CniCode.CHECK_FAILED).
  */
 export async function checkInterface(ns: NetNS, ifname: string, result: Result, options: { kind?: string; sandbox?: string } = {}): Promise<void> {
+  checkNs('checkInterface', 'ns', ns);
+  checkString('checkInterface', 'ifname', ifname);
+  checkResult('checkInterface', result);
+  checkObject('checkInterface', 'options', options);
   const { kind, sandbox } = own(options);
   const index = (result.interfaces ?? []).findIndex((i) => i.name === ifname && (sandbox === undefined || i.sandbox === sandbox));
   if (index < 0) throw mismatch(`the result has no interface named ${ifname}${sandbox === undefined ? '' : ` in ${sandbox}`}`);
@@ -49,6 +54,8 @@ export async function checkInterface(ns: NetNS, ifname: string, result: Result, 
  * over netlink in `ns`: a missing route rejects with ERR_NETNS_CNI_CHECK.
  */
 export async function checkRoutes(ns: NetNS, result: Result): Promise<void> {
+  checkNs('checkRoutes', 'ns', ns);
+  checkResult('checkRoutes', result);
   const wanted = result.routes ?? [];
   if (wanted.length === 0) return;
   using nl = await openNetlink(ns);

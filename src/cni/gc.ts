@@ -17,6 +17,7 @@ import { execDel, type IpamInput } from './ipam.js';
 import { deleteMasqueradeRules, listMasquerade } from './masquerade.js';
 import type { Attachment } from './types.js';
 import { listWithAliases } from './veth.js';
+import { checkNs, checkObject } from './arg-checks.js';
 
 /** What collectGarbage takes: the host namespace, the network, the attachments still valid, and optionally IPAM. */
 export interface GcOptions {
@@ -63,7 +64,9 @@ export interface GcReport {
  */
 export async function collectGarbage(options: GcOptions): Promise<GcReport> {
   // Own properties only: an inherited validAttachments (a polluted Object.prototype) must never stand for the list.
+  checkObject('collectGarbage', 'options', options);
   const { hostNs, network, validAttachments, ipam } = own(options);
+  checkNs('collectGarbage', 'options.hostNs', hostNs);
   if (!Array.isArray(validAttachments)) {
     throw netnsError(ErrorCodes.INVALID_ARG, 'collectGarbage: validAttachments is required (an empty list means none is valid); without it nothing is removed');
   }

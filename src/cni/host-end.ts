@@ -9,9 +9,13 @@ import type { NetNS } from '../netns.js';
 import { attachmentKey, keyOfTag } from './identity.js';
 import type { Attachment } from './types.js';
 import { listWithAliases } from './veth.js';
+import { checkNetlink, checkNs, checkObject, checkString } from './arg-checks.js';
 
 /** The host end (in `nl`'s namespace) whose alias carries `key` (attachmentKey's) of `network`, if there is one. Async. */
 export async function findHostEnd(nl: Netlink, network: string, key: string): Promise<(Link & { alias?: string }) | undefined> {
+  checkNetlink('findHostEnd', nl);
+  checkString('findHostEnd', 'network', network);
+  checkString('findHostEnd', 'key', key);
   return (await listWithAliases(nl)).find((link) => link.kind === 'veth' && keyOfTag(network, link.alias) === key);
 }
 
@@ -24,6 +28,8 @@ export async function findHostEnd(nl: Netlink, network: string, key: string): Pr
  * attachment's.
  */
 export async function deleteHostEnd(hostNs: NetNS, network: string, attachment: Attachment): Promise<boolean> {
+  checkNs('deleteHostEnd', 'hostNs', hostNs);
+  checkObject('deleteHostEnd', 'attachment', attachment);
   using nl = await openNetlink(hostNs);
   const end = await findHostEnd(nl, network, attachmentKey(network, attachment));
   if (end === undefined) return false;

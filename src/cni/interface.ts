@@ -12,6 +12,7 @@ import { AF_INET } from '../netlink/constants.js';
 import { parsePrefix, type ParsedPrefix } from '../netlink/validate.js';
 import type { NetNS } from '../netns.js';
 import type { IpConfig, Result, Route } from './types.js';
+import { checkNs, checkResult, checkString } from './arg-checks.js';
 
 /** How long IPv6 duplicate address detection may take, as Go's SettleAddresses. */
 export const DAD_TIMEOUT_MS = 10_000;
@@ -26,6 +27,8 @@ const invalid = (message: string): NetnsError => netnsError(ErrorCodes.INVALID_A
  * ERR_NETNS_INVALID_ARG.
  */
 export function ipsFor(result: Result, ifname: string): IpConfig[] {
+  checkResult('ipsFor', result);
+  checkString('ipsFor', 'ifname', ifname);
   const out: IpConfig[] = [];
   for (const ip of result.ips ?? []) {
     if (ip.interface === undefined) continue;
@@ -50,6 +53,9 @@ export function ipsFor(result: Result, ifname: string): IpConfig[] {
  * EADDRINUSE, and DAD still running after DAD_TIMEOUT_MS is ETIMEDOUT.
  */
 export async function configureInterface(ns: NetNS, ifname: string, result: Result): Promise<void> {
+  checkNs('configureInterface', 'ns', ns);
+  checkString('configureInterface', 'ifname', ifname);
+  checkResult('configureInterface', result);
   const ips = ipsFor(result, ifname);
   if (ips.length === 0) throw invalid(`the result has no IP address for ${ifname}`);
   for (const ip of ips) parsePrefix(ip.address, 'result address', false); // every input checked before the first change

@@ -33,14 +33,23 @@ export function ipamType(config: NetConf): string {
   return type;
 }
 
+/** The input object itself; its config is ipamType's to judge. A slip in the plugin's code, so not a CNI error. */
+function checkInput(input: unknown, fn: string): asserts input is IpamInput {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `${fn} takes { config, stdin, env? } (a handler's CmdArgs will do), got ${input === null ? 'null' : typeof input}`);
+  }
+}
+
 /** IPAM ADD: the addresses (and routes, DNS) the IPAM plugin allocated, in the current result shape. */
-export function execAdd(input: IpamInput): Promise<Result> {
+export async function execAdd(input: IpamInput): Promise<Result> {
+  checkInput(input, 'execAdd');
   const plugin = ipamType(input.config);
   return withVersionFallback({ plugin, stdin: input.stdin, env: input.env, run: (stdin) => delegateAdd(plugin, stdin, input.env) });
 }
 
 /** IPAM DEL: releases what ADD allocated for this CNI_CONTAINERID and CNI_IFNAME; a second DEL succeeds. */
-export function execDel(input: IpamInput): Promise<void> {
+export async function execDel(input: IpamInput): Promise<void> {
+  checkInput(input, 'execDel');
   const { containerId, ifname } = input;
   const plugin = ipamType(input.config);
   const env = {
@@ -52,18 +61,21 @@ export function execDel(input: IpamInput): Promise<void> {
 }
 
 /** IPAM CHECK (the spec asks a plugin's CHECK to run its delegate's and pass on its error). */
-export function execCheck(input: IpamInput): Promise<void> {
+export async function execCheck(input: IpamInput): Promise<void> {
+  checkInput(input, 'execCheck');
   const plugin = ipamType(input.config);
   return withVersionFallback({ plugin, stdin: input.stdin, env: input.env, run: (stdin) => delegate('CHECK', plugin, stdin, input.env), since: INTRODUCED.CHECK });
 }
 
 /** IPAM GC (MUST be forwarded): the configuration carries cni.dev/valid-attachments. */
-export function execGc(input: IpamInput): Promise<void> {
+export async function execGc(input: IpamInput): Promise<void> {
+  checkInput(input, 'execGc');
   return delegate('GC', ipamType(input.config), input.stdin, input.env);
 }
 
 /** IPAM STATUS (MUST be forwarded when ADD depends on it). */
-export function execStatus(input: IpamInput): Promise<void> {
+export async function execStatus(input: IpamInput): Promise<void> {
+  checkInput(input, 'execStatus');
   return delegate('STATUS', ipamType(input.config), input.stdin, input.env);
 }
 

@@ -29,6 +29,7 @@ import { parsePrefix } from '../netlink/validate.js';
 import type { NetNS } from '../netns.js';
 import { attachmentKey, keyOfTag, masqueradeComment } from './identity.js';
 import type { Attachment } from './types.js';
+import { checkArray, checkNs, checkObject, checkString, invalidArg } from './arg-checks.js';
 
 /** The regular chain holding the per-address rules. */
 export const MASQUERADE_CHAIN: ChainRef = { family: NFPROTO_INET, table: 'cni_plugins_masquerade', chain: 'masq_checks' };
@@ -59,6 +60,8 @@ export interface AttachmentRef extends Attachment {
  * anything is sent; a refused transaction changes nothing.
  */
 export async function addMasquerade(hostNs: NetNS, attachment: AttachmentRef, addresses: readonly string[]): Promise<void> {
+  checkNs('addMasquerade', 'hostNs', hostNs);
+  checkObject('addMasquerade', 'attachment', attachment);
   const rules = masqueradeRules(masqueradeComment(attachment.network, attachment), addresses);
   const key = attachmentKey(attachment.network, attachment);
   using handle = await openRuleReader(hostNs);
@@ -85,6 +88,8 @@ export function masqueradeLayout(): NetlinkRequest[] {
 
 /** The NEWRULE messages: `ip saddr IP ip daddr != SUBNET masquerade comment "COMMENT"` per address (ip6 for IPv6). */
 export function masqueradeRules(comment: string | undefined, addresses: readonly string[]): NetlinkRequest[] {
+  if (comment !== undefined && typeof comment !== 'string') throw invalidArg('masqueradeRules', 'comment must be a string or undefined');
+  checkArray('masqueradeRules', 'addresses', addresses);
   return addresses.flatMap((cidr) => {
     const prefix = parsePrefix(cidr, 'masquerade address', false);
     if (prefix.prefixLength === 0) return [];
@@ -97,6 +102,8 @@ export function masqueradeRules(comment: string | undefined, addresses: readonly
 
 /** Deletes this attachment's masquerade rules in `hostNs` (DEL); none there (or no table) is success. Async; resolves with how many went. */
 export async function deleteMasquerade(hostNs: NetNS, attachment: AttachmentRef): Promise<number> {
+  checkNs('deleteMasquerade', 'hostNs', hostNs);
+  checkObject('deleteMasquerade', 'attachment', attachment);
   const key = attachmentKey(attachment.network, attachment);
   using handle = await openRuleReader(hostNs);
   return await replaceRules(handle, attachment.network, key, { before: [], after: [] });
@@ -113,12 +120,16 @@ export interface MasqueradeRule extends DumpedRule {
 
 /** The masquerade rules of `network` in `hostNs` (by the hash their comments start with); none when the table or chain is missing. Async. */
 export async function listMasquerade(hostNs: NetNS, network: string): Promise<MasqueradeRule[]> {
+  checkNs('listMasquerade', 'hostNs', hostNs);
+  checkString('listMasquerade', 'network', network);
   using handle = await openRuleReader(hostNs);
   return await rulesOf(handle, network);
 }
 
 /** Deletes the given rules (as listMasquerade returned them) by handle, in one transaction in `hostNs`. Async. */
 export async function deleteMasqueradeRules(hostNs: NetNS, rules: readonly DumpedRule[]): Promise<void> {
+  checkNs('deleteMasqueradeRules', 'hostNs', hostNs);
+  checkArray('deleteMasqueradeRules', 'rules', rules);
   using handle = await openRuleReader(hostNs);
   commit(handle, rules.map(deleteOne));
 }

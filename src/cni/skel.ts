@@ -93,17 +93,17 @@ export interface CallOutcome {
 const HANDLER_OF = { ADD: 'add', DEL: 'del', CHECK: 'check', GC: 'gc', STATUS: 'status' } as const;
 
 /** Misuse (a missing handler, no versions) is ERR_NETNS_INVALID_ARG; checked once, before any call. */
-export function checkArguments(funcs: PluginFunctions<never>, info: PluginInfo): void {
+export function checkArguments(funcs: PluginFunctions<never>, info: PluginInfo, caller = 'pluginMain'): void {
   for (const name of ['add', 'del', 'check', 'gc', 'status'] as const) {
     const given = funcs?.[name];
     const optional = name === 'gc' || name === 'status';
     if (typeof given !== 'function' && !(optional && given === undefined)) {
-      throw netnsError(ErrorCodes.INVALID_ARG, `pluginMain needs ${name} as a function${optional ? ' or left out' : ''}`);
+      throw netnsError(ErrorCodes.INVALID_ARG, `${caller} needs ${name} as a function${optional ? ' or left out' : ''}`);
     }
   }
   const versions = info?.versions;
   if (!Array.isArray(versions) || versions.length === 0 || !versions.every(isSpecVersion)) {
-    throw netnsError(ErrorCodes.INVALID_ARG, 'pluginMain needs info.versions: a non-empty list of spec versions (0.1.0 to 1.1.0)');
+    throw netnsError(ErrorCodes.INVALID_ARG, `${caller} needs info.versions: a non-empty list of spec versions (0.1.0 to 1.1.0)`);
   }
   if (info.about !== undefined && typeof info.about !== 'string') throw netnsError(ErrorCodes.INVALID_ARG, 'info.about must be a string');
 }
@@ -174,10 +174,15 @@ async function dispatch<C extends NetConf>(env: Environment, whole: CallEnvironm
  * STATUS 1.1.0) are checked, then CNI_NETNS (code 8; see sandbox.ts), and only
  * then the handler runs. A CniError it throws is printed as is, a CHECK
  * helper's finding as code 110 (CniCode.CHECK_FAILED), anything else as code
- * 999, each with its message; it never rejects. The handlers and info are
- * taken as checkArguments passed them.
+ * 999, each with its message; nothing a call brings makes it reject. Its own
+ * arguments are checked first, as checkArguments does for pluginMain: a
+ * missing handler, versions, env or readStdin rejects with ERR_NETNS_INVALID_ARG.
  */
 export async function handleCall<C extends NetConf>(funcs: PluginFunctions<C>, info: PluginInfo, env: CallEnvironment, readStdin: () => Promise<Buffer>): Promise<CallOutcome> {
+  // The caller's slips, not the runtime's: rejected, never answered as a CNI error.
+  checkArguments(funcs as PluginFunctions<never>, info, 'handleCall');
+  if (typeof env !== 'object' || env === null) throw netnsError(ErrorCodes.INVALID_ARG, 'handleCall needs env: the call\'s environment variables (an object)');
+  if (typeof readStdin !== 'function') throw netnsError(ErrorCodes.INVALID_ARG, 'handleCall needs readStdin: a function resolving with the configuration\'s bytes');
   if (!env.CNI_COMMAND) return { stdout: Buffer.alloc(0), stderr: about(info), exitCode: 0 };
   let version = CURRENT_VERSION; // the error object's, until the configuration says otherwise
   try {

@@ -15,6 +15,7 @@ import { ifinfomsg, parseLink } from '../netlink/links.js';
 import { own } from '../netlink/validate.js';
 import type { NetNS } from '../netns.js';
 import type { Interface } from './types.js';
+import { checkNetlink, checkNs, checkObject, checkString } from './arg-checks.js';
 
 const IFLA_IFALIAS = 20;
 /** As Go's SetupVeth: a fresh random name this many times before giving up. */
@@ -63,7 +64,11 @@ const randomName = (): string => `veth${randomBytes(4).toString('hex')}`;
  * after the pair was made, the pair is deleted again.
  */
 export async function setupVeth(options: VethOptions): Promise<Veth> {
+  checkObject('setupVeth', 'options', options);
   const { containerNs, hostNs, ifname, mac, hostAlias, mtu: asked, txQueueLength } = own(options);
+  checkNs('setupVeth', 'options.containerNs', containerNs);
+  checkNs('setupVeth', 'options.hostNs', hostNs);
+  checkString('setupVeth', 'options.ifname', ifname);
   if (hostAlias !== undefined) checkAlias(hostAlias);
   const both = { ...(asked ? { mtu: asked } : {}), ...(txQueueLength === undefined ? {} : { txQueueLength }) };
   const inside = await openNetlink(containerNs);
@@ -125,6 +130,7 @@ function checkAlias(alias: unknown): void {
  * or with control characters rejects with ERR_NETNS_INVALID_ARG.
  */
 export async function setAlias(nl: Netlink, link: string | number, alias: string): Promise<void> {
+  checkNetlink('setAlias', nl);
   checkAlias(alias);
   const index = await nl.links.index(link);
   await nl.handle.request([{ type: RTM_NEWLINK, flags: 0, header: ifinfomsg(index), attributes: [attr.rawString(IFLA_IFALIAS, alias)], what: `set link #${index} alias` }]);
@@ -132,6 +138,7 @@ export async function setAlias(nl: Netlink, link: string | number, alias: string
 
 /** Every link of `nl`'s namespace with its alias (IFLA_IFALIAS), which links.list() does not read. Async. */
 export async function listWithAliases(nl: Netlink): Promise<(Link & { alias?: string })[]> {
+  checkNetlink('listWithAliases', nl);
   const messages = await nl.handle.dump(RTM_GETLINK, ifinfomsg(), [], 'list links');
   return messages
     .filter((m) => m.type === RTM_NEWLINK)

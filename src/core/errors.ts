@@ -48,6 +48,8 @@ export const ErrorCodes = {
   NAME_REPLACED: 'ERR_NETNS_NAME_REPLACED',
   /** ns.execFile(): the command ran and exited non-zero or died of a signal (exitCode, signal, stdout, stderr set). */
   COMMAND_FAILED: 'ERR_NETNS_COMMAND_FAILED',
+  /** withNetNS: fn threw (or rejected with) something that is not an Error; it is in `value` when it could be cloned. */
+  NON_ERROR_THROWN: 'ERR_NETNS_NON_ERROR_THROWN',
 } as const;
 
 /** One of this package's own codes. */
@@ -93,6 +95,8 @@ export class NetnsError extends Error {
   address?: string;
   /** A socket error's port, as Node sets it on its own. */
   port?: number;
+  /** ERR_NETNS_NON_ERROR_THROWN: what fn threw, structured-cloned (absent when it could not be). */
+  declare value?: unknown;
 
   constructor(code: ErrorCode, message: string, fields: NetnsErrorFields = {}) {
     super(message, fields.cause === undefined ? undefined : { cause: fields.cause });

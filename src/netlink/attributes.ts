@@ -104,7 +104,9 @@ export class AttributeMap {
   }
 
   /** The attributes in buffer[offset, end); malformed lengths are ERR_NETNS_NETLINK_MALFORMED. */
-  static parse(buffer: Buffer, offset = 0, end = buffer.length): AttributeMap {
+  static parse(buffer: Buffer, offset = 0, end = buffer?.length): AttributeMap {
+    if (!Buffer.isBuffer(buffer)) throw netnsError(ErrorCodes.INVALID_ARG, 'AttributeMap.parse takes a Buffer');
+    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(end) || offset < 0) throw netnsError(ErrorCodes.INVALID_ARG, 'AttributeMap.parse: offset and end must be integers');
     // The attributes follow a fixed header (ifinfomsg, rtmsg...): a message too short for it is cut.
     if (offset > end) throw netnsError(ErrorCodes.NETLINK_MALFORMED, `netlink: malformed message: ${end} bytes, its header alone takes ${offset}`);
     const map = new AttributeMap(buffer);

@@ -61,6 +61,22 @@ export interface WatchOptions {
 
 type Kind = 'links' | 'addresses' | 'routes' | 'neighbours';
 
+const WATCH_OPTIONS = ['links', 'addresses', 'routes', 'neighbours', 'existing'];
+
+/** watch()'s options as own properties, each a boolean; anything else is ERR_NETNS_INVALID_ARG rather than quietly nothing. */
+function checkedWatchOptions(given: unknown): WatchOptions {
+  if (given === undefined) return {};
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `watch options must be an object such as { links: true }, got ${given === null ? 'null' : typeof given}`);
+  }
+  const options = own(given) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(options)) {
+    if (!WATCH_OPTIONS.includes(key)) throw netnsError(ErrorCodes.INVALID_ARG, `watch has no option ${JSON.stringify(key)} (known: ${WATCH_OPTIONS.join(', ')})`);
+    if (value !== undefined && typeof value !== 'boolean') throw netnsError(ErrorCodes.INVALID_ARG, `watch option ${key} must be a boolean, got ${typeof value}`);
+  }
+  return options as WatchOptions;
+}
+
 /** What each option subscribes to, how its messages become events, and how its objects are listed. */
 const KINDS: Record<Kind, {
   groups: number[];
@@ -126,8 +142,11 @@ export class NetlinkWatcher extends Readable {
   }
 
   /** See Netlink.watch. */
-  static async open(nl: WatchSource, options: WatchOptions = {}): Promise<NetlinkWatcher> {
-    options = own(options);
+  static async open(nl: WatchSource, given?: WatchOptions): Promise<NetlinkWatcher> {
+    if (typeof nl !== 'object' || nl === null || typeof nl.handle !== 'object' || nl.handle === null) {
+      throw netnsError(ErrorCodes.INVALID_ARG, 'NetlinkWatcher.open takes a Netlink: call nl.watch(options) instead');
+    }
+    const options = checkedWatchOptions(given);
     const kinds = (Object.keys(KINDS) as Kind[]).filter((kind) => options[kind] === true);
     const watcher = new NetlinkWatcher(nl, kinds, options.existing === true);
     const fd = await openBeside(nl);

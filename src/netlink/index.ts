@@ -2,6 +2,7 @@
 // openNetlink(ns) is the shape of vishvananda/netlink's NewHandleAt(ns) and
 // pyroute2's IPRoute(netns=...): a handle whose socket was made inside the
 // namespace, with typed operations grouped by object.
+import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { NsHandle } from '../core/handle.js';
 import { Addresses } from './addresses.js';
 import { NetlinkWatcher, type WatchOptions } from './events.js';
@@ -33,6 +34,7 @@ export class Netlink implements Disposable {
   readonly nsids: Nsids;
 
   constructor(handle: NetlinkHandle) {
+    if (!(handle instanceof NetlinkHandle)) throw netnsError(ErrorCodes.INVALID_ARG, 'new Netlink() takes a NetlinkHandle: open one with openNetlink()');
     this.handle = handle;
     this.links = new Links(handle);
     this.addresses = new Addresses(handle, this.links);

@@ -270,7 +270,8 @@ export class Links {
     checkLinkRef(ref);
     if (typeof options !== 'object' || options === null) throw invalid('move options must be an object ({ name })');
     const newName = options.name === undefined ? undefined : checkLinkName(options.name, 'new interface name');
-    checkNamespace(to, 'the namespace to move to');
+    // Required here: checkNamespace lets undefined through for the specs where it is optional.
+    if (checkNamespace(to, 'the namespace to move to') === undefined) throw invalid('move needs the namespace to move to (a NetNS)');
     const index = await this.index(ref);
     const nsFd = to.acquire();
     try {

@@ -213,6 +213,7 @@ export class Neighbours {
    */
   async list(filter: NeighbourFilter = {}): Promise<Neighbour[]> {
     filter = own(filter);
+    if (typeof filter !== 'object' || filter === null) throw invalid('a neighbour filter must be an object ({ link, family, proxy })');
     const family = checkFamily(filter.family);
     if (filter.proxy !== undefined && typeof filter.proxy !== 'boolean') throw invalid('proxy must be a boolean');
     const index = filter.link === undefined ? 0 : await this.#links.index(checkLinkRef(filter.link));

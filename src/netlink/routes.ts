@@ -328,6 +328,7 @@ export class Routes {
   /** Routes of one table (main by default; 'all' for every one), of one family or both; cached clones left out. */
   async list(filter: RouteFilter = {}): Promise<Route[]> {
     filter = own(filter);
+    if (typeof filter !== 'object' || filter === null) throw invalid('a route filter must be an object ({ table, family })');
     const family = addressFamily(checkFamily(filter.family));
     const table = filter.table === 'all' ? 0 : tableNumber(filter.table);
     // Strict checking keeps the header's other fields at 0 and honours RTA_TABLE as a filter.

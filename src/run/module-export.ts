@@ -3,7 +3,7 @@
 // called like any fn.
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { ErrorCodes, netnsError } from '../core/errors.js';
+import { ErrorCodes, fromNodeError, netnsError } from '../core/errors.js';
 
 type Namespace = Record<string, unknown>;
 type Callable = (...args: unknown[]) => unknown;
@@ -32,6 +32,22 @@ export function importModule(href: string): Promise<Namespace> {
     imported.set(href, loading);
   }
   return loading;
+}
+
+/**
+ * What a failed import rejects withNetNS with. Node's own refusals (a module
+ * not found, an unknown extension, a file it cannot read) carry a code: they
+ * become a NetnsError keeping that code (require's MODULE_NOT_FOUND read as
+ * import's ERR_MODULE_NOT_FOUND, so both loaders say the same), Node's error
+ * as cause. An error without a code is the module's own code throwing (or not
+ * parsing) and passes through as fn's errors do.
+ */
+export function importFailure(href: string, error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (!(error instanceof Error) || typeof code !== 'string') return error;
+  const wrapped = fromNodeError(error, `(importing worker module ${href})`);
+  if (code === 'MODULE_NOT_FOUND') Object.defineProperty(wrapped, 'code', { value: 'ERR_MODULE_NOT_FOUND' });
+  return wrapped;
 }
 
 // `module.exports = { run: () => ... }` gives Node no named export to find:

@@ -9,6 +9,10 @@ export interface SerializedError {
   message: string;
   stack: string | undefined;
   props: Record<string, unknown>;
+  /** The error's `cause`, when that is an Error too (a wrapped import failure keeps Node's error there). */
+  cause?: SerializedError;
+  /** ERR_NETNS_NON_ERROR_THROWN: the value fn threw, already known to clone. */
+  thrown?: { value: unknown };
 }
 
 export type Outcome = { ok: true; value: unknown } | { ok: false; error: SerializedError };
@@ -64,18 +68,59 @@ export function serializeError(error: unknown): SerializedError {
   }
 }
 
-function describeError(error: Error): SerializedError {
+// A chain of causes is followed this far; a cycle or a longer chain is cut.
+const MAX_CAUSES = 4;
+
+function describeError(error: Error, depth = 0): SerializedError {
   const props: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(error)) {
     if (key === 'name' || key === 'message' || key === 'stack') continue;
     if (value === null || CLONEABLE_PROP_TYPES.has(typeof value)) props[key] = value;
   }
   const stack: unknown = error.stack;
-  return { name: String(error.name), message: String(error.message), stack: typeof stack === 'string' ? stack : undefined, props };
+  const described: SerializedError = {
+    name: String(error.name),
+    message: String(error.message),
+    stack: typeof stack === 'string' ? stack : undefined,
+    props,
+  };
+  const { cause } = error;
+  if (cause instanceof Error && depth < MAX_CAUSES) described.cause = describeError(cause, depth + 1);
+  // A nested call's non-Error, passed on again: its value was cloned once already.
+  if (error instanceof NetnsError && error.code === ErrorCodes.NON_ERROR_THROWN && 'value' in error) described.thrown = { value: error.value };
+  return described;
 }
 
+/** How a thrown non-Error reads in a message: strings quoted, anything else as String() gives it, cut short. */
+function thrownText(value: unknown): string {
+  let text: string;
+  try {
+    text = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  } catch {
+    text = Object.prototype.toString.call(value);
+  }
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+/**
+ * A thrown string, number, undefined or object becomes a coded NetnsError,
+ * the value itself in `value` when it survives a structured clone (a
+ * function or a symbol does not: then only the message names it).
+ */
 function describeThrownValue(value: unknown): SerializedError {
-  return { name: 'Error', message: `non-error thrown: ${String(value)}`, stack: undefined, props: {} };
+  let thrown: { value: unknown } | undefined;
+  try {
+    thrown = { value: structuredClone(value) };
+  } catch {
+    thrown = undefined;
+  }
+  return {
+    name: 'NetnsError',
+    message: `fn threw a value that is not an Error: ${thrownText(value)}${thrown ? '' : ' (it cannot be cloned: not in value)'}`,
+    stack: undefined,
+    props: { code: ErrorCodes.NON_ERROR_THROWN },
+    ...(thrown ? { thrown } : {}),
+  };
 }
 
 /** ERR_NETNS_NOT_CLONEABLE, saying what could not be sent and why (if even that can be read). */
@@ -106,16 +151,18 @@ const STANDARD_ERRORS: Record<string, ErrorConstructor> = {
 
 export function deserializeError(data: SerializedError): Error {
   const Ctor = STANDARD_ERRORS[data.name];
+  const options = data.cause === undefined ? undefined : { cause: deserializeError(data.cause) };
   let error: Error;
   if (data.name === 'NetnsError') {
-    error = new NetnsError((data.props.code ?? ErrorCodes.UNKNOWN) as ErrorCode, data.message);
+    error = new NetnsError((data.props.code ?? ErrorCodes.UNKNOWN) as ErrorCode, data.message, options ?? {});
   } else if (Ctor) {
-    error = new Ctor(data.message);
+    error = new Ctor(data.message, options);
   } else {
-    error = new Error(data.message);
+    error = new Error(data.message, options);
     Object.defineProperty(error, 'name', { value: data.name, configurable: true, writable: true });
   }
   Object.assign(error, data.props);
+  if (data.thrown) Object.assign(error, { value: data.thrown.value });
   if (data.stack !== undefined) error.stack = data.stack;
   return error;
 }

@@ -15,7 +15,7 @@ import { native } from '../core/native.js';
 import { startClaim } from './claims.js';
 import { BELL_RESULTS, BELL_TASKS, spinUntilRung, WORKER_SPIN_US } from './doorbell.js';
 import { compileFunction, explainedSyntaxError, explainReferenceError } from './fn-compile.js';
-import { exportOf, importModule } from './module-export.js';
+import { exportOf, importFailure, importModule } from './module-export.js';
 import { POOL_WORKER_HOOK, type PoolWorkerHook } from './nested-hook.js';
 import { countAlsoAlive, mayHaveLeftovers, settledDown, somethingAlive, startWatchingLeftovers, stopWatching, watchCall } from './leftovers.js';
 import {
@@ -202,7 +202,7 @@ function importThenRun(message: Run, i: number, fnId: number, spec: ExportSpec):
       if (!runTask(message, i)) continueFrom(message, i + TASK_FIELDS);
     },
     (error: unknown) => {
-      sendResult(id, false, error, { judging: true });
+      sendResult(id, false, importFailure(spec.module, error), { judging: true });
       send({ type: 'verdict', retire: true });
       Atomics.add(bell, BELL_RESULTS, 1);
       retiring = true;

@@ -3,6 +3,7 @@
 // timers keep Node's limits: a delay under 1 ms or over 2^31-1 ms fires after
 // 1 ms, as setTimeout does, so code that trusts a long timer fails here too.
 import { MAX_TIMER_MS, type Clock } from '../addrset/clock.js';
+import { ErrorCodes, netnsError } from '../core/errors.js';
 
 interface Timer {
   at: number;
@@ -20,6 +21,7 @@ export class ManualClock implements Clock {
   readonly #timers = new Map<number, Timer>();
 
   constructor(start = 1_700_000_000_000) {
+    if (!Number.isFinite(start)) throw netnsError(ErrorCodes.INVALID_ARG, `start must be a finite number of epoch ms, got ${String(start)}`);
     this.#now = start;
   }
 
@@ -52,6 +54,8 @@ export class ManualClock implements Clock {
    * before the next timer's time.
    */
   async advance(ms: number, between: () => Promise<void> = async () => {}): Promise<void> {
+    if (!Number.isFinite(ms) || ms < 0) throw netnsError(ErrorCodes.INVALID_ARG, `advance takes a finite number of ms, not negative, got ${String(ms)}`);
+    if (typeof between !== 'function') throw netnsError(ErrorCodes.INVALID_ARG, 'advance: between must be a function');
     const end = this.#now + ms;
     for (;;) {
       const due = [...this.#timers].filter(([, timer]) => timer.at <= end).sort(([, a], [, b]) => a.at - b.at)[0];

@@ -11,7 +11,7 @@ import { deleteNamespace } from '../lifecycle.js';
 import { openNetlink, type Netlink } from '../netlink/index.js';
 import { NetNS } from '../netns.js';
 import { deleteNamespacesSync, runIp } from './run-ip.js';
-import { DEFAULT_PREFIX } from './sweep.js';
+import { checkedSpec } from './network-spec.js';
 
 /** One host of a TestNetworkSpec: a namespace of its own. */
 export interface TestHostSpec {
@@ -60,20 +60,6 @@ export interface TestNetwork<H extends string> extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-const HOST_KEY = /^[A-Za-z0-9_-]{1,32}$/;
-
-function checkSpec<H extends string>(spec: TestNetworkSpec<H>): void {
-  for (const host of Object.keys(spec.hosts)) {
-    if (!HOST_KEY.test(host)) throw netnsError(ErrorCodes.INVALID_ARG, `host key ${JSON.stringify(host)} must match ${HOST_KEY}`);
-  }
-  for (const link of spec.links ?? []) {
-    for (const end of link.slice(0, 2) as string[]) {
-      if (!Object.hasOwn(spec.hosts, end)) throw netnsError(ErrorCodes.INVALID_ARG, `link names unknown host ${JSON.stringify(end)}`);
-    }
-    if (link[0] === link[1]) throw netnsError(ErrorCodes.INVALID_ARG, `a link joins two different hosts, not ${link[0]} to itself`);
-  }
-}
-
 /**
  * Makes namespaces joined by veth pairs, for a root-run integration test:
  * each host a namespace named `<prefix><pid>-<random>-<host>` with lo up,
@@ -83,9 +69,9 @@ function checkSpec<H extends string>(spec: TestNetworkSpec<H>): void {
  * refuses removes what was made and rejects with ERR_NETNS_FIXTURE naming the
  * namespace and the step in `ip` terms (the netlink error as `cause`).
  */
-export async function createTestNetwork<H extends string>(spec: TestNetworkSpec<H>): Promise<TestNetwork<H>> {
-  checkSpec(spec);
-  const runPrefix = `${spec.prefix ?? DEFAULT_PREFIX}${process.pid}-${randomBytes(3).toString('hex')}-`;
+export async function createTestNetwork<H extends string>(given: TestNetworkSpec<H>): Promise<TestNetwork<H>> {
+  const spec = checkedSpec(given) as Required<TestNetworkSpec<H>>;
+  const runPrefix = `${spec.prefix}${process.pid}-${randomBytes(3).toString('hex')}-`;
   const network = new Network<H>(runPrefix);
   try {
     await network.build(spec);

@@ -1,6 +1,7 @@
 // Fixture namespaces are named PREFIX<pid>-<random>-<host>; a leftover whose
 // creating process is gone belongs to a crashed run and may be removed.
 // Namespaces of live processes, or with other names, are never touched.
+import { ErrorCodes, netnsError } from '../core/errors.js';
 import { deleteNamespace, listNamespaces } from '../lifecycle.js';
 
 export const DEFAULT_PREFIX = 'nsfix-';
@@ -28,6 +29,7 @@ export function creatorPid(name: string, prefix: string): number | undefined {
  * Async; resolves with the names it deleted. Run it before a suite.
  */
 export async function sweep(prefix = DEFAULT_PREFIX): Promise<string[]> {
+  if (typeof prefix !== 'string') throw netnsError(ErrorCodes.INVALID_ARG, `prefix must be a string such as '${DEFAULT_PREFIX}', got ${typeof prefix}`);
   const removed: string[] = [];
   for (const { name } of listNamespaces()) {
     const pid = creatorPid(name, prefix);

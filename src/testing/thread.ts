@@ -1,5 +1,5 @@
 // Per-thread probes for tests: capabilities and namespace identity.
-import { CAPABILITIES, type CapabilityName } from '../capabilities.js';
+import { capabilityNumber, type CapabilityName } from '../capabilities.js';
 import { callNative } from '../core/errors.js';
 import { native } from '../core/native.js';
 
@@ -10,7 +10,8 @@ import { native } from '../core/native.js';
  * Synchronous; loads the addon.
  */
 export function dropThreadCapability(name: CapabilityName): void {
-  callNative(() => native().dropEffectiveCapability(CAPABILITIES[name]));
+  const bit = capabilityNumber(name);
+  callNative(() => native().dropEffectiveCapability(bit));
 }
 
 /** The namespace identity (device and inode) of the calling thread, read synchronously through /proc/thread-self: inside withNetNS's fn, the namespace it runs in. */

@@ -39,7 +39,8 @@ const handle = (args) => {
 const checkFails = async (args) => {
   report(args);
   const { checkInterface } = await import(${JSON.stringify(distUrl('cni/plumbing.js'))});
-  await checkInterface(undefined, args.ifname, { cniVersion: '1.1.0' }); // no interface entry: found before any namespace is read
+  const { NetNS } = await import(${JSON.stringify(distUrl('index.js'))});
+  await checkInterface(NetNS.current(), args.ifname, { cniVersion: '1.1.0' }); // no interface entry: found before the namespace is read
 };
 const optional = process.env.TEST_NO_GC ? {} : { gc: handle, status: handle };
 await pluginMain(

@@ -88,7 +88,10 @@ export class ResultCache {
    * A cache kept under `dir`; nothing is made until the first write.
    * @param dir Stands for libcni's cacheDir (/var/lib/cni on a node): entries go under `<dir>/results`.
    */
-  constructor(readonly dir: string) {}
+  constructor(readonly dir: string) {
+    // Every entry's path starts here: a number or an empty string would put them somewhere unmeant.
+    if (typeof dir !== 'string' || dir === '' || dir.includes('\0')) invalid(`dir must be a non-empty path string, got ${typeof dir === 'string' ? JSON.stringify(dir) : typeof dir}`);
+  }
 
   /**
    * The file of one attachment of `network`. The parts are checked here, the

@@ -1,6 +1,7 @@
 // What a plugin's failure looks like to a test: the spec's error object it
 // printed (code, msg, details, as a CniError) plus which plugin, which command,
 // and what it wrote on stderr, which runtimes log but a test wants to show.
+import { ErrorCodes, netnsError } from '../../core/errors.js';
 import { CniError } from '../errors.js';
 import type { CniCommand } from '../types.js';
 
@@ -22,6 +23,10 @@ export class PluginError extends CniError {
   readonly stderr: string;
 
   constructor(failure: CniError, context: { command: CniCommand; plugin: string; stderr: string }) {
+    // Checked before super() reads them: a missing failure would be a TypeError from inside.
+    if (!(failure instanceof CniError) || typeof context !== 'object' || context === null) {
+      throw netnsError(ErrorCodes.INVALID_ARG, 'new PluginError(failure, context) takes a CniError and { command, plugin, stderr }');
+    }
     super(failure.code, failure.message, failure.details);
     this.command = context.command;
     this.plugin = context.plugin;
