@@ -76,25 +76,27 @@ export interface NetnsErrorFields {
  * are set when a system call failed.
  */
 export class NetnsError extends Error {
+  // The optional fields are `declare`d: as class fields they would be own
+  // properties set to undefined on every error (shown by console.log, copied by spread).
   /** 'NetnsError' ('AbortError' for an abort). */
   override name = 'NetnsError';
   /** Stable: one of ErrorCodes, or a system error's errno name (ENOENT, EPERM, ECONNREFUSED...). */
   readonly code: ErrorCode;
   /** The negative errno, as Node gives it, when a system call failed. */
-  errno?: number;
+  declare errno?: number;
   /** The system call that failed (open, setns, connect, bind...). */
-  syscall?: string;
+  declare syscall?: string;
   /** The file the error is about, when there is one. */
-  path?: string;
+  declare path?: string;
   /**
    * The kernel's own words for a netlink refusal, when it gave any ("Peer netns
    * already has a nsid assigned"): what `ip` prints as `Error: <extack>.`
    */
-  extack?: string;
+  declare extack?: string;
   /** A socket error's address (host, or unix path), as Node sets it on its own. */
-  address?: string;
+  declare address?: string;
   /** A socket error's port, as Node sets it on its own. */
-  port?: number;
+  declare port?: number;
   /** ERR_NETNS_NON_ERROR_THROWN: what fn threw, structured-cloned (absent when it could not be). */
   declare value?: unknown;
 

@@ -34,6 +34,12 @@ describe('errors are NetnsErrors with a code', () => {
     expect(fromNodeError(ours, '(x)').message).toBe('bind EADDRINUSE (x)'); // added once
   });
 
+  it('has own properties only for the fields it was given, as Node errors do (console.log and spread show nothing else)', () => {
+    expect(Object.keys(new NetnsError('ERR_NETNS_CLOSED', 'closed'))).toEqual(['name', 'code']);
+    const system = new NetnsError('ENOENT', 'gone', { errno: -2, syscall: 'open', path: '/x' });
+    expect(Object.keys(system).sort()).toEqual(['code', 'errno', 'name', 'path', 'syscall']);
+  });
+
   it('AbortError is a NetnsError with code ABORT_ERR, as Node names it', () => {
     const reason = 'changed my mind';
     const error = abortError(AbortSignal.abort(reason));
