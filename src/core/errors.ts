@@ -180,6 +180,8 @@ export function fromNodeError(error: unknown, where: string): NetnsError {
     return error;
   }
   if (!(error instanceof Error)) return netnsError(ErrorCodes.UNKNOWN, `${String(error)} ${where}`, { cause: error });
+  // An abort (a spawn's or execFile's signal) is the AbortError withNetNS gives too, with the signal's reason.
+  if ((error as { code?: unknown }).code === 'ABORT_ERR') return new AbortError(error.message, { cause: error.cause });
   const node = error as NodeJS.ErrnoException & { address?: string; port?: number };
   const code = (typeof node.code === 'string' && node.code.startsWith('E') ? node.code : ErrorCodes.UNKNOWN) as ErrorCode;
   const wrapped = netnsError(code, `${error.message} ${where}`, {

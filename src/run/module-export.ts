@@ -34,17 +34,40 @@ export function importModule(href: string): Promise<Namespace> {
   return loading;
 }
 
+/** Codes of Node's module loaders refusing a module (rather than its code throwing). */
+const LOADER_CODES = new Set([
+  'ERR_MODULE_NOT_FOUND',
+  'MODULE_NOT_FOUND',
+  'ERR_UNKNOWN_FILE_EXTENSION',
+  'ERR_UNKNOWN_MODULE_FORMAT',
+  'ERR_UNSUPPORTED_DIR_IMPORT',
+  'ERR_UNSUPPORTED_ESM_URL_SCHEME',
+  'ERR_INVALID_MODULE_SPECIFIER',
+  'ERR_INVALID_PACKAGE_CONFIG',
+  'ERR_INVALID_PACKAGE_TARGET',
+  'ERR_PACKAGE_PATH_NOT_EXPORTED',
+  'ERR_PACKAGE_IMPORT_NOT_DEFINED',
+  'ERR_REQUIRE_ESM',
+]);
+
+// Node's refusal: a loader code, or a system error about the module's own file (EACCES reading it).
+function loaderRefusal(href: string, error: Error & { code?: unknown; path?: unknown }): boolean {
+  if (typeof error.code !== 'string') return false;
+  if (LOADER_CODES.has(error.code)) return true;
+  return error.code.startsWith('E') && !error.code.startsWith('ERR_') && href.startsWith('file:') && error.path === fileURLToPath(href);
+}
+
 /**
  * What a failed import rejects withNetNS with. Node's own refusals (a module
- * not found, an unknown extension, a file it cannot read) carry a code: they
- * become a NetnsError keeping that code (require's MODULE_NOT_FOUND read as
- * import's ERR_MODULE_NOT_FOUND, so both loaders say the same), Node's error
- * as cause. An error without a code is the module's own code throwing (or not
- * parsing) and passes through as fn's errors do.
+ * not found, an unknown extension, a module file it cannot read) become a
+ * NetnsError keeping Node's code (require's MODULE_NOT_FOUND read as import's
+ * ERR_MODULE_NOT_FOUND, so both loaders say the same), Node's error as cause.
+ * Anything else is the module's own code throwing (or not parsing), coded or
+ * not, and passes through as fn's errors do.
  */
 export function importFailure(href: string, error: unknown): unknown {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (!(error instanceof Error) || typeof code !== 'string') return error;
+  if (!(error instanceof Error) || !loaderRefusal(href, error)) return error;
+  const { code } = error as Error & { code: string };
   const wrapped = fromNodeError(error, `(importing worker module ${href})`);
   if (code === 'MODULE_NOT_FOUND') Object.defineProperty(wrapped, 'code', { value: 'ERR_MODULE_NOT_FOUND' });
   return wrapped;

@@ -31,6 +31,18 @@ describe.skipIf(!privileged)('I/O errors are NetnsErrors', () => {
     expect(message).toContain(ns.path);
   });
 
+  it('an aborted execFile rejects with an AbortError (ABORT_ERR), the signal\'s reason as cause, as withNetNS does', async () => {
+    const reason = new Error('enough');
+    const controller = new AbortController();
+    const pending = refusal(ns.execFile('sleep', ['30'], { signal: controller.signal }));
+    controller.abort(reason);
+    const error = await pending;
+    expect(error).toBeInstanceOf(NetnsError);
+    expect(error).toMatchObject({ name: 'AbortError', code: 'ABORT_ERR' });
+    expect((error as NetnsError).cause).toBe(reason);
+    expect(await refusal(ns.execFile('true', [], { signal: AbortSignal.abort() }))).toMatchObject({ name: 'AbortError', code: 'ABORT_ERR' });
+  });
+
   it('a unix connect to an abstract name nobody listens on rejects ECONNREFUSED as a NetnsError', async () => {
     const error = await refusal(ns.connect({ path: '\0apierr-nobody-listens' }));
     expect(error).toBeInstanceOf(NetnsError);

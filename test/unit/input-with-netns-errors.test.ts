@@ -1,6 +1,10 @@
 // What withNetNS rejects with when fn's side goes wrong in ways that are not
 // fn's own Error: a worker module Node cannot import, and a thrown non-Error.
 // Both must be NetnsErrors with a code; an Error fn throws still passes as is.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closePool, NetnsError, withNetNS, workerModule } from '../../dist/index.js';
 import { deserializeError, serializeError } from '../../dist/run/wire.js';
@@ -19,6 +23,24 @@ describe('withNetNS errors that are not fn\'s own Error', () => {
     expect(error).toBeInstanceOf(NetnsError);
     expect(error).toMatchObject({ code: 'ERR_MODULE_NOT_FOUND', message: expect.stringContaining('file:///nonexistent/netns-input-test.mjs') });
     expect((error as Error).cause).toMatchObject({ code: 'ERR_MODULE_NOT_FOUND' });
+  });
+
+  it("a module's own error at import passes through as fn's do, coded or not (here a file it reads is missing)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netns-module-throws-'));
+    try {
+      const file = join(dir, 'throws.mjs');
+      writeFileSync(file, "import { readFileSync } from 'node:fs';\nconst e = new Error('cfg'); e.code = 'MY_CONFIG';\nif (process.argv) throw e;\nexport const run = () => readFileSync('/nonexistent');\n");
+      const own = await withNetNS('/proc/self/ns/net', workerModule(pathToFileURL(file)).run!).catch((e: unknown) => e);
+      expect(own).not.toBeInstanceOf(NetnsError);
+      expect(own).toMatchObject({ code: 'MY_CONFIG', message: 'cfg' });
+      const reads = join(dir, 'reads.mjs');
+      writeFileSync(reads, "import { readFileSync } from 'node:fs';\nreadFileSync('/nonexistent/netns-config');\nexport const run = () => 1;\n");
+      const enoent = await withNetNS('/proc/self/ns/net', workerModule(pathToFileURL(reads)).run!).catch((e: unknown) => e);
+      expect(enoent).not.toBeInstanceOf(NetnsError);
+      expect(enoent).toMatchObject({ code: 'ENOENT', path: '/nonexistent/netns-config' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it.each([
