@@ -41,15 +41,19 @@ function checkCidr(cidr: unknown, what: string): string {
   return cidr as string;
 }
 
+// Checked parts have no prototype: a host named `constructor` reads as itself, and a
+// polluted Object.prototype.addr gives no host an address.
+const bare = <T>(): Record<string, T> => Object.create(null) as Record<string, T>;
+
 function checkHosts(hosts: unknown): Record<string, TestHostSpec> {
   if (!isRecord(hosts)) throw invalid(`hosts must be an object of host specs by key, got ${kind(hosts)}`);
-  const checked: Record<string, TestHostSpec> = {};
+  const checked = bare<TestHostSpec>();
   for (const [key, spec] of Object.entries(own(hosts))) {
-    if (!HOST_KEY.test(key)) throw invalid(`host key ${JSON.stringify(key)} must match ${HOST_KEY}`);
+    if (!HOST_KEY.test(key) || key === '__proto__') throw invalid(`host key ${JSON.stringify(key)} must match ${HOST_KEY} and not be __proto__`);
     if (!isRecord(spec)) throw invalid(`host ${key} must be an object ({} or { addr }), got ${kind(spec)}`);
     const { addr } = own(spec) as { addr?: unknown };
     checkKeys(spec, HOST_OPTIONS, `host ${key}`);
-    checked[key] = addr === undefined ? {} : { addr: checkCidr(addr, `host ${key}'s addr`) };
+    checked[key] = Object.assign(bare(), addr === undefined ? {} : { addr: checkCidr(addr, `host ${key}'s addr`) });
   }
   return checked;
 }
@@ -65,7 +69,7 @@ function checkLink(link: unknown, hosts: Record<string, TestHostSpec>): TestLink
   if (a === b) throw invalid(`a link joins two different hosts, not ${String(a)} to itself`);
   if (addresses === undefined) return [a as string, b as string];
   if (!isRecord(addresses)) throw invalid(`a link's addresses must be an object by host, got ${kind(addresses)}`);
-  const checked: Record<string, string> = {};
+  const checked = bare<string>();
   for (const [host, cidr] of Object.entries(own(addresses))) {
     if (host !== a && host !== b) throw invalid(`link ${String(a)}-${String(b)} gives an address to ${JSON.stringify(host)}, not one of its ends`);
     checked[host] = checkCidr(cidr, `link ${String(a)}-${String(b)}'s address for ${host}`);

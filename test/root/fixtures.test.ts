@@ -34,6 +34,29 @@ describe.skipIf(!privileged)('createTestNetwork', () => {
     for (const name of leftovers()) execFileSync('ip', ['netns', 'del', name]);
   });
 
+  it("takes hosts named as Object.prototype's members as themselves, and no address from a polluted prototype", async () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.addr = '10.66.0.9/24';
+    let network;
+    try {
+      network = await createTestNetwork({
+        prefix,
+        hosts: { constructor: { addr: '10.11.0.1/24' }, toString: {} },
+        links: [['constructor', 'toString', Object.fromEntries([['toString', '10.11.0.2/24']]) as never]],
+      });
+    } finally {
+      delete proto.addr;
+    }
+    try {
+      expect(network.address('constructor')).toBe('10.11.0.1');
+      expect(network.address('toString')).toBe('10.11.0.2');
+    } finally {
+      await network.delete();
+    }
+    await expect(createTestNetwork(JSON.parse(`{ "prefix": "${prefix}", "hosts": { "__proto__": {}, "b": {} } }`))).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    expect(leftovers()).toEqual([]);
+  });
+
   it('builds hosts joined by veth pairs, usable through NetNS', async () => {
     const network = await createTestNetwork({
       prefix,
