@@ -135,7 +135,9 @@ export class NetNS extends NsHandle {
    * ERR_NETNS_NOT_NAMED when the handle has no name (NetNS.fromPid, current, an
    * anonymous namespace, a path outside the run directory);
    * ERR_NETNS_NAME_REPLACED when the name now holds another namespace;
-   * ERR_NETNS_CLOSED on a closed handle; ENOENT when the name is already gone.
+   * ERR_NETNS_CLOSED on a closed handle. ENOENT when the name is already gone
+   * (another delete won): the handle is closed then too, so a `finally { await
+   * ns.delete() }` racing another deletion leaks no descriptor.
    */
   async delete(): Promise<void> {
     const name = this.name;
@@ -145,15 +147,30 @@ export class NetNS extends NsHandle {
     const runDir = this.path.slice(0, -(name.length + 1));
     this.acquire(); // held, so the comparison below is with a live namespace (and a closed handle is refused)
     try {
-      const named = callNative(() => native().openNetnsIdentity(this.path));
+      const named = this.#namedIdentity();
       if (!this.equals({ dev: named.dev, inode: named.ino })) {
         throw netnsError(ErrorCodes.NAME_REPLACED, `${this.path} now names another namespace than this handle's: not deleted`, { path: this.path });
       }
       await deleteNamespace(name, { runDir });
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'ENOENT') this.close(); // the descriptor goes when released below
+      throw error;
     } finally {
       this.release();
     }
     this.close();
+  }
+
+
+  // What the name holds now. A file there that is no namespace is a name another
+  // deletion is removing (unmounted, not yet unlinked): gone, as ENOENT says.
+  #namedIdentity(): { dev: number; ino: number } {
+    try {
+      return callNative(() => native().openNetnsIdentity(this.path));
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== ErrorCodes.NOT_NETNS) throw error;
+      throw netnsError('ENOENT', `${this.path} no longer names a namespace (another deletion is removing it): nothing deleted`, { path: this.path, cause: error });
+    }
   }
 
   /**

@@ -57,6 +57,7 @@ export class NsHandle implements Disposable {
 
   /** Same namespace: compares device and inode, as the kernel identifies it. */
   equals(other: NsHandle | { dev: number; inode: number }): boolean {
+    if (typeof other !== 'object' || other === null) throw netnsError(ErrorCodes.INVALID_ARG, `equals takes a NetNS or { dev, inode }, got ${other === null ? 'null' : typeof other}`);
     return this.dev === other.dev && this.inode === other.inode;
   }
 

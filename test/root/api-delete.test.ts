@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NetNS, NetnsError } from '../../dist/index.js';
 import { privileged } from '../helpers/privileges.js';
+import { fdCountOf } from '../helpers/process-state.js';
 import { nsName, scratchNamespaces } from '../helpers/scratch-namespaces.js';
 import { scratchRunDir, type ScratchRunDir } from '../helpers/scratch-run-dir.js';
 
@@ -85,11 +86,27 @@ describe.skipIf(!privileged)('ns.delete()', () => {
     }
   });
 
-  it('says ENOENT when the name is already gone, and ERR_NETNS_CLOSED on a closed handle', async () => {
+  it('says ENOENT when the name is already gone, closing the handle (its delete is done), and ERR_NETNS_CLOSED after', async () => {
     const ns = await scratch.create();
     await NetNS.delete(nsName(ns));
     await expect(ns.delete()).rejects.toMatchObject({ code: 'ENOENT' });
-    ns.close();
+    expect(ns.closed).toBe(true);
     await expect(ns.delete()).rejects.toMatchObject({ code: 'ERR_NETNS_CLOSED' });
+  });
+
+  it('two handles deleting one name at once: one wins, the other says ENOENT, and no descriptor is left open', async () => {
+    const first = await scratch.create();
+    const second = NetNS.open(nsName(first));
+    const inode = first.inode;
+    const outcomes = await Promise.allSettled([first.delete(), second.delete()]);
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(outcomes.find((outcome) => outcome.status === 'rejected')).toMatchObject({ reason: { code: 'ENOENT' } });
+    expect([first.closed, second.closed]).toEqual([true, true]);
+    expect(fdCountOf(`net:[${inode}]`)).toBe(0);
+  });
+
+  it('equals refuses what is not a handle or { dev, inode } with a coded error', async () => {
+    const ns = await scratch.create();
+    for (const other of [undefined, null, 42]) expect(() => ns.equals(other as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
   });
 });
