@@ -18,7 +18,7 @@ const MAX_TAG = 128;
 const MAX_ALIAS = 255;
 
 function checkName(what: string, value: unknown): void {
-  if (typeof value !== 'string' || value === '') throw netnsError(ErrorCodes.INVALID_ARG, `${what} must be a non-empty string, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'string' || value === '') throw netnsError(ErrorCodes.INVALID_ARG, `${what} must be a non-empty string, got ${typeof value === 'string' ? 'an empty string' : typeof value}`);
 }
 
 const hash16 = (text: string): string => createHash('sha512').update(text).digest('hex').slice(0, 16);
@@ -49,7 +49,7 @@ export function hostAlias(network: string, attachment: Attachment): string {
  * and container id whole (they hash to its key); undefined otherwise (another
  * network's, or cut short).
  */
-export function attachmentOf(network: string, tag: string | undefined): Attachment | undefined {
+export function attachmentOf(network: string, tag: string | null | undefined): Attachment | undefined {
   const key = keyOfTag(network, tag);
   if (key === undefined) return undefined;
   const fields = new Map(tag!.slice(key.length).split(', ').map((field) => [field.slice(0, field.indexOf(':') + 1), field.slice(field.indexOf(':') + 1)]));
@@ -68,9 +68,11 @@ function unreadable(text: string | undefined): string | undefined {
 }
 
 /** The attachment key a tag starts with, if it is one of `network`'s; undefined otherwise. */
-export function keyOfTag(network: string, tag: string | undefined): string | undefined {
+export function keyOfTag(network: string, tag: string | null | undefined): string | undefined {
   const prefix = networkTagPrefix(network);
-  if (tag === undefined || !tag.startsWith(prefix)) return undefined;
+  if (tag === undefined || tag === null) return undefined; // a link with no alias (null as parsed JSON has it)
+  if (typeof tag !== 'string') throw netnsError(ErrorCodes.INVALID_ARG, `keyOfTag: tag must be a string (a link's alias), got ${typeof tag}`);
+  if (!tag.startsWith(prefix)) return undefined;
   const key = tag.slice(0, prefix.length + 16);
   return /^[0-9a-f]{16}-[0-9a-f]{16}$/.test(key) && (tag.length === key.length || tag[key.length] === ',') ? key : undefined;
 }

@@ -1,7 +1,7 @@
 // The host veth's alias: whole enough for GC to read the attachment back
 // (container id and ifname) and release its IPAM allocation.
 import { describe, expect, it } from 'vitest';
-import { attachmentKey, attachmentOf, hostAlias, masqueradeComment } from '../../dist/cni/identity.js';
+import { attachmentKey, attachmentOf, hostAlias, keyOfTag, masqueradeComment, networkTagPrefix } from '../../dist/cni/identity.js';
 
 const ID = 'f'.repeat(64);
 
@@ -30,5 +30,13 @@ describe('host aliases', () => {
     expect(attachmentOf(network, hostAlias(network, { containerID: '%41', ifname: 'eth0' }).replace('%2541', '%4'))).toBeUndefined();
     expect(attachmentOf('other', hostAlias(network, attachment))).toBeUndefined();
     expect(attachmentOf(network, undefined)).toBeUndefined();
+  });
+
+  it('read a null alias (as parsed JSON has it) as none, and refuse a tag or network of the wrong type with a coded error', () => {
+    expect(attachmentOf('net', null)).toBeUndefined();
+    expect(keyOfTag('net', null)).toBeUndefined();
+    for (const call of [() => keyOfTag('net', 42 as never), () => attachmentOf('net', {} as never), () => networkTagPrefix(10n as never)]) {
+      expect(call).toThrow(expect.objectContaining({ name: 'NetnsError', code: 'ERR_NETNS_INVALID_ARG' }));
+    }
   });
 });
