@@ -8,6 +8,7 @@ import * as C from './constants.js';
 import type { NetlinkHandle } from './handle.js';
 import type { NetlinkMessage, NetlinkRequest } from './message.js';
 import { namesOf } from './enum-names.js';
+import { checkKeys, SPEC_KEYS } from './keys.js';
 import { checkLinkRef, describeLink, sendOnLink, type LinkRef, type Links } from './links.js';
 import { addressFamily, checkFamily, checkSameFamily, checkUint, formatAddress, invalid, own, parseAddress, parsePrefix } from './validate.js';
 
@@ -214,6 +215,7 @@ export class Addresses {
   async list(filter: AddressFilter = {}): Promise<Address[]> {
     filter = own(filter);
     if (typeof filter !== 'object' || filter === null) throw invalid('an address filter must be an object ({ link, family })');
+    checkKeys(filter, SPEC_KEYS['addresses.list'], 'addresses.list');
     const family = checkFamily(filter.family);
     const index = filter.link === undefined ? 0 : await this.#links.index(checkLinkRef(filter.link));
     const header = ifaddrmsg(addressFamily(family), 0, 0, 0, index);
@@ -227,6 +229,7 @@ export class Addresses {
   /** Adds an address; EEXIST if the link has it already (replace() updates instead). */
   async add(spec: AddressSpec): Promise<void> {
     spec = own(spec);
+    checkKeys(spec, SPEC_KEYS.address, 'addresses.add');
     // validated before the link is looked up
     await sendOnLink(this.#nl, this.#links, addAddressRequest(spec, 0), spec.link);
   }
@@ -234,12 +237,14 @@ export class Addresses {
   /** Adds or updates (NLM_F_REPLACE): lifetimes and flags of an existing address change. */
   async replace(spec: AddressSpec): Promise<void> {
     spec = own(spec);
+    checkKeys(spec, SPEC_KEYS.address, 'addresses.replace');
     await sendOnLink(this.#nl, this.#links, addAddressRequest(spec, 0, C.NLM_F_CREATE | C.NLM_F_REPLACE), spec.link);
   }
 
   /** Deletes an address ("10.0.0.1/24") from a link. */
   async delete(spec: { link: LinkRef; address: string; peer?: string }): Promise<void> {
     spec = own(spec);
+    checkKeys(spec, SPEC_KEYS['addresses.delete'], 'addresses.delete');
     await sendOnLink(this.#nl, this.#links, deleteRequest(spec, 0), spec.link);
   }
 

@@ -9,6 +9,7 @@ import { attr, AttributeMap, encodeAttributes, type Attribute } from './attribut
 import * as C from './constants.js';
 import type { NetlinkHandle } from './handle.js';
 import type { NetlinkMessage, NetlinkRequest } from './message.js';
+import { checkKeys, linkSpecKeys, SPEC_KEYS } from './keys.js';
 import { checkIndex, checkLinkName, checkUint, formatMac, invalid, own, parseMac } from './validate.js';
 
 /** A link by name or by index. */
@@ -214,6 +215,8 @@ export class Links {
    */
   async add(spec: LinkSpec): Promise<Link> {
     spec = own(spec);
+    const keys = linkSpecKeys(spec?.kind); // an unknown kind is refused as such, before anything is sent
+    if (keys) checkKeys(spec, keys, 'links.add');
     // The peer's namespace fd is only valid while its handle is acquired.
     const netns = spec?.kind === 'veth' ? checkNamespace(own(spec.peer)?.netns, 'peer.netns') : undefined;
     const nsFd = netns?.acquire();
@@ -232,6 +235,7 @@ export class Links {
   /** Changes a link; all given changes in one message. Every change is checked before anything is sent. */
   async set(ref: LinkRef, changes: LinkChanges): Promise<void> {
     changes = own(changes);
+    checkKeys(changes, SPEC_KEYS['links.set'], 'links.set');
     checkLinkRef(ref);
     if (typeof changes !== 'object' || changes === null) throw invalid('link changes must be an object ({ up, mtu, mac, name, master })');
     if (changes.up !== undefined && typeof changes.up !== 'boolean') throw invalid(`up must be a boolean, got ${String(changes.up)}`);
@@ -267,6 +271,7 @@ export class Links {
   /** Moves a link into another namespace, optionally renaming it there (one message). */
   async move(ref: LinkRef, to: NsHandle, options: { name?: string } = {}): Promise<void> {
     options = own(options);
+    checkKeys(options, SPEC_KEYS['links.move'], 'links.move');
     checkLinkRef(ref);
     if (typeof options !== 'object' || options === null) throw invalid('move options must be an object ({ name })');
     const newName = options.name === undefined ? undefined : checkLinkName(options.name, 'new interface name');
@@ -349,6 +354,7 @@ function infoData(spec: LinkSpec, peerNsFd: number | undefined): Attribute[] | u
 function vethPeer(peer: { name: string; mtu?: number; mac?: string; txQueueLength?: number } | undefined, nsFd: number | undefined): Attribute {
   if (typeof peer !== 'object' || peer === null) throw invalid('a veth needs peer: { name }');
   peer = own(peer);
+  checkKeys(peer, SPEC_KEYS['links.add veth peer'], 'links.add veth peer');
   const attributes: Attribute[] = [];
   if (nsFd !== undefined) attributes.push(attr.u32(C.IFLA_NET_NS_FD, nsFd));
   attributes.push(attr.string(C.IFLA_IFNAME, checkLinkName(peer.name, 'peer name')), ...commonAttributes(peer));

@@ -13,6 +13,7 @@ import type { NetlinkHandle } from './handle.js';
 import type { NetlinkMessage, NetlinkRequest } from './message.js';
 import type { Family } from './addresses.js';
 import { namesOf } from './enum-names.js';
+import { checkKeys, SPEC_KEYS } from './keys.js';
 import { checkLinkRef, describeLink, sendOnLink, type LinkRef, type Links } from './links.js';
 import { addressFamily, checkFamily, familyName, formatAddress, formatMac, invalid, own, parseAddress, parseHardwareAddress } from './validate.js';
 
@@ -214,6 +215,7 @@ export class Neighbours {
   async list(filter: NeighbourFilter = {}): Promise<Neighbour[]> {
     filter = own(filter);
     if (typeof filter !== 'object' || filter === null) throw invalid('a neighbour filter must be an object ({ link, family, proxy })');
+    checkKeys(filter, SPEC_KEYS['neighbours.list'], 'neighbours.list');
     const family = checkFamily(filter.family);
     if (filter.proxy !== undefined && typeof filter.proxy !== 'boolean') throw invalid('proxy must be a boolean');
     const index = filter.link === undefined ? 0 : await this.#links.index(checkLinkRef(filter.link));
@@ -230,12 +232,14 @@ export class Neighbours {
   /** Adds an entry; EEXIST if there is one for that address on that link. */
   async add(spec: NeighbourSpec): Promise<void> {
     spec = own(spec);
+    checkKeys(spec, SPEC_KEYS.neighbour, 'neighbours.add');
     await this.#sendChecked(addNeighbourRequest(spec, 0), spec);
   }
 
   /** Adds or overwrites (NLM_F_CREATE | NLM_F_REPLACE), as `ip neigh replace`. */
   async replace(spec: NeighbourSpec): Promise<void> {
     spec = own(spec);
+    checkKeys(spec, SPEC_KEYS.neighbour, 'neighbours.replace');
     await this.#sendChecked(addNeighbourRequest(spec, 0, C.NLM_F_CREATE | C.NLM_F_REPLACE), spec);
   }
 
@@ -260,6 +264,7 @@ export class Neighbours {
   /** Deletes the entry for `address` on `link` (the proxy entry with proxy: true). */
   async delete(spec: { link: LinkRef; address: string; proxy?: boolean }): Promise<void> {
     spec = own(spec);
+    checkKeys(spec, SPEC_KEYS['neighbours.delete'], 'neighbours.delete');
     await sendOnLink(this.#nl, this.#links, deleteNeighbourRequest(spec, 0), spec.link);
   }
 

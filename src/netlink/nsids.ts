@@ -16,6 +16,7 @@ import * as C from './constants.js';
 import { MAX_BATCH, type NetlinkHandle } from './handle.js';
 import type { NetlinkMessage, NetlinkRequest } from './message.js';
 import { leaseNamespaceFd, type NamespaceFd } from './namespace-fd.js';
+import { checkKeys, SPEC_KEYS } from './keys.js';
 import { own } from './validate.js';
 
 /** A namespace: a NetNS, a name or path as NetNS.open takes, or a process's (by its pid). */
@@ -66,7 +67,7 @@ export class Nsids {
 
   /** The id nl's namespace has for `target`; undefined when it has none. */
   async get(target: NsidTarget): Promise<number | undefined> {
-    using peer = peerOf(target);
+    using peer = peerOf(target, 'nsids.get');
     const what = `get the nsid of ${peer.name}`;
     const [replies] = await this.#nl.request([nsidRequest(C.RTM_GETNSID, [peer.attribute], what)]);
     return onlyEntry(replies!, what).nsid;
@@ -83,7 +84,7 @@ export class Nsids {
    */
   async set(target: NsidTarget, id: number | 'auto'): Promise<number> {
     const wanted = id === 'auto' ? C.NETNSA_NSID_NOT_ASSIGNED : checkNsid(id, "an nsid (or 'auto')");
-    using peer = peerOf(target);
+    using peer = peerOf(target, 'nsids.set');
     const what = `set nsid ${String(id)} for ${peer.name}`;
     const attributes = [peer.attribute, attr.s32(C.NETNSA_NSID, wanted)];
     const [echo] = await this.#nl.request([nsidRequest(C.RTM_NEWNSID, attributes, what, C.NLM_F_ECHO)]);
@@ -179,8 +180,9 @@ interface Peer extends Disposable {
   name: string;
 }
 
-function peerOf(target: unknown): Peer {
+function peerOf(target: unknown, method: 'nsids.get' | 'nsids.set'): Peer {
   if (typeof target === 'object' && target !== null && !isNsHandle(target)) {
+    checkKeys(target, SPEC_KEYS[method], method, keyError);
     const pid = checkPid(own(target as { pid?: unknown }).pid);
     return { attribute: attr.u32(C.NETNSA_PID, pid), name: `pid ${pid}`, [Symbol.dispose]: () => {} };
   }
@@ -202,6 +204,11 @@ function badArgument(message: string): NetnsError {
   return netnsError(ErrorCodes.INVALID_ARG, `netlink: nsids: ${message}`);
 }
 
+/** An unknown key, with the code every other nsids check uses; the message names the method already. */
+function keyError(message: string): NetnsError {
+  return netnsError(ErrorCodes.INVALID_ARG, `netlink: ${message}`);
+}
+
 function checkNsid(value: unknown, what: string): number {
   if (!Number.isSafeInteger(value) || (value as number) < 0 || (value as number) > MAX_NSID) {
     throw badArgument(`${what} must be an integer from 0 to ${MAX_NSID}, got ${String(value)}`);
@@ -220,6 +227,7 @@ function checkPid(value: unknown): number {
 function checkFilter(filter: unknown): NsidFilter {
   if (filter === undefined) return {};
   if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) throw badArgument('the filter must be an object');
+  checkKeys(filter, SPEC_KEYS['nsids.list'], 'nsids.list', keyError);
   const { targetNsid, nsid } = own(filter as NsidFilter);
   return {
     targetNsid: targetNsid === undefined ? undefined : checkNsid(targetNsid, 'targetNsid'),

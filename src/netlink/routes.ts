@@ -9,6 +9,7 @@ import type { NetlinkHandle } from './handle.js';
 import type { NetlinkMessage, NetlinkRequest } from './message.js';
 import { checkLinkRef, describeLink, type LinkRef, type Links } from './links.js';
 import { namesOf } from './enum-names.js';
+import { checkKeys, SPEC_KEYS } from './keys.js';
 import { scopeName, scopeNumber, type Family, type ScopeName } from './addresses.js';
 import {
   addressFamily,
@@ -308,7 +309,16 @@ function parseNextHops(buffer: Buffer): NonNullable<Route['multipath']> {
 
 /** Every check add() makes before sending, links aside: for a caller that checks a batch of routes before its first change. */
 export function checkRoute(spec: RouteSpec): void {
-  routeRequest(C.RTM_NEWROUTE, C.NLM_F_CREATE | C.NLM_F_EXCL, own(spec), {});
+  spec = own(spec);
+  checkRouteKeys(spec, 'routes.add');
+  routeRequest(C.RTM_NEWROUTE, C.NLM_F_CREATE | C.NLM_F_EXCL, spec, {});
+}
+
+/** The route's keys and each next hop's (a hop that is not an object is refused later, as such). */
+function checkRouteKeys(spec: RouteSpec, method: string): void {
+  checkKeys(spec, SPEC_KEYS.route, method);
+  const hops: unknown = spec?.multipath;
+  if (Array.isArray(hops)) hops.forEach((hop, i) => checkKeys(hop, SPEC_KEYS['next hop'], `${method} multipath[${i}]`));
 }
 
 /**
@@ -329,6 +339,7 @@ export class Routes {
   async list(filter: RouteFilter = {}): Promise<Route[]> {
     filter = own(filter);
     if (typeof filter !== 'object' || filter === null) throw invalid('a route filter must be an object ({ table, family })');
+    checkKeys(filter, SPEC_KEYS['routes.list'], 'routes.list');
     const family = addressFamily(checkFamily(filter.family));
     const table = filter.table === 'all' ? 0 : tableNumber(filter.table);
     // Strict checking keeps the header's other fields at 0 and honours RTA_TABLE as a filter.
@@ -342,22 +353,23 @@ export class Routes {
 
   /** Adds a route; EEXIST if one to the same destination is there (replace() overwrites). */
   add(spec: RouteSpec): Promise<void> {
-    return this.#send(C.RTM_NEWROUTE, C.NLM_F_CREATE | C.NLM_F_EXCL, spec);
+    return this.#send('routes.add', C.RTM_NEWROUTE, C.NLM_F_CREATE | C.NLM_F_EXCL, spec);
   }
 
   /** Adds, or replaces the route to the same destination (table, metric...). */
   replace(spec: RouteSpec): Promise<void> {
-    return this.#send(C.RTM_NEWROUTE, C.NLM_F_CREATE | C.NLM_F_REPLACE, spec);
+    return this.#send('routes.replace', C.RTM_NEWROUTE, C.NLM_F_CREATE | C.NLM_F_REPLACE, spec);
   }
 
   /** Deletes the first route matching what is given (destination, and gateway, device, table... if given). */
   delete(spec: RouteSpec): Promise<void> {
-    return this.#send(C.RTM_DELROUTE, 0, spec);
+    return this.#send('routes.delete', C.RTM_DELROUTE, 0, spec);
   }
 
-  async #send(type: number, flags: number, spec: RouteSpec): Promise<void> {
+  async #send(method: string, type: number, flags: number, spec: RouteSpec): Promise<void> {
     spec = own(spec);
     if (typeof spec !== 'object' || spec === null) throw invalid('a route needs { destination }');
+    checkRouteKeys(spec, method);
     routeRequest(type, flags, spec, {}); // validate everything before any lookup is sent
     // Every link named (the route's and each next hop's) is checked before the first lookup.
     const device = spec.device === undefined ? undefined : checkLinkRef(spec.device);
