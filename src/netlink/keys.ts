@@ -62,11 +62,17 @@ export function checkKeys(spec: unknown, known: readonly string[], method: strin
   }
 }
 
-/** The known key `key` was likely meant as: another spec's name for it, or one within two edits. */
+/** The known key `key` was likely meant as: another spec's name for it, or the nearest within two edits. */
 function suggestion(key: string, known: readonly string[]): string | undefined {
   const mapped = HINTS[key];
   if (mapped !== undefined && known.includes(mapped)) return mapped;
-  return known.find((k) => editDistance(key.toLowerCase(), k.toLowerCase()) <= Math.min(2, k.length - 1));
+  let best: string | undefined;
+  let bestDistance = 3; // more than two edits away is no likely slip
+  for (const k of known) {
+    const distance = editDistance(key.toLowerCase(), k.toLowerCase());
+    if (distance < bestDistance && distance < k.length) [best, bestDistance] = [k, distance];
+  }
+  return best;
 }
 
 /** Levenshtein distance, with a transposition (tabel, nmae) counted as one edit. */
