@@ -64,7 +64,7 @@ export function checkKeys(spec: unknown, known: readonly string[], method: strin
 
 /** The known key `key` was likely meant as: another spec's name for it, or the nearest within two edits. */
 function suggestion(key: string, known: readonly string[]): string | undefined {
-  const mapped = HINTS[key];
+  const mapped = Object.hasOwn(HINTS, key) ? HINTS[key] : undefined; // not Object.prototype's (constructor)
   if (mapped !== undefined && known.includes(mapped)) return mapped;
   let best: string | undefined;
   let bestDistance = 3; // more than two edits away is no likely slip
