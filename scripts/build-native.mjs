@@ -6,8 +6,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nodedirArgs, runNodeGyp } from './node-gyp.mjs';
+import { runNodeGyp } from './node-gyp.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const configured = existsSync(join(root, 'build', 'Makefile')) && existsSync(join(root, 'build', 'config.gypi'));
-process.exitCode = runNodeGyp(configured ? ['build'] : ['rebuild', ...nodedirArgs()], { cwd: root });
+process.exitCode = runNodeGyp(configured ? ['build'] : ['rebuild'], { cwd: root });

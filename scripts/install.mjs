@@ -6,13 +6,14 @@
 // there: a missing one is named in one message saying what to install, rather
 // than a node-gyp stack trace. `npm install --build-from-source` (or
 // npm_config_build_from_source=true) always compiles.
-import { accessSync, constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { arch, platform } from 'node:os';
-import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nodedirArgs, runNodeGyp } from './node-gyp.mjs';
+import { runNodeGyp } from './node-gyp.mjs';
+import { onPath } from './on-path.mjs';
 import { HELPER_FILES } from './prebuilds.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -39,20 +40,6 @@ function prebuildProblem() {
     return `the prebuilt addon ${addon} does not load here (${error.message.split('\n')[0]})`;
   }
   return undefined;
-}
-
-function onPath(command) {
-  if (isAbsolute(command)) return canRun(command);
-  return (process.env.PATH ?? '').split(delimiter).filter(Boolean).some((dir) => canRun(join(dir, command)));
-}
-
-function canRun(path) {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 // The first word of a compiler variable (CC="ccache gcc" runs ccache).
@@ -108,5 +95,5 @@ if (why !== undefined) {
   const missing = missingTools();
   if (missing.length > 0) refuse(why, missing);
   console.error(`netns: ${why}; compiling it with node-gyp`);
-  process.exitCode = runNodeGyp(['rebuild', ...nodedirArgs()], { cwd: root });
+  process.exitCode = runNodeGyp(['rebuild'], { cwd: root });
 }

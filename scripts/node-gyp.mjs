@@ -20,17 +20,17 @@ function nodeGypScript() {
  * build needs no download; else nothing, and node-gyp downloads them. A nodedir
  * the user configured for npm (npm_config_nodedir) wins.
  */
-export function nodedirArgs() {
+function nodedirArgs() {
   if (process.env.npm_config_nodedir) return [];
   const prefix = dirname(dirname(process.execPath));
   return existsSync(join(prefix, 'include', 'node', 'common.gypi')) ? [`--nodedir=${prefix}`] : [];
 }
 
-/** Runs node-gyp with `args` in `cwd`, output shown; returns its exit status. */
+/** Runs node-gyp with `args` (and Node's headers, see nodedirArgs) in `cwd`, output shown; returns its exit status. */
 export function runNodeGyp(args, { cwd, env = process.env } = {}) {
   const script = nodeGypScript();
   const [command, prefix] = script ? [process.execPath, [script]] : ['node-gyp', []];
-  const result = spawnSync(command, [...prefix, ...args], { cwd, env, stdio: 'inherit' });
+  const result = spawnSync(command, [...prefix, ...args, ...nodedirArgs()], { cwd, env, stdio: 'inherit' });
   if (result.error) {
     console.error(`netns: could not run node-gyp: ${result.error.message}`);
     return 1;

@@ -14,11 +14,12 @@
 // there, replacing build/) and collects only the .node file, not the two
 // executables the addon needs beside it.
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { arch as hostArch, tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nodedirArgs, runNodeGyp } from './node-gyp.mjs';
+import { runNodeGyp } from './node-gyp.mjs';
+import { onPath } from './on-path.mjs';
 import { BUILT_FILES, compareVersions, isFresh, prebuildDir, RELEASE_TARGETS, requiredVersions, RUNTIME_FLOOR } from './prebuilds.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -39,16 +40,6 @@ function toolchain(target) {
   return { env: { CC: tool('gcc'), CXX: tool('g++'), AR: tool('ar'), LINK: tool('g++') }, strip: tool('strip'), objdump: tool('objdump') };
 }
 
-function onPath(command) {
-  return (process.env.PATH ?? '').split(delimiter).filter(Boolean).some((dir) => {
-    try {
-      accessSync(join(dir, command), constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
 
 function run(command, args) {
   try {
@@ -90,7 +81,7 @@ function build(target, { env, strip, objdump }) {
   // binding.gyp asks node-addon-api (require'd from its folder) for its targets.
   symlinkSync(join(root, 'node_modules'), join(scratch, 'node_modules'));
   console.log(`prebuild: building ${target.platform}-${target.arch}${env.CXX ? ` with ${env.CXX}` : ''}`);
-  const status = runNodeGyp(['rebuild', `--arch=${target.arch}`, '--jobs=max', ...nodedirArgs()], { cwd: scratch, env: { ...process.env, ...env } });
+  const status = runNodeGyp(['rebuild', `--arch=${target.arch}`, '--jobs=max'], { cwd: scratch, env: { ...process.env, ...env } });
   if (status !== 0) fail(`node-gyp failed for ${target.platform}-${target.arch} (status ${status}); its output is above`);
   for (const { built, kind } of BUILT_FILES) {
     const path = join(scratch, 'build', 'Release', built);

@@ -2,12 +2,11 @@
 // (an argument left out, a NetNS where a Netlink goes, a number for a list)
 // is ERR_NETNS_INVALID_ARG naming the function and the argument, before
 // anything is opened or changed, never a TypeError from deep inside.
-import { ErrorCodes, netnsError, type NetnsError } from '../core/errors.js';
+import { ErrorCodes, kindOf, netnsError, type NetnsError } from '../core/errors.js';
 import { isNsHandle } from '../core/handle.js';
 import { Netlink } from '../netlink/index.js';
 import type { NetNS } from '../netns.js';
 
-const kind = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
 
 export function invalidArg(fn: string, message: string): NetnsError {
   return netnsError(ErrorCodes.INVALID_ARG, `${fn}: ${message}`);
@@ -15,26 +14,26 @@ export function invalidArg(fn: string, message: string): NetnsError {
 
 /** An open NetNS (or what NetNS.open returned); ns.closed is judged where it is used. */
 export function checkNs(fn: string, name: string, ns: unknown): asserts ns is NetNS {
-  if (!isNsHandle(ns)) throw invalidArg(fn, `${name} must be a NetNS, got ${kind(ns)}`);
+  if (!isNsHandle(ns)) throw invalidArg(fn, `${name} must be a NetNS, got ${kindOf(ns)}`);
 }
 
 /** A Netlink from openNetlink() (a NetNS is not one: openNetlink(ns) makes one). */
 export function checkNetlink(fn: string, nl: unknown): asserts nl is Netlink {
   if (!(nl instanceof Netlink)) {
-    throw invalidArg(fn, `nl must be a Netlink from openNetlink(), got ${isNsHandle(nl) ? 'a NetNS (open one with openNetlink(ns))' : kind(nl)}`);
+    throw invalidArg(fn, `nl must be a Netlink from openNetlink(), got ${isNsHandle(nl) ? 'a NetNS (open one with openNetlink(ns))' : kindOf(nl)}`);
   }
 }
 
 export function checkString(fn: string, name: string, value: unknown): asserts value is string {
-  if (typeof value !== 'string' || value === '') throw invalidArg(fn, `${name} must be a non-empty string, got ${kind(value)}`);
+  if (typeof value !== 'string' || value === '') throw invalidArg(fn, `${name} must be a non-empty string, got ${kindOf(value)}`);
 }
 
 export function checkObject(fn: string, name: string, value: unknown): asserts value is object {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidArg(fn, `${name} must be an object, got ${kind(value)}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidArg(fn, `${name} must be an object, got ${kindOf(value)}`);
 }
 
 export function checkArray(fn: string, name: string, value: unknown): asserts value is readonly unknown[] {
-  if (!Array.isArray(value)) throw invalidArg(fn, `${name} must be an array, got ${kind(value)}`);
+  if (!Array.isArray(value)) throw invalidArg(fn, `${name} must be an array, got ${kindOf(value)}`);
 }
 
 /** A CNI Result as parseResult gives it: an object whose ips, interfaces and routes, when there, are arrays. */

@@ -117,6 +117,9 @@ function describeErrno(errno: number): [code: ErrorCode, description: string] {
   return [(name ?? `E${Math.abs(errno)}`) as ErrorCode, 'unknown system error'];
 }
 
+/** What a refused value is, for messages: 'null', 'an array', or its typeof. */
+export const kindOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
+
 /** A system error in Node's wording: "ENOENT: no such file or directory, open '/x'". */
 export function systemError(errno: number, syscall: string, path?: string): NetnsError {
   const [code, description] = describeErrno(errno);

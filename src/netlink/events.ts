@@ -11,6 +11,7 @@
 // `overflow` event, and, with `existing`, dumps again.
 import { Readable } from 'node:stream';
 import { callNative, ErrorCodes, fromNative, netnsError, NetnsError } from '../core/errors.js';
+import { refuseUnknownKeys } from '../core/known-keys.js';
 import { native, type NativeFdWatch } from '../core/native.js';
 import { parseAddressMessage, type Address, type Addresses } from './addresses.js';
 import * as C from './constants.js';
@@ -70,8 +71,8 @@ function checkedWatchOptions(given: unknown): WatchOptions {
     throw netnsError(ErrorCodes.INVALID_ARG, `watch options must be an object such as { links: true }, got ${given === null ? 'null' : typeof given}`);
   }
   const options = own(given) as Record<string, unknown>;
+  refuseUnknownKeys(options, WATCH_OPTIONS, 'watch', (message) => netnsError(ErrorCodes.INVALID_ARG, message));
   for (const [key, value] of Object.entries(options)) {
-    if (!WATCH_OPTIONS.includes(key)) throw netnsError(ErrorCodes.INVALID_ARG, `watch has no option ${JSON.stringify(key)} (known: ${WATCH_OPTIONS.join(', ')})`);
     if (value !== undefined && typeof value !== 'boolean') throw netnsError(ErrorCodes.INVALID_ARG, `watch option ${key} must be a boolean, got ${typeof value}`);
   }
   return options as WatchOptions;
