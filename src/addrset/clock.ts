@@ -1,4 +1,6 @@
 // Time as the address-set manager sees it; tests substitute a manual clock.
+import { MAX_TIMER_MS } from '../core/timer-limit.js';
+
 /**
  * Where AddressSets gets the time and its timers (the `clock` option). The
  * default is the wall clock; tests pass ManualClock from netns/testing.
@@ -19,8 +21,6 @@ export const systemClock: Clock = {
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
-/** Node fires a timer of more than 2^31-1 ms (about 24.8 days) after 1 ms. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Calls `fire` once the clock reads `at` or later, however far ahead that is:

@@ -10,6 +10,7 @@ import { ErrorCodes, fromNodeError, netnsError, systemError, type NetnsError } f
 import { execHelperPath, native } from '../core/native.js';
 import type { NsHandle } from '../core/handle.js';
 import { own } from '../core/own.js';
+import { MAX_TIMER_MS } from '../core/timer-limit.js';
 
 /**
  * Node's spawn options, less `shell`, `argv0`, `uid` and `gid`, which are
@@ -106,7 +107,7 @@ function checkOptions(options: unknown): asserts options is NetnsSpawnOptions & 
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw netnsError(ErrorCodes.INVALID_ARG, `options must be an object, got ${options === null ? 'null' : typeof options}`);
   }
-  const { shell, argv0, etc, env, uid, gid } = options as Record<string, unknown>;
+  const { shell, argv0, etc, env, uid, gid, timeout } = options as Record<string, unknown>;
   if (env !== undefined && (env === null || typeof env !== 'object')) {
     throw netnsError(ErrorCodes.INVALID_ARG, `env must be an object, got ${env === null ? 'null' : typeof env}`); // Node would take a string's characters as names
   }
@@ -118,6 +119,10 @@ function checkOptions(options: unknown): asserts options is NetnsSpawnOptions & 
   }
   if (argv0 !== undefined) {
     throw netnsError(ErrorCodes.INVALID_ARG, '{ argv0 } is not supported: it would name the exec helper, not the command');
+  }
+  if (timeout !== undefined && (!Number.isSafeInteger(timeout) || (timeout as number) < 0 || (timeout as number) > MAX_TIMER_MS)) {
+    // Node would set such a timer to 1 ms and kill the command at once
+    throw netnsError(ErrorCodes.INVALID_ARG, `timeout must be an integer from 0 (none) to ${MAX_TIMER_MS} ms, got ${String(timeout)}`);
   }
   if (etc !== undefined && typeof etc !== 'boolean') throw netnsError(ErrorCodes.INVALID_ARG, `etc must be a boolean, got ${String(etc)}`);
   if (uid !== undefined || gid !== undefined) {

@@ -2,7 +2,8 @@
 // (deferred deletes, retries). Pass it as AddressSets' `clock` option. Its
 // timers keep Node's limits: a delay under 1 ms or over 2^31-1 ms fires after
 // 1 ms, as setTimeout does, so code that trusts a long timer fails here too.
-import { MAX_TIMER_MS, type Clock } from '../addrset/clock.js';
+import type { Clock } from '../addrset/clock.js';
+import { MAX_TIMER_MS } from '../core/timer-limit.js';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 
 interface Timer {

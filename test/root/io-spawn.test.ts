@@ -59,6 +59,14 @@ describe.skipIf(!privileged)('NetNS.spawn events and options', () => {
     expect([...codes]).toEqual([-2]);
   });
 
+  it('refuses a timeout past 2^31-1 ms, which Node would set to 1 ms and so kill the command at once', async () => {
+    for (const timeout of [2 ** 31, 2 ** 53, -1]) {
+      expect(() => ns.spawn('true', [], { timeout })).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG', message: expect.stringContaining('timeout') }));
+      await expect(ns.execFile('true', [], { timeout })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    }
+    expect(await ns.execFile('sh', ['-c', 'echo still here'], { timeout: 2 ** 31 - 1 })).toMatchObject({ stdout: 'still here\n' });
+  });
+
   it('refuses { shell } and { argv0 }, which would run in the host or be lost, in spawn and execFile', async () => {
     const probe = '$(readlink /proc/self/ns/net)';
     for (const shell of [true, '/bin/sh']) {

@@ -7,7 +7,7 @@ import type { Server, Socket } from 'node:net';
 import { fs, net } from '../../core/builtins.js';
 import { ErrorCodes, fromNodeError, netnsError } from '../../core/errors.js';
 import { own } from '../../core/own.js';
-import { MAX_TIMER_MS } from '../../addrset/clock.js';
+import { MAX_TIMER_MS } from '../../core/timer-limit.js';
 import { native } from '../../core/native.js';
 import { CniCode, CniError } from '../errors.js';
 import { checkArguments, handleCall, type CallEnvironment, type CallOutcome, type PluginFunctions, type PluginInfo } from '../skel.js';
