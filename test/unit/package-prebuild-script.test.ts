@@ -1,10 +1,11 @@
 // What `npm run prebuilds` promises a maintainer: a missing cross compiler is
 // named before anything is built, and the addon's glibc/libstdc++ needs are
 // read from its symbols as the release floor is checked against them.
-import { readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compareVersions, requiredVersions } from '../../scripts/prebuilds.mjs';
+import { BUILT_FILES, compareVersions, prebuildDir, RELEASE_TARGETS, requiredVersions } from '../../scripts/prebuilds.mjs';
 import { exec } from '../helpers/consumer-project.js';
 import { packageRoot } from '../helpers/node-child.js';
 import { pathWithout } from '../helpers/path-without.js';
@@ -40,5 +41,26 @@ describe('the runtime floor read from objdump -T', () => {
     expect(compareVersions('2.34', '2.4')).toBeGreaterThan(0);
     expect(compareVersions('3.4.30', '3.4.30')).toBe(0);
     expect(compareVersions('2.17', '2.34')).toBeLessThan(0);
+  });
+});
+
+describe('scripts/check-prebuilds.mjs (prepack)', () => {
+  it('refuses a stray folder in prebuilds/ (a killed run’s staging), which npm would pack', async () => {
+    const pkg = mkdtempSync(join(tmpdir(), 'netns-prepack-'));
+    try {
+      for (const target of RELEASE_TARGETS) {
+        const dir = prebuildDir(pkg, target);
+        mkdirSync(dir, { recursive: true });
+        for (const { shipped } of BUILT_FILES) writeFileSync(join(dir, shipped), '');
+      }
+      const clean = await exec(process.execPath, ['scripts/check-prebuilds.mjs', pkg], packageRoot, process.env);
+      expect(clean, clean.stderr).toMatchObject({ code: 0 });
+      mkdirSync(join(pkg, 'prebuilds', 'linux-x64.new'));
+      const stray = await exec(process.execPath, ['scripts/check-prebuilds.mjs', pkg], packageRoot, process.env);
+      expect(stray.code).toBe(1);
+      expect(stray.stderr).toContain(join(pkg, 'prebuilds', 'linux-x64.new'));
+    } finally {
+      rmSync(pkg, { recursive: true, force: true });
+    }
   });
 });
