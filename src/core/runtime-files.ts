@@ -57,7 +57,9 @@ export function addonCandidates(root: string): string[] {
   ];
 }
 
-let chosenAddon: string | undefined;
+// By package root: two copies of the package (one inside the other's
+// node_modules) each use their own files.
+const chosenAddons = new Map<string, string>();
 
 /**
  * An executable the package builds beside its addon: in the folder of the
@@ -67,8 +69,12 @@ let chosenAddon: string | undefined;
 export function besideAddon(name: string): (root: string) => string[] {
   return (root) => {
     const candidates = addonCandidates(root);
-    if (!chosenAddon?.startsWith(root)) chosenAddon = candidates.find((path) => fs().existsSync(path));
-    return (chosenAddon ? [chosenAddon] : candidates).map((addon) => join(dirname(addon), name));
+    let chosen = chosenAddons.get(root);
+    if (chosen === undefined) {
+      chosen = candidates.find((path) => fs().existsSync(path));
+      if (chosen !== undefined) chosenAddons.set(root, chosen);
+    }
+    return (chosen ? [chosen] : candidates).map((addon) => join(dirname(addon), name));
   };
 }
 

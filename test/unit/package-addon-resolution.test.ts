@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { addonCandidates } from '../../dist/core/runtime-files.js';
+import { addonCandidates, besideAddon } from '../../dist/core/runtime-files.js';
 import { ADDON_FILE, prebuildDir, RELEASE_TARGETS } from '../../scripts/prebuilds.mjs';
 
 const nodeGypBuild = createRequire(import.meta.url)('node-gyp-build') as { resolve(dir: string): string };
@@ -37,4 +37,14 @@ describe('the addon the package loads', () => {
       expect(ours).toBe(join(dir, builds[0] ?? `prebuilds/${process.platform}-${process.arch}`, builds[0] ? 'netns.node' : ADDON_FILE));
     });
   }
+
+  it('finds the executables beside the addon of each copy of the package, one nested in the other', () => {
+    const outer = packageWith('build/Release');
+    const inner = join(outer, 'node_modules', 'netns');
+    for (const dir of ['build/Release', `prebuilds/${process.platform}-${process.arch}`]) mkdirSync(join(inner, dir), { recursive: true });
+    writeFileSync(join(inner, `prebuilds/${process.platform}-${process.arch}`, ADDON_FILE), '');
+    const helper = besideAddon('netns-exec');
+    expect(helper(`${inner}/`)).toEqual([join(inner, `prebuilds/${process.platform}-${process.arch}`, 'netns-exec')]);
+    expect(helper(`${outer}/`)).toEqual([join(outer, 'build/Release', 'netns-exec')]);
+  });
 });
