@@ -7,6 +7,9 @@ import type { NetnsError } from './errors.js';
 // A name that means something in a neighbouring spec: the likeliest slip.
 const HINTS: Readonly<Record<string, string>> = { link: 'device', dev: 'device', device: 'link', mac: 'lladdr', lladdr: 'mac', dst: 'destination', via: 'gateway' };
 
+// A key longer than this is cut in the message (it may be anything a caller parsed).
+const MAX_SHOWN = 64;
+
 /**
  * Throws `error(message)` for the first own key of `value` that `known` lacks,
  * the message naming `what`, the key, the likely one and the known ones.
@@ -17,7 +20,8 @@ export function refuseUnknownKeys(value: unknown, known: readonly string[], what
   for (const key of Object.keys(value)) {
     if (known.includes(key)) continue;
     const hint = suggestion(key, known);
-    throw error(`${what}: unknown key ${JSON.stringify(key)}${hint ? ` (did you mean ${hint}?)` : ''}; known: ${known.join(', ')}`);
+    const shown = key.length > MAX_SHOWN ? `${key.slice(0, MAX_SHOWN)}…` : key;
+    throw error(`${what}: unknown key ${JSON.stringify(shown)}${hint ? ` (did you mean ${hint}?)` : ''}; known: ${known.join(', ')}`);
   }
 }
 
@@ -28,6 +32,7 @@ function suggestion(key: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = 3; // more than two edits away is no likely slip
   for (const k of known) {
+    if (Math.abs(key.length - k.length) >= bestDistance) continue; // that many edits at least: no table to build
     const distance = editDistance(key.toLowerCase(), k.toLowerCase());
     if (distance < bestDistance && distance < k.length) [best, bestDistance] = [k, distance];
   }

@@ -43,6 +43,14 @@ describe('unknown keys are refused before anything is sent', () => {
     expect(error).toMatchObject({ code: ErrorCodes.NETLINK_INVALID, message: expect.stringContaining('neighbours.add: unknown key "mac" (did you mean lladdr?)') });
   });
 
+  it('a key of millions of characters (parsed from anywhere) is refused at once, cut in the message', async () => {
+    const key = 't'.repeat(4_000_000);
+    const error = await refusal((nl) => nl.routes.add(anyKeys({ destination: '10.2.0.0/16', [key]: 1 })));
+    expect(error.code).toBe(ErrorCodes.NETLINK_INVALID);
+    expect(error.message).toContain(`unknown key "${'t'.repeat(64)}…"; known: destination`);
+    expect(error.message.length).toBeLessThan(400);
+  });
+
   it('nsids refuse theirs with the code every nsids check uses', async () => {
     const error = await refusal((nl) => nl.nsids.list(anyKeys({ targetNsid: 0, nsId: 1 })));
     expect(error).toMatchObject({ code: ErrorCodes.INVALID_ARG, message: expect.stringContaining('nsids.list: unknown key "nsId" (did you mean nsid?)') });
