@@ -24,6 +24,7 @@ const SETTLE_MS = Number(process.env.LAB_BENCH_SETTLE_MS ?? 1000);
 // Debian's mininet is a module of the system python3, which a python3 first on PATH (pyenv) lacks.
 const PYTHON = '/usr/bin/python3';
 const MININET = 'Mininet 2.3 lxbr'; // LinuxBridge switches, no controller
+const MININET_PIDS = 'mininet.pids'; // in the run's folder: the node shells of the running round
 
 export async function benchLab() {
   if (!onPath('ping')) return 'skipped: ping is not installed (apt-get install iputils-ping)';
@@ -95,15 +96,19 @@ function mininetVariant(plan, prefix, dir, notes) {
   }
   const planFile = join(dir, 'lab-plan.json');
   writeFileSync(planFile, JSON.stringify(plan));
-  const scratch = `${prefix}mininet`; // Mininet's own namespace: its bridges' control and anything it leaves
+  // Mininet takes this namespace for the machine's own: what it makes outside its nodes, and
+  // anything a failed round leaves, is made there and goes with it.
+  const scratch = `${prefix}mininet`;
   execFileSync('ip', ['netns', 'add', scratch]);
+  const pidFile = join(dir, MININET_PIDS);
   return {
     name: MININET,
     rounds: MININET_ROUNDS,
     warmUp: false, // one round is 30 s; the python import is outside the timing anyway
     round: async (verify) => {
-      const argv = ['ip', 'netns', 'exec', scratch, PYTHON, join(benchDir, 'lab-mininet.py'), planFile, join(dir, 'mininet.pids')];
+      const argv = ['ip', 'netns', 'exec', scratch, PYTHON, join(benchDir, 'lab-mininet.py'), planFile, pidFile];
       const result = await childResult([...argv, ...(verify ? ['verify'] : [])]);
+      rmSync(pidFile, { force: true }); // net.stop() ended those shells: their pids may name others' processes from now on
       return { build: result.buildMs, teardown: result.stopMs, peakRssKib: result.peakRssKib, shellsPssKib: result.shellsPssKib };
     },
   };
@@ -157,7 +162,7 @@ function peakRss(times, variants) {
   const mininet = of(MININET, 'peakRssKib');
   if (mininet !== undefined) {
     rows.push([`${MININET}: python peak RSS`, mininet]);
-    rows.push(['  its 106 node shells (bash), PSS summed', of(MININET, 'shellsPssKib')]);
+    rows.push(['  its node shells (a bash per node), PSS summed', of(MININET, 'shellsPssKib')]);
   }
   const idle = mib(JSON.parse(execFileSync(process.execPath, [join(benchDir, 'lab-ours.js'), 'idle'], { encoding: 'utf8' })).peakRssKib);
   if (variants.some((v) => v.name === 'ours')) {
@@ -226,7 +231,7 @@ function onPath(command) {
 // (detached, so they outlive a killed python; their pids are in the pid file
 // and still name a Mininet shell), then every namespace with this run's prefix.
 function removeLeftovers(prefix, dir) {
-  for (const pid of readLines(join(dir, 'mininet.pids'))) {
+  for (const pid of readLines(join(dir, MININET_PIDS))) {
     if (readLines(`/proc/${pid}/cmdline`).join('').includes('mininet:')) {
       try {
         process.kill(Number(pid), 'SIGKILL');
