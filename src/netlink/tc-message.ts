@@ -82,6 +82,9 @@ export function formatFilterParent(parent: number): string {
 }
 
 /** The extended-ACK texts of a kernel without the module a request needs (net/sched/sch_api.c, cls_api.c, act_api.c). */
+const ENOENT = 2;
+const EOPNOTSUPP = 95;
+
 const MISSING_MODULE: [RegExp, (name: string) => string][] = [
   [/qdisc kind is unknown/i, (name) => `sch_${name}`],
   [/classifier not found/i, (name) => `cls_${name}`],
@@ -95,7 +98,8 @@ const MISSING_MODULE: [RegExp, (name: string) => string][] = [
  * as cause; any other error as it is.
  */
 export function unsupportedOr(error: unknown, what: string, modules: { qdisc?: string; classifier?: string; action?: string }): unknown {
-  if (!(error instanceof NetnsError) || (error.code !== 'ENOENT' && error.code !== 'EOPNOTSUPP') || error.extack === undefined) return error;
+  // By number: Node names EOPNOTSUPP (95) ENOTSUP.
+  if (!(error instanceof NetnsError) || (error.errno !== -ENOENT && error.errno !== -EOPNOTSUPP) || error.extack === undefined) return error;
   const names = [modules.qdisc, modules.classifier, modules.action];
   for (const [i, [text, module]] of MISSING_MODULE.entries()) {
     const name = names[i];
