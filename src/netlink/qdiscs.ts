@@ -172,8 +172,12 @@ function placement(kind: string, parent: unknown, handle: unknown): { parent: nu
   };
 }
 
+/** "tc qdisc add dev t0 root handle 1: tbf"; ingress and clsact as tc takes them, by their kind alone. */
 function describe(verb: string, link: LinkRef, parentText: string, handle: unknown, kind: string): string {
-  return `tc qdisc ${verb} dev ${describeLink(link)} ${parentText}${handle === undefined ? '' : ` handle ${String(handle)}`} ${kind}`;
+  const words = [`tc qdisc ${verb} dev ${describeLink(link)}`, parentText];
+  if (handle !== undefined && parentText !== kind) words.push(`handle ${String(handle)}`);
+  if (kind !== '' && kind !== parentText) words.push(kind);
+  return words.join(' ');
 }
 
 /** The NEWQDISC message for `spec` (validated; the link's index is written in when sent). */
@@ -195,11 +199,11 @@ export function deleteQdiscRequest(selector: QdiscSelector): NetlinkRequest {
   const { parent, handle } = selector;
   if (parent === 'ingress' || parent === 'clsact') {
     const where = placement(parent, parent, handle);
-    return { type: T.RTM_DELQDISC, flags: 0, header: tcmsg(where.handle, where.parent), attributes: [attr.string(T.TCA_KIND, parent)], what: describe('del', selector.link, parent, handle, '').trimEnd() };
+    return { type: T.RTM_DELQDISC, flags: 0, header: tcmsg(where.handle, where.parent), attributes: [attr.string(T.TCA_KIND, parent)], what: describe('del', selector.link, parent, handle, parent) };
   }
   const header = tcmsg(handle === undefined ? 0 : parseHandle(handle, 'qdisc handle', 'none'), parentNumber(parent));
   const parentText = parent === undefined || parent === 'root' ? 'root' : `parent ${String(parent)}`;
-  return { type: T.RTM_DELQDISC, flags: 0, header, what: describe('del', selector.link, parentText, handle, '').trimEnd() };
+  return { type: T.RTM_DELQDISC, flags: 0, header, what: describe('del', selector.link, parentText, handle, '') };
 }
 
 const PARSERS: Record<string, (options: Buffer) => Qdisc['options']> = {

@@ -71,10 +71,10 @@ export function formatParent(parent: number, kind: string): string {
 export function filterParent(text: unknown): number {
   if (text === 'ingress') return (INGRESS_HANDLE | TC_H_MIN_INGRESS) >>> 0;
   if (text === 'egress') return (INGRESS_HANDLE | TC_H_MIN_EGRESS) >>> 0;
-  if (text === 'root') return TC_H_ROOT;
   return parseHandle(text, 'filter parent', 'any');
 }
 
+/** A filter's or class's parent as reported: ingress / egress (clsact's hooks), root (a class right under its qdisc), or "M:N". */
 export function formatFilterParent(parent: number): string {
   if (parent === ((INGRESS_HANDLE | TC_H_MIN_INGRESS) >>> 0)) return 'ingress';
   if (parent === ((INGRESS_HANDLE | TC_H_MIN_EGRESS) >>> 0)) return 'egress';
