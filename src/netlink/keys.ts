@@ -1,10 +1,10 @@
 // The keys each spec, options and filter object of nl.links / routes /
-// addresses / neighbours / nsids / qdiscs / classes / filters takes. Any other key is refused before
-// anything is sent: a typo (`tabel`) or another method's name for a field
-// (`link` on a route, `mac` on a neighbour) would otherwise be dropped, and
-// the call would do something else (a route in the main table) or fail with a
-// bare kernel EINVAL. test/unit/netlink-spec-keys.test.ts holds each list
-// equal to its TypeScript type, so no key valid by the types is refused.
+// addresses / neighbours / nsids / qdiscs / classes / filters takes. Any other
+// key is refused before anything is sent: a typo (`tabel`) or another method's
+// name for a field (`link` on a route, `mac` on a neighbour) would otherwise be
+// dropped, and the call would do something else (a route in the main table) or
+// fail with a bare kernel EINVAL. test/unit/netlink-spec-keys.test.ts holds
+// each list equal to its TypeScript type, so no key valid by the types is refused.
 import { invalid } from './checks.js';
 import type { NetnsError } from '../core/errors.js';
 import { refuseUnknownKeys } from '../core/known-keys.js';

@@ -10,7 +10,7 @@
 // first three numbers on every build since 2.6.31 (15.625 ticks per µs); the
 // fourth, the clock's resolution, is what tc takes as HZ for htb's default bursts.
 import { readFileSync } from 'node:fs';
-import { TC_LINKLAYER_ETHERNET, TC_RATESPEC_SIZE } from './tc-constants.js';
+import { RATE_TABLE_SIZE, TC_LINKLAYER_ETHERNET, TC_RATESPEC_SIZE } from './tc-constants.js';
 
 const TIME_UNITS_PER_SEC = 1_000_000;
 const UINT32_MAX = 0xffffffff;
@@ -90,13 +90,13 @@ export function rateTable(rate: number, mtu: number): { table: Buffer; spec: Buf
   let cellLog = 0;
   while ((mtu || 2047) >> cellLog > 255) cellLog++;
   const r = rate32(rate);
-  const table = Buffer.alloc(256 * 4);
-  for (let i = 0; i < 256; i++) table.writeUInt32LE(u32(transmitTicksUnchecked(r, (i + 1) << cellLog)), i * 4);
+  const table = Buffer.alloc(RATE_TABLE_SIZE);
+  for (let i = 0; i < 256; i++) table.writeUInt32LE(tableTicks(r, (i + 1) << cellLog), i * 4);
   return { table, spec: ratespec(r, cellLog) };
 }
 
-/** A table entry: tc writes whatever its C conversion gives, even for a time over 32 bits (never at rates tc accepts). */
-function transmitTicksUnchecked(rate: number, size: number): number {
+/** A table entry: a time over 32 bits (a few bytes per second) wraps, as tc's C conversion wraps it on x86-64; the kernel reads only the table's link layer now. */
+function tableTicks(rate: number, size: number): number {
   return u32(u32(TIME_UNITS_PER_SEC * (size / rate)) * schedulerClock().ticksPerUsec);
 }
 
