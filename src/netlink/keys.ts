@@ -27,7 +27,7 @@ const QDISC_COMMON = ['link', 'parent', 'handle', 'kind'] as const;
 export const QDISC_KIND_KEYS: Readonly<Record<string, readonly string[]>> = {
   tbf: ['rate', 'burst', 'limit', 'latency'],
   htb: ['defaultClass'],
-  netem: ['delay', 'jitter', 'loss', 'duplicate', 'corrupt', 'limit', 'rate'],
+  netem: ['delay', 'jitter', 'loss', 'duplicate', 'corrupt', 'reorder', 'limit', 'rate'],
   pfifo: ['limit'],
   clsact: [],
   ingress: [],

@@ -67,7 +67,7 @@ export interface HtbQdiscSpec extends QdiscBase {
   defaultClass?: number;
 }
 
-/** Network emulation: delay, jitter, loss, duplication, corruption, rate. */
+/** Network emulation: delay, jitter, loss, duplication, corruption, reordering, rate. */
 export interface NetemQdiscSpec extends QdiscBase {
   /** Network emulator (module sch_netem). */
   kind: 'netem';
@@ -81,6 +81,8 @@ export interface NetemQdiscSpec extends QdiscBase {
   duplicate?: number;
   /** Percent of packets with a bit flipped. */
   corrupt?: number;
+  /** Percent of packets sent at once, the rest after delay (so they overtake): needs a delay. */
+  reorder?: number;
   /** Packets queued at most; 1000 when absent, as tc. */
   limit?: number;
   /** Bytes per second. */

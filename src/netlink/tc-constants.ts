@@ -58,6 +58,7 @@ export const TC_HTB_GLOB_SIZE = 20;
 export const TC_HTB_OPT_SIZE = 44;
 
 // netem
+export const TCA_NETEM_REORDER = 3;
 export const TCA_NETEM_CORRUPT = 4;
 export const TCA_NETEM_RATE = 6;
 export const TCA_NETEM_RATE64 = 8;

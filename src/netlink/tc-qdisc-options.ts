@@ -2,7 +2,7 @@
 // and read back from the kernel's dumps in the units the specs use:
 //   tbf    nest { TCA_TBF_PARMS tc_tbf_qopt, TCA_TBF_BURST u32, [TCA_TBF_RATE64], TCA_TBF_RTAB }
 //   htb    nest { TCA_HTB_INIT tc_htb_glob }
-//   netem  not a nest: tc_netem_qopt, then [TCA_NETEM_CORRUPT], [TCA_NETEM_RATE64], [TCA_NETEM_RATE]
+//   netem  not a nest: tc_netem_qopt, then [TCA_NETEM_REORDER], [TCA_NETEM_CORRUPT], [TCA_NETEM_RATE64], [TCA_NETEM_RATE]
 //   pfifo  not a nest: tc_fifo_qopt (u32 limit), only when a limit is given
 // tc/q_tbf.c, q_htb.c, q_netem.c, q_fifo.c show how tc computes each field.
 import { attr, AttributeMap, encodeAttributes, type Attribute } from './attributes.js';
@@ -38,6 +38,8 @@ export interface NetemOptions {
   duplicate: number;
   /** Percent. */
   corrupt: number;
+  /** Percent. */
+  reorder: number;
   /** Packets. */
   limit: number;
   /** Bytes per second; absent when not limited. */
@@ -83,6 +85,13 @@ function percent(value: unknown, what: string): number {
   return percentToU32(value);
 }
 
+/** struct tc_netem_reorder / tc_netem_corrupt: probability, correlation (0). */
+function probability(type: number, value: unknown, what: string): Attribute {
+  const out = Buffer.alloc(8);
+  out.writeUInt32LE(percent(value, what), 0);
+  return attr.bytes(type, out);
+}
+
 /** tbf: the limit is given, or computed from a latency as tc computes it (rate × latency + burst). */
 export function tbfOptions(spec: { rate: unknown; burst: unknown; limit?: unknown; latency?: unknown }): Attribute[] {
   const rate = checkRate(spec.rate, 'tbf rate');
@@ -125,7 +134,16 @@ export function parseHtb(options: AttributeMap): HtbOptions | undefined {
 }
 
 /** netem: the struct (times in ticks, probabilities of 2^32 - 1), then its attributes; the limit 1000 packets unless said, as tc. */
-export function netemOptions(spec: { delay?: unknown; jitter?: unknown; loss?: unknown; duplicate?: unknown; corrupt?: unknown; limit?: unknown; rate?: unknown }): Attribute[] {
+export function netemOptions(spec: {
+  delay?: unknown;
+  jitter?: unknown;
+  loss?: unknown;
+  duplicate?: unknown;
+  corrupt?: unknown;
+  reorder?: unknown;
+  limit?: unknown;
+  rate?: unknown;
+}): Attribute[] {
   const qopt = Buffer.alloc(T.TC_NETEM_QOPT_SIZE);
   qopt.writeUInt32LE(spec.delay === undefined ? 0 : ticks(spec.delay, 'netem delay'), 0);
   qopt.writeUInt32LE(spec.limit === undefined ? 1000 : checkUint(spec.limit, 'netem limit (packets)'), 4);
@@ -133,11 +151,13 @@ export function netemOptions(spec: { delay?: unknown; jitter?: unknown; loss?: u
   qopt.writeUInt32LE(spec.duplicate === undefined ? 0 : percent(spec.duplicate, 'netem duplicate'), 16);
   qopt.writeUInt32LE(spec.jitter === undefined ? 0 : ticks(spec.jitter, 'netem jitter'), 20);
   const after: Attribute[] = [];
-  if (spec.corrupt !== undefined) {
-    const corrupt = Buffer.alloc(8); // struct tc_netem_corrupt: probability, correlation
-    corrupt.writeUInt32LE(percent(spec.corrupt, 'netem corrupt'), 0);
-    after.push(attr.bytes(T.TCA_NETEM_CORRUPT, corrupt));
+  if (spec.reorder !== undefined) {
+    // Reordering sends some packets at once while the rest wait `delay`: without a delay there is nothing to reorder (tc refuses it too).
+    if (spec.delay === undefined || spec.delay === 0) throw invalid('netem reorder needs a delay');
+    qopt.writeUInt32LE(1, 12); // gap 1, as tc sets it for a reorder without one
+    after.push(probability(T.TCA_NETEM_REORDER, spec.reorder, 'netem reorder'));
   }
+  if (spec.corrupt !== undefined) after.push(probability(T.TCA_NETEM_CORRUPT, spec.corrupt, 'netem corrupt'));
   if (spec.rate !== undefined) {
     const rate = checkRate(spec.rate, 'netem rate');
     if (rate >= 2 ** 32) after.push(u64(T.TCA_NETEM_RATE64, rate));
@@ -159,13 +179,17 @@ export function parseNetem(raw: Buffer): NetemOptions | undefined {
     const value = a.get(type);
     return value !== undefined && value.length >= 8 ? Math.round(Number(value.readBigInt64LE(0)) / 1000) : ticksToUs(raw.readUInt32LE(ticksAt));
   };
-  const corrupt = a.get(T.TCA_NETEM_CORRUPT);
+  const chance = (type: number): number => {
+    const value = a.get(type);
+    return value !== undefined && value.length >= 4 ? readPercent(value.readUInt32LE(0)) : 0;
+  };
   const out: NetemOptions = {
     delay: ns(T.TCA_NETEM_LATENCY64, 0),
     jitter: ns(T.TCA_NETEM_JITTER64, 20),
     loss: readPercent(raw.readUInt32LE(8)),
     duplicate: readPercent(raw.readUInt32LE(16)),
-    corrupt: corrupt !== undefined && corrupt.length >= 4 ? readPercent(corrupt.readUInt32LE(0)) : 0,
+    corrupt: chance(T.TCA_NETEM_CORRUPT),
+    reorder: chance(T.TCA_NETEM_REORDER),
     limit: raw.readUInt32LE(4),
   };
   const rate64 = a.get(T.TCA_NETEM_RATE64);

@@ -30,6 +30,7 @@ describe('bad tc specs are refused before anything is sent', () => {
     ['netem loss over 100%', (nl) => nl.qdiscs.add({ link: 3, kind: 'netem', loss: 101 })],
     ['netem delay in milliseconds as a fraction', (nl) => nl.qdiscs.add({ link: 3, kind: 'netem', delay: 0.5 })],
     ['netem delay past 32-bit ticks', (nl) => nl.qdiscs.add({ link: 3, kind: 'netem', delay: 300_000_000 })],
+    ['netem reorder without a delay', (nl) => nl.qdiscs.add({ link: 3, kind: 'netem', reorder: 25 })],
     ['pfifo limit negative', (nl) => nl.qdiscs.add({ link: 3, kind: 'pfifo', limit: -1 })],
     ['qdiscs.delete with kind', (nl) => nl.qdiscs.delete(anyKeys({ link: 3, kind: 'tbf' }))],
     ['qdiscs.list with dev', (nl) => nl.qdiscs.list(anyKeys({ dev: 'v0' }))],
@@ -128,7 +129,7 @@ describe('dumps read back in the units of the specs', () => {
     const { transport } = fake(reply);
     const nl = await openNetlink(undefined, { transport });
     expect(await nl.qdiscs.list({ link: 3 })).toEqual([
-      { link: 3, kind: 'netem', handle: '8001:', parent: 'root', options: { delay: 100_000, jitter: 10_000, loss: 1, duplicate: 2, corrupt: 0.1, limit: 500, rate: 125_000 } },
+      { link: 3, kind: 'netem', handle: '8001:', parent: 'root', options: { delay: 100_000, jitter: 10_000, loss: 1, duplicate: 2, corrupt: 0.1, reorder: 0, limit: 500, rate: 125_000 } },
     ]);
     nl.close();
   });
