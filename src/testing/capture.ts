@@ -61,9 +61,11 @@ export interface PacketCapture extends AsyncDisposable {
  * pcap file (nanosecond timestamps, readable by tcpdump -r and tshark -r)
  * until stop(). Capturing has begun when the promise resolves. Errors:
  * ENODEV (no such interface there), the file's own (ENOENT, EACCES...),
- * ERR_NETNS_INVALID_ARG (bad options, or an interface neither Ethernet,
- * loopback nor raw IP), ERR_NETNS_CLOSED (ns closed); nothing is left
- * behind then (no descriptor, and no file if the header could not be written).
+ * ERR_NETNS_INVALID_ARG (not a NetNS, bad options, or an interface neither
+ * Ethernet, loopback nor raw IP), ERR_NETNS_NETLINK_INVALID (a malformed
+ * interface name), ERR_NETNS_CLOSED (ns closed). Nothing is left behind then:
+ * no descriptor, and no file (the socket is made before the file is opened,
+ * and a file whose header could not be written is removed).
  */
 export async function capturePackets(ns: NetNS, iface: string, options: CaptureOptions): Promise<PacketCapture> {
   if (!isNsHandle(ns)) throw invalidArg(`capturePackets takes a NetNS, got ${kindOf(ns)}`);

@@ -52,6 +52,27 @@ function sendAll(socket: dgram.Socket, payloads: Buffer[], port: number, host: s
   return Promise.all(payloads.map((payload) => new Promise<void>((resolve, reject) => socket.send(payload, port, host, (error) => (error ? reject(error) : resolve()))))).then(() => {});
 }
 
+/** An IPv4 UDP datagram (header checksum set, UDP checksum 0: none). */
+function ipv4Udp(source: string, destination: string, port: number, text: string): Buffer {
+  const payload = Buffer.from(text);
+  const packet = Buffer.alloc(28 + payload.length);
+  packet.writeUInt8(0x45, 0);
+  packet.writeUInt16BE(packet.length, 2);
+  packet.writeUInt8(64, 8);
+  packet.writeUInt8(17, 9);
+  Buffer.from(source.split('.').map(Number)).copy(packet, 12);
+  Buffer.from(destination.split('.').map(Number)).copy(packet, 16);
+  let sum = 0;
+  for (let i = 0; i < 20; i += 2) sum += packet.readUInt16BE(i);
+  while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
+  packet.writeUInt16BE(~sum & 0xffff, 10);
+  packet.writeUInt16BE(40000, 20);
+  packet.writeUInt16BE(port, 22);
+  packet.writeUInt16BE(8 + payload.length, 24);
+  payload.copy(packet, 28);
+  return packet;
+}
+
 describe.skipIf(!privileged)('capturePackets', () => {
   let network: TestNetwork<'a' | 'b'>;
   let dir: string;
@@ -218,6 +239,51 @@ describe.skipIf(!privileged)('capturePackets', () => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'inherit' });
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).toBe(0);
+  });
+
+  it('captures a tun device as raw IP (link type 101)', async () => {
+    await network.ip('a', 'tuntap', 'add', 'mode', 'tun', 'dev', 'tun0');
+    await network.ip('a', 'link', 'set', 'tun0', 'up');
+    const capture = await capturePackets(network.hosts.a, 'tun0', { file: fileFor('tun') });
+    // A process attaches to tun0 and writes one datagram in: the kernel receives it on tun0.
+    const attachAndWrite = `
+import fcntl, os, struct, sys
+fd = os.open('/dev/net/tun', os.O_RDWR)
+fcntl.ioctl(fd, 0x400454ca, struct.pack('16sH', b'tun0', 0x0001 | 0x1000))  # TUNSETIFF, IFF_TUN | IFF_NO_PI
+os.write(fd, bytes.fromhex(sys.argv[1]))`;
+    await network.hosts.a.execFile('python3', ['-c', attachAndWrite, ipv4Udp('10.78.0.2', '10.78.0.1', 40056, 'via tun').toString('hex')]);
+    await capture.stop();
+    await network.ip('a', 'link', 'del', 'tun0');
+
+    expect(readFileSync(fileFor('tun')).readUInt32LE(20)).toBe(101);
+    expect(tshark(fileFor('tun'), 'udp', 'ip.src', 'ip.dst', 'udp.dstport', 'udp.payload')).toEqual([['10.78.0.2', '10.78.0.1', '40056', hex('via tun')]]);
+  });
+
+  it('goes on after the interface goes down and up, and stops cleanly once its namespace is gone', async () => {
+    const own = await createTestNetwork({ hosts: { c: { addr: `${A}/24` }, d: { addr: `${B}/24` } }, links: [['c', 'd']] });
+    try {
+      const echo = await udpEcho(own.hosts.d, 40054);
+      const client = await own.hosts.c.createSocket('udp4');
+      const capture = await capturePackets(own.hosts.c, 'eth0', { file: fileFor('away') });
+      const exchange = async (text: string) => {
+        const reply = new Promise<Buffer>((resolve) => client.once('message', resolve));
+        await sendAll(client, [Buffer.from(text)], 40054, B);
+        expect((await reply).toString()).toBe(`re:${text}`);
+      };
+      await exchange('before');
+      await own.ip('c', 'link', 'set', 'eth0', 'down');
+      await own.ip('c', 'link', 'set', 'eth0', 'up');
+      await exchange('after');
+      echo.close();
+      client.close();
+      await own.delete();
+      const summary = await capture.stop();
+
+      expect(tshark(fileFor('away'), 'udp', 'udp.payload').map(([payload]) => Buffer.from(payload!, 'hex').toString())).toEqual(['before', 're:before', 'after', 're:after']);
+      expect(tshark(fileFor('away'), 'frame', 'frame.number')).toHaveLength(summary.packets);
+    } finally {
+      await own.delete();
+    }
   });
 
   describe('refuses bad input with a coded error, leaving nothing behind', () => {
