@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetNS, type NetnsError } from '../../dist/index.js';
 import { capturePackets, createTestNetwork, type TestNetwork } from '../../dist/testing.js';
 import { privileged } from '../helpers/privileges.js';
-import { fdCountOf } from '../helpers/process-state.js';
+import { fdCountOf, openFdCount } from '../helpers/process-state.js';
 import { tcpHello } from '../helpers/tcp-hello.js';
 
 const A = '10.77.0.1';
@@ -217,6 +217,7 @@ describe.skipIf(!privileged)('capturePackets', () => {
 
   it('stop() is idempotent, and leaves no descriptor and no socket behind', async () => {
     const file = fileFor('twice');
+    const descriptors = openFdCount();
     const capture = await capturePackets(network.hosts.a, 'eth0', { file });
     expect(fdCountOf(realpathSync(file))).toBe(1);
     expect(await packetSockets(network.hosts.a)).toBe(1);
@@ -226,10 +227,11 @@ describe.skipIf(!privileged)('capturePackets', () => {
     await capture[Symbol.asyncDispose]();
     expect(fdCountOf(realpathSync(file))).toBe(0);
     expect(await packetSockets(network.hosts.a)).toBe(0);
+    expect(openFdCount()).toBe(descriptors);
     expect({ file: capture.file, interface: capture.interface, packets: capture.packets }).toEqual({ file, interface: 'eth0', packets: first.packets });
   });
 
-  it('holds the process open while capturing and lets it exit once stopped', async () => {
+  it('lets the process exit once stopped: nothing is left on the loop', async () => {
     const script = `
       const { capturePackets, createTestNetwork } = await import(${JSON.stringify(testing)});
       const network = await createTestNetwork({ hosts: { a: {} } });
@@ -288,8 +290,10 @@ os.write(fd, bytes.fromhex(sys.argv[1]))`;
 
   describe('refuses bad input with a coded error, leaving nothing behind', () => {
     async function refusal(start: () => Promise<unknown>, file?: string): Promise<NetnsError> {
+      const descriptors = openFdCount();
       const error = (await start().then(() => null, (e: unknown) => e)) as NetnsError;
       expect(error).toMatchObject({ name: 'NetnsError' });
+      expect(openFdCount()).toBe(descriptors);
       expect(await packetSockets(network.hosts.a)).toBe(0);
       if (file) expect(() => statSync(file)).toThrow(expect.objectContaining({ code: 'ENOENT' }));
       return error;
