@@ -7,3 +7,5 @@ export type { CapabilityName } from './capabilities.js';
 export { dropThreadCapability, threadNetns } from './testing/thread.js';
 export { MemoryBackend } from './addrset/memory-backend.js';
 export { ManualClock } from './testing/manual-clock.js';
+export { capturePackets } from './testing/capture.js';
+export type { CaptureOptions, CaptureSummary, PacketCapture } from './testing/capture.js';
