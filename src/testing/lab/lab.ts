@@ -5,7 +5,7 @@
 // delete(), on failure half-way, and at process exit (unless kept: the CLI's
 // labs outlive `netns lab up`).
 import { randomBytes } from 'node:crypto';
-import { ErrorCodes, netnsError, type NetnsError } from '../../core/errors.js';
+import { ErrorCodes, kindOf, netnsError, type NetnsError } from '../../core/errors.js';
 import { refuseUnknownKeys } from '../../core/known-keys.js';
 import { assertValidName } from '../../core/names.js';
 import { ownOptions } from '../../core/own.js';
@@ -21,6 +21,7 @@ import { cutOff, reconnect, type LabPartition } from './partition.js';
 import { dot, mermaid } from './picture.js';
 import { planLab, type LabPlan, type PlannedEnd, type PlannedLink } from './plan.js';
 import { checkLabSpec, type LabSpec } from './spec.js';
+import { checkPlanAndNames, checkRunState } from './state.js';
 import { checkImpairment, describeImpairment, type Impairment } from './units.js';
 
 /** How createLab names and keeps what it makes. */
@@ -33,10 +34,13 @@ export interface LabOptions {
 
 /** An impairment in force, as lab.impairments() lists it. */
 export interface LabImpairment {
+  /** The sending node. */
   from: string;
+  /** The node at the link's other end. */
   to: string;
   /** The interface of `from` it is on. */
   interface: string;
+  /** As it was given. */
   impairment: Impairment;
   /** "rate 1mbit, loss 5%". */
   text: string;
@@ -44,11 +48,17 @@ export interface LabImpairment {
 
 /** Everything needed to find a running lab again from another process (the CLI's state file). */
 export interface LabState {
+  /** What the lab is made of. */
   plan: LabPlan;
+  /** Each node's namespace name. */
   names: Record<string, string>;
+  /** [from, to, impairment] for each impaired direction. */
   impairments: [string, string, Impairment][];
+  /** The links that are down, as "a>b" (a and b as planned). */
   down: string[];
+  /** The partitions in force. */
   partitions: LabPartition[];
+  /** The id the next partition gets. */
   nextPartition: number;
 }
 
@@ -89,6 +99,7 @@ export class Lab implements AsyncDisposable {
 
   /** @internal Use createLab() or Lab.attach(). */
   constructor(plan: LabPlan, names: Record<string, string>, keep: boolean) {
+    checkPlanAndNames(plan, names);
     this.plan = plan;
     for (const { key, kind } of plan.nodes) {
       this.names[key] = names[key]!;
@@ -111,15 +122,23 @@ export class Lab implements AsyncDisposable {
 
   /**
    * A running lab found again from its state (lab.state(), as the CLI keeps
-   * it): opens each namespace by name. Async; ENOENT when one is gone.
+   * it): opens each namespace by name. Async; ENOENT when one is gone,
+   * ERR_NETNS_INVALID_ARG for a state of the wrong shape.
    */
   static async attach(state: LabState): Promise<Lab> {
+    if (typeof state !== 'object' || state === null) throw invalid(`Lab.attach takes a lab's state(), got ${kindOf(state)}`);
+    checkRunState(state as unknown as Record<string, unknown>);
     const lab = new Lab(state.plan, state.names, true);
-    for (const node of lab.#nodes.values()) {
-      node.ns = NetNS.open(node.name);
-      node.nl = await openNetlink(node.ns);
-      lab.nodes[node.key] = node.ns;
-      lab.#created.push(node.name);
+    try {
+      for (const node of lab.#nodes.values()) {
+        node.ns = NetNS.open(node.name);
+        node.nl = await openNetlink(node.ns);
+        lab.nodes[node.key] = node.ns;
+        lab.#created.push(node.name);
+      }
+    } catch (error) {
+      lab.close(); // what was opened before a namespace turned out gone
+      throw error;
     }
     for (const [from, to, impairment] of state.impairments) lab.#impairments.set(pair(from, to), impairment);
     for (const key of state.down) lab.#down.add(key);

@@ -19,7 +19,9 @@ import { nftablesOf } from './impair.js';
 
 /** A partition in force: its id (for heal) and its two sides. */
 export interface LabPartition {
+  /** Its number in this lab, from 1 (heal(id) takes it). */
   readonly id: number;
+  /** The two sets of nodes cut off from each other. */
   readonly sides: readonly [readonly string[], readonly string[]];
 }
 

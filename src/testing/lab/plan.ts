@@ -9,7 +9,9 @@ import type { Impairment } from './units.js';
 
 /** One end of a planned link: the node, its interface, its addresses (none on a switch port). */
 export interface PlannedEnd {
+  /** The node's key. */
   node: string;
+  /** Its interface name there (eth0, eth1, …). */
   iface: string;
   /** "10.0.1.1/24", "fd00:0:0:1::1/64". */
   addresses: string[];
@@ -17,7 +19,9 @@ export interface PlannedEnd {
 
 /** A planned veth pair. */
 export interface PlannedLink {
+  /** The end named first in the spec. */
   a: PlannedEnd;
+  /** The other end. */
   b: PlannedEnd;
   /** Index into LabPlan.segments. */
   segment: number;
@@ -27,7 +31,9 @@ export interface PlannedLink {
 
 /** One broadcast domain: a tree of switches and all linked to it, or a direct link. */
 export interface Segment {
+  /** Its IPv4 subnet ("10.0.1.0/24"). */
   subnet: string;
+  /** Its IPv6 subnet, when the lab has IPv6. */
   subnet6?: string;
   /** The switches it is made of (none for a direct link). */
   switches: string[];
@@ -35,17 +41,25 @@ export interface Segment {
 
 /** A route a node gets: a subnet it is not on, through the first router on the way. */
 export interface PlannedRoute {
+  /** The subnet reached. */
   destination: string;
+  /** The first router's address on the node's own segment. */
   gateway: string;
+  /** The node's interface toward it. */
   device: string;
 }
 
 /** The whole lab as data. */
 export interface LabPlan {
+  /** The namespace name prefix. */
   prefix: string;
+  /** Whether segments have IPv6 subnets too. */
   ipv6: boolean;
+  /** Every node, hosts first, then routers, then switches, each in spec order. */
   nodes: { key: string; kind: LabNodeKind }[];
+  /** The broadcast domains, in the order their first link appears. */
   segments: Segment[];
+  /** The links, in spec order. */
   links: PlannedLink[];
   /** By node key, in the order they are added. */
   routes: Record<string, PlannedRoute[]>;
