@@ -14,6 +14,7 @@
         "native/netlink.cc",
         "native/netlink_watch.cc",
         "native/nsfd.cc",
+        "native/packet_capture.cc",
         "native/run_dir_entry.cc",
         "native/run_dir_watch.cc",
         "native/run_program.cc",

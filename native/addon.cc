@@ -21,6 +21,7 @@
 #include "netlink.h"
 #include "netlink_watch.h"
 #include "nsfd.h"
+#include "packet_capture.h"
 #include "run_dir_watch.h"
 #include "run_program.h"
 #include "thread_home.h"
@@ -91,6 +92,10 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("netlinkSubscribe", &NetnsAddon::NetlinkSubscribeJs),
         InstanceMethod("netlinkWatch", &NetnsAddon::NetlinkWatchJs),
         InstanceMethod("runDirWatch", &NetnsAddon::RunDirWatchJs),
+        InstanceMethod("packetOpen", &NetnsAddon::PacketOpenJs),
+        InstanceMethod("packetWatch", &NetnsAddon::PacketWatchJs),
+        InstanceMethod("packetSeal", &NetnsAddon::PacketSealJs),
+        InstanceMethod("packetQueued", &NetnsAddon::PacketQueuedJs),
         InstanceMethod("socketNetns", &NetnsAddon::SocketNetnsJs),
         InstanceMethod("createNamespace", &NetnsAddon::CreateNamespaceJs),
         InstanceMethod("deleteNamespace", &NetnsAddon::DeleteNamespaceJs),
@@ -323,6 +328,38 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     if (auto* failure = std::get_if<Failure>(&opened)) throw ToJsError(env, *failure);
     Napi::Number fd = Napi::Number::New(env, std::get<UniqueFd>(opened).release());
     return NewWatch(fd, info[1], kInotifyReader);
+  }
+
+  // packetOpen(nsFd, interface, snaplen) -> Promise<{ fd, linkType }> (see packet_capture.h)
+  Napi::Value PacketOpenJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    std::string interface = StringArgument(info, 1, "interface");
+    int snaplen = IntArgument(info, 2, "snaplen");
+    if (snaplen < 1 || snaplen > kMaxSnaplen) throw Napi::RangeError::New(env, "snaplen must be 1 to 262144");
+    return Submit(env, [&] {
+      return std::make_unique<PacketSocketJob>(env, DupNamespaceFd(env, FdArgument(info, 0)), std::move(interface),
+                                               snaplen);
+    });
+  }
+
+  // packetWatch(fd, onData) -> an FdWatch of pcap records (see packet_capture.h)
+  Napi::Value PacketWatchJs(const Napi::CallbackInfo& info) { return NewWatch(info[0], info[1], kPacketReader); }
+
+  // packetSeal(fd) -> { packets, drops }: takes no more packets (see packet_capture.h)
+  Napi::Value PacketSealJs(const Napi::CallbackInfo& info) {
+    PacketCounts counts;
+    if (auto failure = SealPacketSocket(FdArgument(info, 0), counts)) throw ToJsError(info.Env(), *failure);
+    Napi::Object result = Napi::Object::New(info.Env());
+    result.Set("packets", static_cast<double>(counts.packets));
+    result.Set("drops", static_cast<double>(counts.drops));
+    return result;
+  }
+
+  // packetQueued(fd) -> bytes of the next queued packet, 0 if none
+  Napi::Value PacketQueuedJs(const Napi::CallbackInfo& info) {
+    int bytes = 0;
+    if (auto failure = PacketQueued(FdArgument(info, 0), bytes)) throw ToJsError(info.Env(), *failure);
+    return Napi::Number::New(info.Env(), bytes);
   }
 
   // runProgram(path, env, stdin) -> Promise<{ status, signal, stdout, stderr }> (see run_program.h)

@@ -2,8 +2,17 @@
 export { createTestNetwork } from './testing/network.js';
 export type { TestHostSpec, TestLinkSpec, TestNetwork, TestNetworkSpec } from './testing/network.js';
 export { sweep } from './testing/sweep.js';
+export { createLab, Lab } from './testing/lab/lab.js';
+export type { ConnectivityOptions, LabImpairment, LabOptions, LabState } from './testing/lab/lab.js';
+export type { LabLinkOptions, LabLinkSpec, LabNodeKind, LabSpec, LabSwitchSpec } from './testing/lab/spec.js';
+export type { LabPlan, PlannedEnd, PlannedLink, PlannedRoute, Segment } from './testing/lab/plan.js';
+export type { LabPartition } from './testing/lab/partition.js';
+export type { ConnectivityMatrix } from './testing/lab/matrix.js';
+export type { Impairment } from './testing/lab/units.js';
 export { hasEffectiveCapability } from './capabilities.js';
 export type { CapabilityName } from './capabilities.js';
 export { dropThreadCapability, threadNetns } from './testing/thread.js';
 export { MemoryBackend } from './addrset/memory-backend.js';
 export { ManualClock } from './testing/manual-clock.js';
+export { capturePackets } from './testing/capture.js';
+export type { CaptureOptions, CaptureSummary, PacketCapture } from './testing/capture.js';

@@ -1,8 +1,9 @@
-// The commands of ours that `ip netns` has no verb for (addrset, demo,
+// The commands of ours that `ip netns` has no verb for (addrset, demo, lab,
 // runtime), parsed by commander, which only these calls load.
 import { Command, CommanderError } from 'commander';
 import { addAddrsetCommands } from './addrset-commands.js';
 import { addDemoCommand } from './demo-command.js';
+import { addLabCommands } from './lab-commands.js';
 import { addRuntimeCommand } from './runtime-command.js';
 import { asNetnsError, EXIT_FAILURE, EXIT_USAGE, reportError, reportUsageError } from './output.js';
 
@@ -15,6 +16,7 @@ export function buildToolsProgram(): Command {
     .configureOutput({ outputError: reportUsageError }); // before the subcommands, which inherit it
   addAddrsetCommands(program);
   addDemoCommand(program);
+  addLabCommands(program);
   addRuntimeCommand(program);
   return program;
 }
@@ -36,4 +38,4 @@ export function toolsHelp(): string {
   return buildToolsProgram().helpInformation();
 }
 
-export const TOOL_COMMANDS = ['addrset', 'demo', 'runtime'];
+export const TOOL_COMMANDS = ['addrset', 'demo', 'lab', 'runtime'];

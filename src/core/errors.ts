@@ -50,6 +50,8 @@ export const ErrorCodes = {
   COMMAND_FAILED: 'ERR_NETNS_COMMAND_FAILED',
   /** withNetNS: fn threw (or rejected with) something that is not an Error; it is in `value` when it could be cloned. */
   NON_ERROR_THROWN: 'ERR_NETNS_NON_ERROR_THROWN',
+  /** The kernel lacks the module a request needs (a qdisc kind, tc classifier or action: sch_netem, cls_matchall, act_gact); the message names it, the kernel's error is the cause. */
+  UNSUPPORTED: 'ERR_NETNS_UNSUPPORTED',
 } as const;
 
 /** One of this package's own codes. */

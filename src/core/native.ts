@@ -62,6 +62,22 @@ export interface NativeBinding {
    */
   runDirWatch(runDir: string, onData: (error: Error | null, data: Buffer | null) => void): NativeFdWatch;
   /**
+   * An AF_PACKET socket made inside the namespace nsFd, bound to `iface` there (looked up on the socket, so in
+   * its namespace) for every protocol, keeping `snaplen` bytes (1 to 262144) of each packet, timestamped to
+   * the nanosecond; on loopback only the incoming copy of each packet. linkType: the pcap LINKTYPE_* of its frames. ENODEV:
+   * no such interface; ERR_NETNS_INVALID_ARG: an interface neither Ethernet, loopback nor raw IP.
+   */
+  packetOpen(nsFd: number, iface: string, snaplen: number): Promise<{ fd: number; linkType: number }>;
+  /**
+   * Takes ownership of the packet socket `fd` (even when it throws) and polls it on this thread's loop: onData
+   * gets pcap records (16-byte little-endian header, captured bytes), each padded to 4 bytes. Holds the loop open.
+   */
+  packetWatch(fd: number, onData: (error: Error | null, data: Buffer | null) => void): NativeFdWatch;
+  /** The packet socket takes no more packets (what is queued stays); its PACKET_STATISTICS: packets seen, drops. */
+  packetSeal(fd: number): { packets: number; drops: number };
+  /** Bytes of the next packet queued on the packet socket, 0 when none is. */
+  packetQueued(fd: number): number;
+  /**
    * Runs `path` (argv [path], exactly `env`, default signals) to its end with `stdin` written and both
    * outputs read (native/run_program.h); throws at once (ENOENT, ETXTBSY...) if it cannot be started.
    */
@@ -70,7 +86,7 @@ export interface NativeBinding {
   socketNetns(fd: number): number;
 }
 
-/** A descriptor polled on this thread's loop (native/fd_watch.h): a netlink socket or an inotify instance. */
+/** A descriptor polled on this thread's loop (native/fd_watch.h): a netlink or packet socket, or an inotify instance. */
 export interface NativeFdWatch {
   ref(): void;
   unref(): void;

@@ -5,16 +5,20 @@
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { NsHandle } from '../core/handle.js';
 import { Addresses } from './addresses.js';
+import { Classes } from './classes.js';
 import { NetlinkWatcher, type WatchOptions } from './events.js';
 import { NetlinkHandle, type NetlinkHandleOptions } from './handle.js';
+import { Filters } from './filters.js';
 import { Links } from './links.js';
 import { Neighbours } from './neighbours.js';
 import { Nsids } from './nsids.js';
+import { Qdiscs } from './qdiscs.js';
 import { Routes } from './routes.js';
 
 /**
  * rtnetlink on one namespace, grouped by object: links, addresses, routes,
- * neighbours, nsids, and watch() for their changes. Made by openNetlink().
+ * neighbours, nsids, traffic control (qdiscs, classes, filters), and watch()
+ * for changes. Made by openNetlink().
  * Every request is async and rejects with a NetnsError (the kernel's errno name
  * as code); close() is synchronous and idempotent (`using` works, and so does
  * `await nl.close()`).
@@ -32,6 +36,12 @@ export class Netlink implements Disposable {
   readonly neighbours: Neighbours;
   /** Network namespace ids, as this handle's namespace assigns them. */
   readonly nsids: Nsids;
+  /** Queueing disciplines, as `tc qdisc`. */
+  readonly qdiscs: Qdiscs;
+  /** Traffic classes (htb), as `tc class`. */
+  readonly classes: Classes;
+  /** Filters (u32, matchall), as `tc filter`. */
+  readonly filters: Filters;
 
   constructor(handle: NetlinkHandle) {
     if (!(handle instanceof NetlinkHandle)) throw netnsError(ErrorCodes.INVALID_ARG, 'new Netlink() takes a NetlinkHandle: open one with openNetlink()');
@@ -41,6 +51,9 @@ export class Netlink implements Disposable {
     this.routes = new Routes(handle, this.links);
     this.neighbours = new Neighbours(handle, this.links);
     this.nsids = new Nsids(handle);
+    this.qdiscs = new Qdiscs(handle, this.links);
+    this.classes = new Classes(handle, this.links);
+    this.filters = new Filters(handle, this.links);
   }
 
   /**
@@ -93,6 +106,27 @@ export type { Address, AddressFilter, AddressFlag, AddressSpec, Addresses, Famil
 export type { Neighbour, NeighbourFilter, NeighbourFlag, NeighbourSpec, NeighbourState, Neighbours } from './neighbours.js';
 export type { NextHop, Route, RouteFilter, RouteProtocol, RouteSpec, RouteType, Routes } from './routes.js';
 export type { NamedNamespace, NsidEntry, NsidFilter, NsidTarget, Nsids } from './nsids.js';
+export type {
+  ClsactQdiscSpec,
+  HtbOptions,
+  HtbQdiscSpec,
+  IngressQdiscSpec,
+  NetemOptions,
+  NetemQdiscSpec,
+  PfifoOptions,
+  PfifoQdiscSpec,
+  Qdisc,
+  QdiscFilter,
+  QdiscParent,
+  QdiscSelector,
+  QdiscSpec,
+  Qdiscs,
+  TbfOptions,
+  TbfQdiscSpec,
+} from './qdiscs.js';
+export type { ClassFilter, ClassSelector, ClassSpec, Classes, HtbClassOptions, TcClass } from './classes.js';
+export type { Filter, FilterParent, FilterProtocol, FilterQuery, FilterSelector, FilterSpec, Filters, MatchallFilterSpec, U32FilterSpec, U32Match } from './filters.js';
+export type { TcHandle } from './tc-message.js';
 export { NetlinkWatcher } from './events.js';
 export type { EventAction, NetlinkEvent, WatchOptions } from './events.js';
 export { ErrorCodes, NetnsError } from '../core/errors.js';

@@ -1,10 +1,10 @@
 // The keys each spec, options and filter object of nl.links / routes /
-// addresses / neighbours / nsids takes. Any other key is refused before
-// anything is sent: a typo (`tabel`) or another method's name for a field
-// (`link` on a route, `mac` on a neighbour) would otherwise be dropped, and
-// the call would do something else (a route in the main table) or fail with a
-// bare kernel EINVAL. test/unit/netlink-spec-keys.test.ts holds each list
-// equal to its TypeScript type, so no key valid by the types is refused.
+// addresses / neighbours / nsids / qdiscs / classes / filters takes. Any other
+// key is refused before anything is sent: a typo (`tabel`) or another method's
+// name for a field (`link` on a route, `mac` on a neighbour) would otherwise be
+// dropped, and the call would do something else (a route in the main table) or
+// fail with a bare kernel EINVAL. test/unit/netlink-spec-keys.test.ts holds
+// each list equal to its TypeScript type, so no key valid by the types is refused.
 import { invalid } from './checks.js';
 import type { NetnsError } from '../core/errors.js';
 import { refuseUnknownKeys } from '../core/known-keys.js';
@@ -19,6 +19,26 @@ export const LINK_KIND_KEYS: Readonly<Record<string, readonly string[]>> = {
   vlan: ['parent', 'id'],
   macvlan: ['parent', 'mode'],
   ipvlan: ['parent', 'mode', 'flags'],
+};
+
+const QDISC_COMMON = ['link', 'parent', 'handle', 'kind'] as const;
+
+/** qdiscs.add() / replace() / change(): the keys of each kind beyond the common ones (QdiscSpec). */
+export const QDISC_KIND_KEYS: Readonly<Record<string, readonly string[]>> = {
+  tbf: ['rate', 'burst', 'limit', 'latency'],
+  htb: ['defaultClass'],
+  netem: ['delay', 'jitter', 'loss', 'duplicate', 'corrupt', 'reorder', 'limit', 'rate'],
+  pfifo: ['limit'],
+  clsact: [],
+  ingress: [],
+};
+
+const FILTER_COMMON = ['link', 'parent', 'priority', 'protocol', 'kind'] as const;
+
+/** filters.add(): the keys of each classifier beyond the common ones (FilterSpec). */
+export const FILTER_KIND_KEYS: Readonly<Record<string, readonly string[]>> = {
+  u32: ['match', 'classid'],
+  matchall: ['action'],
 };
 
 /** Every other object a public method takes, by the method (and part) as errors name it. */
@@ -38,12 +58,34 @@ export const SPEC_KEYS = {
   'nsids.get': ['pid'],
   'nsids.set': ['pid'],
   'nsids.list': ['targetNsid', 'nsid'],
+  'qdiscs.delete': ['link', 'parent', 'handle'],
+  'qdiscs.list': ['link'],
+  class: ['link', 'parent', 'classid', 'kind', 'rate', 'ceil', 'burst', 'cburst'],
+  'classes.delete': ['link', 'classid'],
+  'classes.list': ['link'],
+  'u32 match': ['destination', 'source'],
+  'filters.delete': ['link', 'parent', 'priority', 'protocol'],
+  'filters.list': ['link', 'parent'],
 } as const satisfies Record<string, readonly string[]>;
 
 /** The keys of links.add()'s spec for `kind`; undefined for a kind not made here (refused as such later). */
 export function linkSpecKeys(kind: unknown): readonly string[] | undefined {
-  if (typeof kind !== 'string' || !Object.hasOwn(LINK_KIND_KEYS, kind)) return undefined;
-  return [...LINK_COMMON, ...LINK_KIND_KEYS[kind]!];
+  return kindKeys(LINK_KIND_KEYS, LINK_COMMON, kind);
+}
+
+/** The keys of qdiscs.add()'s spec for `kind`; undefined for a kind not made here (refused as such later). */
+export function qdiscSpecKeys(kind: unknown): readonly string[] | undefined {
+  return kindKeys(QDISC_KIND_KEYS, QDISC_COMMON, kind);
+}
+
+/** The keys of filters.add()'s spec for `kind`; undefined for a classifier not made here (refused as such later). */
+export function filterSpecKeys(kind: unknown): readonly string[] | undefined {
+  return kindKeys(FILTER_KIND_KEYS, FILTER_COMMON, kind);
+}
+
+function kindKeys(table: Readonly<Record<string, readonly string[]>>, common: readonly string[], kind: unknown): readonly string[] | undefined {
+  if (typeof kind !== 'string' || !Object.hasOwn(table, kind)) return undefined;
+  return [...common, ...table[kind]!];
 }
 
 /**

@@ -11,6 +11,8 @@ export const NFGENMSG_SIZE = 4;
 
 export const NFPROTO_UNSPEC = 0;
 export const NFPROTO_INET = 1;
+/** Tables bound to devices: ingress and egress hooks. */
+export const NFPROTO_NETDEV = 5;
 
 export const NFT_MSG_NEWTABLE = 0;
 export const NFT_MSG_GETTABLE = 1;

@@ -39,9 +39,22 @@ const NFT_REG_VERDICT = 0;
 /** nf_tables.h enum nft_verdicts (negative, sent as their two's complement). */
 const NFT_RETURN = -5;
 const NFT_GOTO = -4;
+/** linux/netfilter.h NF_DROP: verdicts of packets are the non-negative codes. */
+const NF_DROP = 0;
+const NFTA_NG_DREG = 1;
+const NFTA_NG_MODULUS = 2;
+const NFTA_NG_TYPE = 3;
+const NFTA_NG_OFFSET = 4;
+const NFT_NG_RANDOM = 1;
+const NFTA_BYTEORDER_SREG = 1;
+const NFTA_BYTEORDER_DREG = 2;
+const NFTA_BYTEORDER_OP = 3;
+const NFTA_BYTEORDER_LEN = 4;
+const NFTA_BYTEORDER_SIZE = 5;
+const NFT_BYTEORDER_HTON = 1;
 /** The 16-byte register nft uses for these matches. */
 const NFT_REG_1 = 1;
-const CMP_OPS = { eq: 0, neq: 1 } as const;
+const CMP_OPS = { eq: 0, neq: 1, lt: 2 } as const;
 /** NFPROTO_IPV4 and NFPROTO_IPV6, as `meta nfproto` reads them. */
 const NFPROTO = { 4: 2, 6: 10 } as const;
 /** Where the addresses are in each family's network header. */
@@ -84,6 +97,23 @@ export const returnVerdict = (): Attribute => verdict(NFT_RETURN);
 
 /** `goto CHAIN`: on into CHAIN, not coming back here. */
 export const gotoChain = (chain: string): Attribute => verdict(NFT_GOTO, chain);
+
+/** `drop`. */
+export const dropVerdict = (): Attribute => verdict(NF_DROP);
+
+/**
+ * `numgen random mod N < LIMIT`, as nft compiles it: the number is made in
+ * host order, turned big-endian (cmp compares bytes), then compared.
+ */
+export function randomBelow(modulus: number, limit: number): Attribute[] {
+  const value = Buffer.alloc(4);
+  value.writeUInt32BE(limit >>> 0);
+  return [
+    expression('numgen', [be32(NFTA_NG_DREG, NFT_REG_1), be32(NFTA_NG_MODULUS, modulus), be32(NFTA_NG_TYPE, NFT_NG_RANDOM), be32(NFTA_NG_OFFSET, 0)]),
+    expression('byteorder', [be32(NFTA_BYTEORDER_SREG, NFT_REG_1), be32(NFTA_BYTEORDER_DREG, NFT_REG_1), be32(NFTA_BYTEORDER_OP, NFT_BYTEORDER_HTON), be32(NFTA_BYTEORDER_LEN, 4), be32(NFTA_BYTEORDER_SIZE, 4)]),
+    cmp('lt', value),
+  ];
+}
 
 /** `masquerade` (no options: an empty DATA nest, as nft sends it). */
 export const masquerade = (): Attribute => expression('masq', []);

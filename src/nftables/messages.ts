@@ -11,6 +11,7 @@ import {
   IFNAMSIZ,
   NFGENMSG_SIZE,
   NFPROTO_INET,
+  NFPROTO_NETDEV,
   NFT_MSG_DELSET,
   NFT_MSG_DELTABLE,
   NFT_MSG_GETGEN,
@@ -70,9 +71,12 @@ export const KEY_TYPES: Record<KeyType, { type: number; length: number; byteorde
   ifname: { type: TYPE_IFNAME, length: IFNAMSIZ, byteorder: BYTEORDER_HOST_ENDIAN },
 };
 
+/** The family as nft names it, for `what` texts. */
+export const familyText = (family: number): string => (family === NFPROTO_NETDEV ? 'netdev' : 'inet');
+
 export interface TableName {
-  /** Always inet here: the only family address sets use. */
-  family: typeof NFPROTO_INET;
+  /** inet (address sets, masquerade, partitions) or netdev (a device's egress hook). */
+  family: typeof NFPROTO_INET | typeof NFPROTO_NETDEV;
   /** The table's name. */
   table: string;
 }
@@ -89,13 +93,13 @@ export function newTable({ family, table }: TableName, comment?: string): Netlin
     flags: 0,
     header: nfgenmsg(family),
     attributes,
-    what: `add table inet ${table}`,
+    what: `add table ${familyText(family)} ${table}`,
   };
 }
 
 /** `delete table inet t`: the table and everything in it. */
 export function deleteTable({ family, table }: TableName): NetlinkRequest {
-  return { type: nftType(NFT_MSG_DELTABLE), flags: 0, header: nfgenmsg(family), attributes: [attr.string(NFTA_TABLE_NAME, table)], what: `delete table inet ${table}` };
+  return { type: nftType(NFT_MSG_DELTABLE), flags: 0, header: nfgenmsg(family), attributes: [attr.string(NFTA_TABLE_NAME, table)], what: `delete table ${familyText(family)} ${table}` };
 }
 
 export interface SetSpec {

@@ -9,7 +9,7 @@ import { NLM_F_APPEND, NLM_F_CREATE } from '../netlink/constants.js';
 import { NetlinkHandle } from '../netlink/handle.js';
 import type { NetlinkMessage, NetlinkRequest } from '../netlink/message.js';
 import { NETLINK_NETFILTER, NFGENMSG_SIZE, nftType } from './constants.js';
-import { nest, nfgenmsg, type TableName } from './messages.js';
+import { familyText, nest, nfgenmsg, type TableName } from './messages.js';
 import { isNftablesGet } from './socket.js';
 import { encodeUserdata, parseUserdata, tlv, userdataString } from './userdata.js';
 
@@ -42,7 +42,7 @@ export interface DumpedRule {
 export function newRule(ref: ChainRef, expressions: Attribute[], comment?: string): NetlinkRequest {
   const attributes = [attr.string(NFTA_RULE_TABLE, ref.table), attr.string(NFTA_RULE_CHAIN, ref.chain), nest(NFTA_RULE_EXPRESSIONS, expressions)];
   if (comment !== undefined) attributes.push(attr.bytes(NFTA_RULE_USERDATA, encodeUserdata([tlv.string(UDATA_RULE_COMMENT, comment)])));
-  return { type: nftType(NFT_MSG_NEWRULE), flags: NLM_F_CREATE | NLM_F_APPEND, header: nfgenmsg(ref.family), attributes, what: `add rule inet ${ref.table} ${ref.chain}` };
+  return { type: nftType(NFT_MSG_NEWRULE), flags: NLM_F_CREATE | NLM_F_APPEND, header: nfgenmsg(ref.family), attributes, what: `add rule ${familyText(ref.family)} ${ref.table} ${ref.chain}` };
 }
 
 /** `delete rule inet T C handle N`. */

@@ -151,6 +151,25 @@ describe.skipIf(!privileged)('README examples, run as written', () => {
     expect(stdout).toContain('gc would remove 0 sets; stats: 1 live');
   });
 
+  it('lab.mjs: a routed three-subnet lab, impaired, captured, partitioned and drawn', async () => {
+    const { stdout, pid } = await example('lab.mjs');
+    rmSync(`/tmp/lab-${pid}.pcap`, { force: true });
+    expect(stdout).toContain('dropped: 0 of 20 (0%)');
+    expect(stdout).toMatch(/^captured [1-9]\d* packets$/m);
+    expect(stdout).toContain('{ pairs: 2, of: 20 }');
+    expect(stdout).toContain('graph LR\n');
+    expect(stdout).toContain('r1→r2: rate 10mbit, loss 1%');
+  });
+
+  it('lab-cli.sh: the same lab from a YAML file, through netns lab', async () => {
+    const { stdout } = await example('lab-cli.sh');
+    expect(stdout).toContain('lab demo is up:');
+    expect(stdout).toContain('1 received');
+    expect(stdout).toContain('dropped: 2 of 20 (10%)');
+    expect(stdout).toContain('impair  c -> s2: rate 1mbit');
+    expect(NetNS.list().filter((entry) => entry.name.startsWith('nsdoc-demo-'))).toEqual([]);
+  });
+
   it('cli.sh: the netns command', async () => {
     const { stdout, stderr, pid } = await example('cli.sh');
     expect(stdout).toMatch(new RegExp(`^nsdoc-${pid}-cli \\(id: \\d+\\)$`, 'm'));

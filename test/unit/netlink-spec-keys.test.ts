@@ -7,10 +7,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { LINK_KIND_KEYS, linkSpecKeys, SPEC_KEYS } from '../../dist/netlink/keys.js';
+import { FILTER_KIND_KEYS, filterSpecKeys, LINK_KIND_KEYS, linkSpecKeys, QDISC_KIND_KEYS, qdiscSpecKeys, SPEC_KEYS } from '../../dist/netlink/keys.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const files = ['links', 'routes', 'addresses', 'neighbours', 'nsids'].map((name) => join(root, 'src/netlink', `${name}.ts`));
+const files = ['links', 'routes', 'addresses', 'neighbours', 'nsids', 'qdiscs', 'classes', 'filters'].map((name) => join(root, 'src/netlink', `${name}.ts`));
 
 function compilerOptions(): ts.CompilerOptions {
   const configPath = join(root, 'tsconfig.build.json');
@@ -21,7 +21,7 @@ function compilerOptions(): ts.CompilerOptions {
 const program = ts.createProgram(files, compilerOptions());
 const checker = program.getTypeChecker();
 
-/** Each public method's parameters of the classes Links, Routes, Addresses, Neighbours, Nsids, as `Class.method#i`. */
+/** Each public method's parameters of the classes Links, Routes, Addresses, Neighbours, Nsids, Qdiscs, Classes, Filters, as `Class.method#i`. */
 function publicParameters(): Map<string, ts.Type> {
   const out = new Map<string, ts.Type>();
   for (const file of files) {
@@ -76,14 +76,32 @@ const LISTS: Record<string, keyof typeof SPEC_KEYS> = {
   'Nsids.get#0': 'nsids.get',
   'Nsids.set#0': 'nsids.set',
   'Nsids.list#0': 'nsids.list',
+  'Qdiscs.list#0': 'qdiscs.list',
+  'Qdiscs.delete#0': 'qdiscs.delete',
+  'Classes.list#0': 'classes.list',
+  'Classes.add#0': 'class',
+  'Classes.replace#0': 'class',
+  'Classes.change#0': 'class',
+  'Classes.delete#0': 'classes.delete',
+  'Filters.list#0': 'filters.list',
+  'Filters.delete#0': 'filters.delete',
+};
+
+/** Parameters whose spec is a union by `kind`, each kind with its own keys: the per-kind table and the function giving a kind's keys. */
+const BY_KIND: Record<string, [Readonly<Record<string, readonly string[]>>, (kind: unknown) => readonly string[] | undefined]> = {
+  'Links.add#0': [LINK_KIND_KEYS, linkSpecKeys],
+  'Qdiscs.add#0': [QDISC_KIND_KEYS, qdiscSpecKeys],
+  'Qdiscs.replace#0': [QDISC_KIND_KEYS, qdiscSpecKeys],
+  'Qdiscs.change#0': [QDISC_KIND_KEYS, qdiscSpecKeys],
+  'Filters.add#0': [FILTER_KIND_KEYS, filterSpecKeys],
 };
 
 describe('netlink spec keys equal their types', () => {
   const parameters = publicParameters();
   const withObjects = [...parameters].filter(([, type]) => objectShapes(type).length > 0).map(([name]) => name);
 
-  it('every public method parameter that takes an object has its list (links.add: per kind)', () => {
-    expect(withObjects.sort()).toEqual([...Object.keys(LISTS), 'Links.add#0'].sort());
+  it('every public method parameter that takes an object has its list (links.add, qdiscs.add, filters.add: per kind)', () => {
+    expect(withObjects.sort()).toEqual([...Object.keys(LISTS), ...Object.keys(BY_KIND)].sort());
   });
 
   for (const [parameter, list] of Object.entries(LISTS)) {
@@ -94,16 +112,18 @@ describe('netlink spec keys equal their types', () => {
     });
   }
 
-  it('links.add: each kind of LinkSpec, its own keys and the common ones', () => {
-    const byKind = new Map<string, string[]>();
-    for (const shape of objectShapes(parameters.get('Links.add#0')!)) {
-      const kind = propertyType(shape, 'kind');
-      expect(kind.isStringLiteral()).toBe(true);
-      byKind.set((kind as ts.StringLiteralType).value, keysOf(shape));
-    }
-    expect([...byKind.keys()].sort()).toEqual(Object.keys(LINK_KIND_KEYS).sort());
-    for (const [kind, keys] of byKind) expect(sorted(linkSpecKeys(kind)), kind).toEqual(keys);
-  });
+  for (const [parameter, [table, keysOfKind]] of Object.entries(BY_KIND)) {
+    it(`${parameter}: each kind, its own keys and the common ones`, () => {
+      const byKind = new Map<string, string[]>();
+      for (const shape of objectShapes(parameters.get(parameter)!)) {
+        const kind = propertyType(shape, 'kind');
+        expect(kind.isStringLiteral()).toBe(true);
+        byKind.set((kind as ts.StringLiteralType).value, keysOf(shape));
+      }
+      expect([...byKind.keys()].sort()).toEqual(Object.keys(table).sort());
+      for (const [kind, keys] of byKind) expect(sorted(keysOfKind(kind)), kind).toEqual(keys);
+    });
+  }
 
   it('links.add: the veth peer', () => {
     const veth = objectShapes(parameters.get('Links.add#0')!).find((shape) => (propertyType(shape, 'kind') as ts.StringLiteralType).value === 'veth')!;
@@ -116,7 +136,12 @@ describe('netlink spec keys equal their types', () => {
     expect(sorted(SPEC_KEYS['next hop'])).toEqual(keysOf(hop!));
   });
 
+  it('a u32 filter match (U32FilterSpec.match)', () => {
+    const u32 = objectShapes(parameters.get('Filters.add#0')!).find((shape) => (propertyType(shape, 'kind') as ts.StringLiteralType).value === 'u32')!;
+    expect(sorted(SPEC_KEYS['u32 match'])).toEqual(keysOf(propertyType(u32, 'match')));
+  });
+
   it('every runtime list is checked above', () => {
-    expect(Object.keys(SPEC_KEYS).sort()).toEqual([...new Set([...Object.values(LISTS), 'links.add veth peer', 'next hop'])].sort());
+    expect(Object.keys(SPEC_KEYS).sort()).toEqual([...new Set([...Object.values(LISTS), 'links.add veth peer', 'next hop', 'u32 match'])].sort());
   });
 });

@@ -1,0 +1,204 @@
+// `netns lab up|down|status|exec|graph|impair|link|partition|heal|matrix`:
+// the lab of netns/testing from a topology file, as containerlab's
+// deploy/destroy/inspect/exec and `tools netem`. A lab outlives `up` (its
+// namespaces are named <prefix><lab>-<node>, where `ip netns` shows them)
+// until `down NAME`, which needs the name spelled out.
+import type { Command } from 'commander';
+import { ErrorCodes, netnsError } from '../core/errors.js';
+import type { Impairment } from '../testing/lab/units.js';
+import type { Lab } from '../testing/lab/lab.js';
+import { chooseLab, labExists, labNames, loadLab, removeLab, saveLab, type StoredLab } from './lab-state.js';
+import { EXIT_USAGE, printResult } from './output.js';
+
+/** The prefix of a CLI lab's namespaces when its file gives none: not the fixtures' (sweep() never takes a lab for a crashed test). */
+const CLI_PREFIX = 'nslab-';
+
+const usage = (message: string): Error => Object.assign(netnsError(ErrorCodes.INVALID_ARG, message), { exitCode: EXIT_USAGE });
+
+async function up(file: string, options: { name?: string; json?: boolean }): Promise<void> {
+  const { loadLabFile } = await import('../testing/lab/file.js');
+  const { checkLabSpec } = await import('../testing/lab/spec.js');
+  const { planLab } = await import('../testing/lab/plan.js');
+  const { createLab } = await import('../testing/lab/lab.js');
+  const loaded = loadLabFile(file);
+  const name = options.name ?? loaded.name;
+  const spec = { prefix: CLI_PREFIX, ...loaded.spec };
+  const plan = planLab(checkLabSpec(spec)); // a bad file is refused before anything, the state file included
+  if (labExists(name)) throw netnsError('EEXIST', `lab ${name} is already up: netns lab down ${name} first`);
+  const names = Object.fromEntries(plan.nodes.map(({ key }) => [key, `${plan.prefix}${name}-${key}`]));
+  const stored: StoredLab = { name, file, building: true, state: { plan, names, impairments: [], down: [], partitions: [], nextPartition: 1 } };
+  saveLab(stored); // before building: a killed `up` leaves what `down` needs
+  let lab: Lab;
+  try {
+    lab = await createLab(spec, { name, keep: true });
+  } catch (error) {
+    removeLab(name);
+    throw error;
+  }
+  saveLab({ ...stored, building: false, state: lab.state() });
+  lab.close();
+  printResult({ name, names }, Boolean(options.json), () => [`lab ${name} is up:`, ...Object.entries(names).map(([node, ns]) => `  ${node.padEnd(12)} ${ns}`)]);
+}
+
+async function down(name: string): Promise<void> {
+  const { deleteNamespace } = await import('../lifecycle.js');
+  const stored = loadLab(name);
+  for (const ns of Object.values(stored.state.names)) {
+    await deleteNamespace(ns).catch((error: { code?: string }) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+  }
+  removeLab(name);
+}
+
+/** Finds the lab again, runs `change`, and keeps what it changed. */
+async function withLab<T>(name: string | undefined, change: (lab: Lab) => Promise<T>): Promise<T> {
+  const { Lab } = await import('../testing/lab/lab.js');
+  const stored = loadLab(chooseLab(name));
+  if (stored.building) throw netnsError(ErrorCodes.FIXTURE, `lab ${stored.name} was never finished (its \`up\` died): netns lab down ${stored.name}`);
+  const lab = await Lab.attach(stored.state);
+  try {
+    return await change(lab);
+  } finally {
+    saveLab({ ...stored, state: lab.state() });
+    lab.close();
+  }
+}
+
+function statusLines(stored: StoredLab, present: Set<string>): string[] {
+  const { plan, names, impairments, down: linksDown, partitions } = stored.state;
+  const lines = [`lab ${stored.name} (from ${stored.file})${stored.building ? ' — never finished: netns lab down it' : ''}`];
+  for (const { key, kind } of plan.nodes) lines.push(`  ${kind.padEnd(7)} ${key.padEnd(12)} ${names[key]}${present.has(names[key]!) ? '' : ' (missing)'}`);
+  for (const { a, b } of plan.links) {
+    const state = linksDown.includes(`${a.node}>${b.node}`) ? 'down' : 'up';
+    lines.push(`  link    ${a.node}:${a.iface} ${a.addresses.join(' ')} -- ${b.node}:${b.iface} ${b.addresses.join(' ')} ${state}`);
+  }
+  for (const [from, to, impairment] of impairments) lines.push(`  impair  ${from} -> ${to}: ${Object.entries(impairment).map(([k, v]) => `${k} ${String(v)}`).join(', ')}`);
+  for (const { id, sides } of partitions) lines.push(`  cut     #${id}: ${sides[0].join(',')} | ${sides[1].join(',')}`);
+  return lines;
+}
+
+async function status(name: string | undefined, options: { json?: boolean }): Promise<void> {
+  const { listNamespaces } = await import('../lifecycle.js');
+  const present = new Set(listNamespaces().map((entry) => entry.name));
+  const labs = (name === undefined ? labNames() : [name]).map(loadLab);
+  printResult(labs, Boolean(options.json), () => (labs.length === 0 ? ['no lab is up'] : labs.flatMap((lab) => statusLines(lab, present))));
+}
+
+async function exec(node: string, command: string[], options: { lab?: string }): Promise<void> {
+  const { NetNS } = await import('../netns.js');
+  const { runForwarded } = await import('./exec-in.js');
+  const stored = loadLab(chooseLab(options.lab));
+  const ns = stored.state.names[node];
+  if (ns === undefined || !Object.hasOwn(stored.state.names, node)) throw usage(`lab ${stored.name} has no node ${JSON.stringify(node)} (nodes: ${Object.keys(stored.state.names).join(', ')})`);
+  // commander keeps the `--` that ends our options when options pass through.
+  const [program, ...args] = command[0] === '--' ? command.slice(1) : command;
+  if (program === undefined) throw usage('lab exec needs a command after the node');
+  await runForwarded(NetNS.open(ns), program!, args, { etc: false });
+}
+
+function impairmentOf(options: Record<string, string | undefined>): Impairment {
+  const impairment: Impairment = {};
+  for (const key of ['rate', 'delay', 'jitter'] as const) if (options[key] !== undefined) impairment[key] = options[key];
+  for (const key of ['loss', 'duplicate'] as const) {
+    if (options[key] === undefined) continue;
+    const percent = Number(String(options[key]).replace(/%$/, ''));
+    if (!Number.isFinite(percent)) throw usage(`--${key} takes a percent (5 or 5%), got ${JSON.stringify(options[key])}`);
+    impairment[key] = percent;
+  }
+  return impairment;
+}
+
+function addInspectCommands(lab: Command): void {
+  lab
+    .command('status')
+    .description('what each lab is made of: nodes, links (up or down), impairments, partitions')
+    .argument('[name]', 'one lab (default: every lab that is up)')
+    .option('--json', 'print JSON')
+    .action(status);
+  lab
+    .command('graph')
+    .description('the lab as a picture: Mermaid (default) or Graphviz DOT')
+    .option('--lab <name>', 'which lab (default: the only one up)')
+    .option('--format <format>', 'mermaid or dot', 'mermaid')
+    .action((options: { lab?: string; format: string }) => withLab(options.lab, async (l) => void process.stdout.write(l.picture(options.format as 'mermaid'))));
+  lab
+    .command('matrix')
+    .description('who reaches whom (as pingAll): every host and router tries every other')
+    .option('--lab <name>', 'which lab (default: the only one up)')
+    .option('--family <family>', '4 or 6', '4')
+    .option('--timeout <ms>', 'how long each try may take', '1000')
+    .option('--json', 'print JSON')
+    .action((options: { lab?: string; family: string; timeout: string; json?: boolean }) =>
+      withLab(options.lab, async (l) => {
+        const matrix = await l.connectivity({ family: Number(options.family) as 4 | 6, timeout: Number(options.timeout) });
+        printResult({ nodes: matrix.nodes, reachable: matrix.reachable, dropped: matrix.dropped }, Boolean(options.json), () => [String(matrix)]);
+      }),
+    );
+}
+
+function addChangeCommands(lab: Command): void {
+  lab
+    .command('impair')
+    .description('impair what FROM sends to TO (replacing what was set that way); --clear takes it off')
+    .argument('<from>')
+    .argument('<to>')
+    .option('--lab <name>', 'which lab (default: the only one up)')
+    .option('--rate <rate>', 'e.g. 10mbit, 512kbit')
+    .option('--delay <time>', 'e.g. 20ms (needs sch_netem)')
+    .option('--jitter <time>', 'e.g. 5ms (needs sch_netem)')
+    .option('--loss <percent>', 'e.g. 5')
+    .option('--duplicate <percent>', 'e.g. 1 (needs sch_netem)')
+    .option('--clear', 'take the impairment off')
+    .action((from: string, to: string, options: Record<string, string | undefined> & { lab?: string; clear?: boolean }) =>
+      withLab(options.lab, (l) => (options.clear ? l.clearImpairment(from, to) : l.impair(from, to, impairmentOf(options)))),
+    );
+  lab
+    .command('link')
+    .description('take the link between A and B down, or bring it up with its addresses and routes')
+    .argument('<a>')
+    .argument('<b>')
+    .argument('<state>', 'up or down')
+    .option('--lab <name>', 'which lab (default: the only one up)')
+    .action((a: string, b: string, state: string, options: { lab?: string }) => {
+      if (state !== 'up' && state !== 'down') throw usage(`link state must be up or down, got ${JSON.stringify(state)}`);
+      return withLab(options.lab, (l) => (state === 'up' ? l.linkUp(a, b) : l.linkDown(a, b)));
+    });
+  lab
+    .command('partition')
+    .description('cut the nodes of one side (a,b) off from the other (c,d), both ways; prints its id')
+    .argument('<sideA>', 'comma-separated nodes')
+    .argument('<sideB>', 'comma-separated nodes')
+    .option('--lab <name>', 'which lab (default: the only one up)')
+    .action((sideA: string, sideB: string, options: { lab?: string }) =>
+      withLab(options.lab, async (l) => void process.stdout.write(`${(await l.partition(sideA.split(','), sideB.split(','))).id}\n`)),
+    );
+  lab
+    .command('heal')
+    .description('heal one partition by id, or all of them')
+    .argument('[id]')
+    .option('--lab <name>', 'which lab (default: the only one up)')
+    .action((id: string | undefined, options: { lab?: string }) => withLab(options.lab, (l) => l.heal(id === undefined ? undefined : Number(id))));
+}
+
+export function addLabCommands(program: Command): void {
+  const lab = program.command('lab').description('network labs from a topology file (JSON or YAML): hosts, switches, routers, impairments, partitions (needs root)');
+  lab
+    .command('up')
+    .description('build the lab a file declares; it stays until `netns lab down NAME`')
+    .argument('<file>', 'a .json, .yaml or .yml topology')
+    .option('--name <name>', "the lab's name (default: the file's `name`, else its file name)")
+    .option('--json', 'print JSON')
+    .action(up);
+  lab.command('down').description('delete the lab: every namespace it made, and its state').argument('<name>', 'the lab (required: nothing is deleted by default)').action(down);
+  lab
+    .command('exec')
+    .description('run a command in a node of the lab, as `ip netns exec`')
+    .option('--lab <name>', 'which lab (default: the only one up)')
+    .argument('<node>')
+    .argument('<command...>', 'after --')
+    .passThroughOptions()
+    .action(exec);
+  addInspectCommands(lab);
+  addChangeCommands(lab);
+}

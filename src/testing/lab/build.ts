@@ -1,0 +1,120 @@
+// Makes a planned lab: namespaces (made concurrently on the addon's threads),
+// then over one netlink socket per node, no `ip` process: lo up, a bridge
+// per switch, a veth pair per link (made from the switch's side, so the port
+// is enslaved in the same message), addresses, forwarding on routers, routes.
+// Every step the kernel refuses becomes ERR_NETNS_FIXTURE naming the node and
+// the step in `ip` terms; the caller then deletes what was made.
+import { ErrorCodes, netnsError } from '../../core/errors.js';
+import type { NetlinkHandle } from '../../netlink/handle.js';
+import { openNetlink, type Netlink } from '../../netlink/index.js';
+import { NetNS } from '../../netns.js';
+import type { LabPlan, PlannedEnd, PlannedLink } from './plan.js';
+
+/** A node as made: its namespace, its name, its netlink socket. */
+export interface LabNode {
+  readonly key: string;
+  readonly kind: 'host' | 'router' | 'switch';
+  /** The namespace name (`ip netns` shows it). */
+  readonly name: string;
+  ns?: NetNS;
+  nl?: Netlink;
+  /** Its nf_tables socket, opened on first use (impairments, partitions). */
+  nft?: NetlinkHandle;
+}
+
+/** The bridge every switch's ports are enslaved to. */
+export const BRIDGE = 'br0';
+
+/**
+ * Runs `run` on a node as it is: an error keeps its code (ERR_NETNS_UNSUPPORTED,
+ * EPERM...), its message gains the namespace it happened in.
+ */
+export async function inNode<T>(node: LabNode, run: (nl: Netlink, ns: NetNS) => Promise<T>): Promise<T> {
+  try {
+    return await run(node.nl!, node.ns!);
+  } catch (error) {
+    if (error instanceof Error) error.message += ` (in ${node.name})`;
+    throw error;
+  }
+}
+
+/** Runs one step in a node, as ERR_NETNS_FIXTURE naming the namespace and the step when it fails. */
+export async function step<T>(node: LabNode, what: string, run: (nl: Netlink, ns: NetNS) => Promise<T>): Promise<T> {
+  try {
+    return await run(node.nl!, node.ns!);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw netnsError(ErrorCodes.FIXTURE, `${what} in ${node.name} failed: ${detail}`, { cause: error });
+  }
+}
+
+/** Makes every namespace concurrently; a name is in `created` once made (a name that was taken is never ours to delete). */
+async function makeNamespaces(nodes: LabNode[], created: string[]): Promise<void> {
+  const made = await Promise.allSettled(
+    nodes.map(async (node) => {
+      node.ns = await NetNS.create(node.name);
+      created.push(node.name);
+      node.nl = await openNetlink(node.ns);
+    }),
+  );
+  const failed = made.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+async function makeLink(link: PlannedLink, nodes: Map<string, LabNode>, bridges: Map<string, number>): Promise<void> {
+  // From the switch's side when there is one: its end is enslaved as it is made.
+  const [first, second] = bridges.has(link.b.node) && !bridges.has(link.a.node) ? [link.b, link.a] : [link.a, link.b];
+  const [one, two] = [nodes.get(first.node)!, nodes.get(second.node)!];
+  await step(one, `link add ${first.iface} type veth peer name ${second.iface} netns ${two.name}`, (nl) =>
+    nl.links.add({ kind: 'veth', name: first.iface, up: true, ...master(first, bridges), peer: { name: second.iface, netns: two.ns! } }),
+  );
+  await step(two, `link set ${second.iface} up`, (nl) => nl.links.set(second.iface, { up: true, ...master(second, bridges) }));
+}
+
+const master = (end: PlannedEnd, bridges: Map<string, number>): { master?: number } => (bridges.has(end.node) ? { master: bridges.get(end.node)! } : {});
+
+async function addAddresses(end: PlannedEnd, node: LabNode): Promise<void> {
+  for (const cidr of end.addresses) {
+    // nodad: usable at once, not after a second of duplicate detection.
+    const flags = cidr.includes(':') ? (['nodad'] as const) : [];
+    await step(node, `addr add ${cidr} dev ${end.iface}`, (nl) => nl.addresses.add({ link: end.iface, address: cidr, flags: [...flags] }));
+  }
+}
+
+/**
+ * Links made after this skip duplicate address detection, for their
+ * link-local addresses too: while a link-local address is tentative the
+ * kernel sends no neighbour solicitation for a packet it forwards, so a
+ * router could not reach its next hop for the first second or two.
+ */
+async function skipDad(node: LabNode): Promise<void> {
+  await step(node, 'sysctl -w net.ipv6.conf.default.accept_dad=0', (_, ns) => ns.sysctl.set('net.ipv6.conf.default.accept_dad', 0));
+}
+
+async function enableForwarding(node: LabNode, ipv6: boolean): Promise<void> {
+  await step(node, 'sysctl -w net.ipv4.ip_forward=1', (_, ns) => ns.sysctl.set('net.ipv4.ip_forward', 1));
+  if (ipv6) await step(node, 'sysctl -w net.ipv6.conf.all.forwarding=1', (_, ns) => ns.sysctl.set('net.ipv6.conf.all.forwarding', 1));
+}
+
+/** Builds the plan into `nodes` (by key, named already); `created` collects the namespaces made, for the caller's cleanup. */
+export async function buildLab(plan: LabPlan, nodes: Map<string, LabNode>, created: string[]): Promise<void> {
+  await makeNamespaces([...nodes.values()], created);
+  if (plan.ipv6) await Promise.all([...nodes.values()].map(skipDad));
+  const bridges = new Map<string, number>();
+  for (const node of nodes.values()) {
+    await step(node, 'link set lo up', (nl) => nl.links.up('lo'));
+    if (node.kind === 'switch') {
+      const bridge = await step(node, `link add ${BRIDGE} type bridge`, (nl) => nl.links.add({ kind: 'bridge', name: BRIDGE, up: true }));
+      bridges.set(node.key, bridge.index);
+    }
+  }
+  for (const link of plan.links) await makeLink(link, nodes, bridges);
+  for (const link of plan.links) for (const end of [link.a, link.b]) await addAddresses(end, nodes.get(end.node)!);
+  await Promise.all([...nodes.values()].filter((node) => node.kind === 'router').map((node) => enableForwarding(node, plan.ipv6)));
+  for (const [key, routes] of Object.entries(plan.routes)) {
+    const node = nodes.get(key)!;
+    for (const { destination, gateway, device } of routes) {
+      await step(node, `route add ${destination} via ${gateway} dev ${device}`, (nl) => nl.routes.add({ destination, gateway, device }));
+    }
+  }
+}

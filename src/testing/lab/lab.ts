@@ -1,0 +1,403 @@
+// createLab: hosts, routers and switches in namespaces of their own, joined
+// by veth pairs, addressed and routed, with run-time impairments, link
+// down/up, partitions, captures, a connectivity matrix and a picture.
+// Everything carries a prefix unique to this process and is removed by
+// delete(), on failure half-way, and at process exit (unless kept: the CLI's
+// labs outlive `netns lab up`).
+import { randomBytes } from 'node:crypto';
+import { ErrorCodes, kindOf, netnsError, type NetnsError } from '../../core/errors.js';
+import { refuseUnknownKeys } from '../../core/known-keys.js';
+import { assertValidName } from '../../core/names.js';
+import { ownOptions } from '../../core/own.js';
+import { deleteNamespace } from '../../lifecycle.js';
+import { openNetlink } from '../../netlink/index.js';
+import { NetNS } from '../../netns.js';
+import { capturePackets, type PacketCapture } from '../capture.js';
+import { deleteNamespacesSync } from '../run-ip.js';
+import { buildLab, inNode, type LabNode } from './build.js';
+import { applyImpairment, clearImpairment } from './impair.js';
+import { connectivity, type ConnectivityMatrix } from './matrix.js';
+import { cutOff, reconnect, type LabPartition } from './partition.js';
+import { dot, mermaid } from './picture.js';
+import { planLab, type LabPlan, type PlannedEnd, type PlannedLink } from './plan.js';
+import { checkLabSpec, type LabSpec } from './spec.js';
+import { checkPlanAndNames, checkRunState } from './state.js';
+import { checkImpairment, describeImpairment, type Impairment } from './units.js';
+
+/** How createLab names and keeps what it makes. */
+export interface LabOptions {
+  /** Names namespaces `<prefix><name>-<node>` instead of `<prefix><pid>-<random>-<node>`: a lab found again by name (the CLI's). */
+  name?: string;
+  /** Leave the lab in place when the process exits (default false: removed at exit, as createTestNetwork's). */
+  keep?: boolean;
+}
+
+/** An impairment in force, as lab.impairments() lists it. */
+export interface LabImpairment {
+  /** The sending node. */
+  from: string;
+  /** The node at the link's other end. */
+  to: string;
+  /** The interface of `from` it is on. */
+  interface: string;
+  /** As it was given. */
+  impairment: Impairment;
+  /** "rate 1mbit, loss 5%". */
+  text: string;
+}
+
+/** Everything needed to find a running lab again from another process (the CLI's state file). */
+export interface LabState {
+  /** What the lab is made of. */
+  plan: LabPlan;
+  /** Each node's namespace name. */
+  names: Record<string, string>;
+  /** [from, to, impairment] for each impaired direction. */
+  impairments: [string, string, Impairment][];
+  /** The links that are down, as "a>b" (a and b as planned). */
+  down: string[];
+  /** The partitions in force. */
+  partitions: LabPartition[];
+  /** The id the next partition gets. */
+  nextPartition: number;
+}
+
+/** Options of lab.connectivity(). */
+export interface ConnectivityOptions {
+  /** Which addresses to try (default 4). */
+  family?: 4 | 6;
+  /** How long an attempt may take, in ms (default 1000). */
+  timeout?: number;
+  /** Which nodes to probe between (default: every host and router). */
+  nodes?: string[];
+}
+
+const invalid = (message: string): NetnsError => netnsError(ErrorCodes.INVALID_ARG, message);
+const pair = (from: string, to: string): string => `${from}>${to}`;
+
+/**
+ * A running lab. Node keys are those of the spec; every method is async
+ * except the readers, and rejects with a coded error: ERR_NETNS_INVALID_ARG
+ * for an unknown node or link, the kernel's code (ERR_NETNS_UNSUPPORTED for a
+ * missing qdisc module) with the namespace named in the message.
+ */
+export class Lab implements AsyncDisposable {
+  /** Each node's namespace, with the NetNS I/O methods (connect, spawn, sysctl...). */
+  readonly nodes: Record<string, NetNS> = {};
+  /** Each node's namespace name (`ip -n NAME`, `ip netns exec NAME`). */
+  readonly names: Record<string, string> = {};
+  /** The plan it was built from: segments, interfaces, addresses, routes. */
+  readonly plan: LabPlan;
+  readonly #nodes = new Map<string, LabNode>();
+  readonly #created: string[] = [];
+  readonly #impairments = new Map<string, Impairment>();
+  readonly #down = new Set<string>();
+  readonly #partitions = new Map<number, LabPartition>();
+  #nextPartition = 1;
+  readonly #onExit = (): void => deleteNamespacesSync(this.#created);
+  #deleted = false;
+
+  /** @internal Use createLab() or Lab.attach(). */
+  constructor(plan: LabPlan, names: Record<string, string>, keep: boolean) {
+    checkPlanAndNames(plan, names);
+    this.plan = plan;
+    for (const { key, kind } of plan.nodes) {
+      this.names[key] = names[key]!;
+      this.#nodes.set(key, { key, kind, name: names[key]! });
+    }
+    if (!keep) process.once('exit', this.#onExit);
+  }
+
+  /** @internal Builds the plan; the caller deletes on failure. */
+  async build(): Promise<void> {
+    await buildLab(this.plan, this.#nodes, this.#created);
+    for (const node of this.#nodes.values()) this.nodes[node.key] = node.ns!;
+    for (const link of this.plan.links) {
+      for (const [from, to] of [[link.a.node, link.b.node], [link.b.node, link.a.node]] as const) {
+        const impairment = link.impair[from];
+        if (impairment) await this.impair(from, to, impairment);
+      }
+    }
+  }
+
+  /**
+   * A running lab found again from its state (lab.state(), as the CLI keeps
+   * it): opens each namespace by name. Async; ENOENT when one is gone,
+   * ERR_NETNS_INVALID_ARG for a state of the wrong shape.
+   */
+  static async attach(state: LabState): Promise<Lab> {
+    if (typeof state !== 'object' || state === null) throw invalid(`Lab.attach takes a lab's state(), got ${kindOf(state)}`);
+    checkRunState(state as unknown as Record<string, unknown>);
+    const lab = new Lab(state.plan, state.names, true);
+    try {
+      for (const node of lab.#nodes.values()) {
+        node.ns = NetNS.open(node.name);
+        node.nl = await openNetlink(node.ns);
+        lab.nodes[node.key] = node.ns;
+        lab.#created.push(node.name);
+      }
+    } catch (error) {
+      lab.close(); // what was opened before a namespace turned out gone
+      throw error;
+    }
+    for (const [from, to, impairment] of state.impairments) lab.#impairments.set(pair(from, to), impairment);
+    for (const key of state.down) lab.#down.add(key);
+    for (const partition of state.partitions) lab.#partitions.set(partition.id, partition);
+    lab.#nextPartition = state.nextPartition;
+    return lab;
+  }
+
+  /** What another process needs to find and work this lab (plain JSON data). */
+  state(): LabState {
+    const impairments = [...this.#impairments].map(([key, impairment]) => [...(key.split('>') as [string, string]), impairment] as [string, string, Impairment]);
+    return { plan: this.plan, names: { ...this.names }, impairments, down: [...this.#down], partitions: [...this.#partitions.values()], nextPartition: this.#nextPartition };
+  }
+
+  #node(key: unknown): LabNode {
+    const node = typeof key === 'string' ? this.#nodes.get(key) : undefined;
+    if (!node) throw invalid(`lab has no node ${JSON.stringify(key) ?? String(key)} (nodes: ${[...this.#nodes.keys()].join(', ')})`);
+    return node;
+  }
+
+  /** The link between two nodes and which end is `from`'s. */
+  #link(from: unknown, to: unknown): { link: PlannedLink; near: PlannedEnd; far: PlannedEnd } {
+    this.#node(from);
+    this.#node(to);
+    for (const link of this.plan.links) {
+      if (link.a.node === from && link.b.node === to) return { link, near: link.a, far: link.b };
+      if (link.b.node === from && link.a.node === to) return { link, near: link.b, far: link.a };
+    }
+    throw invalid(`lab has no link between ${String(from)} and ${String(to)}`);
+  }
+
+  /** A node's address (without prefix length): the first one of the family (default 4) on its first link. */
+  address(node: string, family: 4 | 6 = 4): string {
+    this.#node(node);
+    for (const link of this.plan.links) {
+      for (const end of [link.a, link.b]) {
+        const found = end.node === node ? end.addresses.find((cidr) => cidr.includes(':') === (family === 6)) : undefined;
+        if (found) return found.split('/')[0]!;
+      }
+    }
+    throw invalid(`node ${node} has no IPv${family} address`);
+  }
+
+  /** The interface of `node` on its link to `peer` ("eth1"). */
+  interfaceTo(node: string, peer: string): string {
+    return this.#link(node, peer).near.iface;
+  }
+
+  /**
+   * Impairs what `from` sends to `to` over their link (replacing what was set
+   * that way): `{ rate: '10mbit', delay: '20ms', jitter: '5ms', loss: 1, duplicate: 1 }`.
+   * delay, jitter and duplicate need sch_netem (ERR_NETNS_UNSUPPORTED names it
+   * where the kernel lacks it, and the link is left unimpaired); rate and
+   * loss work without it. An empty impairment clears.
+   */
+  async impair(from: string, to: string, impairment: Impairment): Promise<void> {
+    const { near } = this.#link(from, to);
+    const checked = checkImpairment(impairment, `${from}→${to}`);
+    this.#impairments.delete(pair(from, to));
+    await applyImpairment(this.#node(from), near.iface, checked, `${from}→${to}`);
+    if (Object.keys(checked).length > 0) this.#impairments.set(pair(from, to), checked);
+  }
+
+  /** Takes the impairment off what `from` sends to `to`. */
+  async clearImpairment(from: string, to: string): Promise<void> {
+    const { near } = this.#link(from, to);
+    await clearImpairment(this.#node(from), near.iface);
+    this.#impairments.delete(pair(from, to));
+  }
+
+  /** The impairments in force, one per impaired direction. */
+  impairments(): LabImpairment[] {
+    return [...this.#impairments].map(([key, impairment]) => {
+      const [from, to] = key.split('>') as [string, string];
+      return { from, to, interface: this.interfaceTo(from, to), impairment, text: describeImpairment(impairment) };
+    });
+  }
+
+  /** Sets both ends of the link administratively down, as pulling the cable (`ip link set … down` on each). */
+  async linkDown(a: string, b: string): Promise<void> {
+    const { link } = this.#link(a, b);
+    for (const end of [link.a, link.b]) await inNode(this.#node(end.node), (nl) => nl.links.down(end.iface));
+    this.#down.add(pair(link.a.node, link.b.node));
+  }
+
+  /**
+   * Sets both ends up again and puts back what the kernel flushed when they
+   * went down: the ends' addresses (IPv6 ones go with the link) and the
+   * routes through them.
+   */
+  async linkUp(a: string, b: string): Promise<void> {
+    const { link } = this.#link(a, b);
+    for (const end of [link.a, link.b]) {
+      const node = this.#node(end.node);
+      await inNode(node, (nl) => nl.links.up(end.iface));
+      for (const cidr of end.addresses) {
+        const flags = cidr.includes(':') ? (['nodad'] as const) : [];
+        await ignoreExisting(inNode(node, (nl) => nl.addresses.add({ link: end.iface, address: cidr, flags: [...flags] })));
+      }
+      for (const route of this.plan.routes[end.node] ?? []) {
+        if (route.device === end.iface) await ignoreExisting(inNode(node, (nl) => nl.routes.add(route)));
+      }
+    }
+    this.#down.delete(pair(link.a.node, link.b.node));
+  }
+
+  /** The links that are down, as [a, b] pairs. */
+  linksDown(): [string, string][] {
+    return [...this.#down].map((key) => key.split('>') as [string, string]);
+  }
+
+  /**
+   * Cuts every node of `sideA` off from every node of `sideB` (hosts and
+   * routers: a switch carries no address), both ways, until heal(). Async;
+   * returns the partition (its id for heal). A node on both sides is refused.
+   */
+  async partition(sideA: string[], sideB: string[]): Promise<LabPartition> {
+    const sides = [this.#side(sideA, 'sideA'), this.#side(sideB, 'sideB')] as const;
+    const both = sides[0].filter((key) => sides[1].includes(key));
+    if (both.length > 0) throw invalid(`partition: ${both.join(', ')} on both sides`);
+    const partition: LabPartition = { id: this.#nextPartition++, sides };
+    this.#partitions.set(partition.id, partition);
+    try {
+      for (const [mine, theirs] of [[sides[0], sides[1]], [sides[1], sides[0]]] as const) {
+        const addresses = theirs.flatMap((key) => this.#addressesOf(key));
+        for (const key of mine) await cutOff(this.#node(key), partition.id, addresses);
+      }
+    } catch (error) {
+      await this.heal(partition.id).catch(() => {});
+      throw error;
+    }
+    return partition;
+  }
+
+  #side(side: unknown, what: string): string[] {
+    if (!Array.isArray(side) || side.length === 0) throw invalid(`partition: ${what} must be a non-empty array of node keys`);
+    for (const key of side) {
+      if (this.#node(key).kind === 'switch') throw invalid(`partition: ${String(key)} is a switch, which has no address to cut off: take its links down instead`);
+    }
+    return [...new Set(side as string[])];
+  }
+
+  #addressesOf(key: string): string[] {
+    return this.plan.links.flatMap((link) => [link.a, link.b]).filter((end) => end.node === key).flatMap((end) => end.addresses.map((cidr) => cidr.split('/')[0]!));
+  }
+
+  /** Heals one partition (by itself or its id), or every partition when none is given. */
+  async heal(partition?: LabPartition | number): Promise<void> {
+    const ids = partition === undefined ? [...this.#partitions.keys()] : [typeof partition === 'number' ? partition : partition?.id];
+    for (const id of ids) {
+      const found = typeof id === 'number' ? this.#partitions.get(id) : undefined;
+      if (!found) throw invalid(`heal: no partition ${String(id)} (in force: ${[...this.#partitions.keys()].join(', ') || 'none'})`);
+      for (const key of found.sides.flat()) await reconnect(this.#node(key), found.id);
+      this.#partitions.delete(found.id);
+    }
+  }
+
+  /** The partitions in force. */
+  partitions(): LabPartition[] {
+    return [...this.#partitions.values()];
+  }
+
+  /** Captures what `node` sends and receives on its link to `peer` into a pcap file (see capturePackets). */
+  capture(node: string, peer: string, options: { file: string; snaplen?: number }): Promise<PacketCapture> {
+    const { near } = this.#link(node, peer);
+    return capturePackets(this.#node(node).ns!, near.iface, options);
+  }
+
+  /**
+   * Tries every ordered pair of hosts and routers (or `nodes`), as pingAll:
+   * returns who reached whom, with a printable table.
+   */
+  connectivity(options: ConnectivityOptions = {}): Promise<ConnectivityMatrix> {
+    const { family = 4, timeout = 1000, nodes } = options;
+    const keys = nodes ?? this.plan.nodes.filter((n) => n.kind !== 'switch').map((n) => n.key);
+    const probes = keys.map((key) => {
+      const node = this.#node(key);
+      return { key, ns: node.ns!, address: this.#addressesOf(key).find((a) => a.includes(':') === (family === 6)) };
+    });
+    return connectivity(probes, timeout);
+  }
+
+  /** The lab as a picture: Mermaid (default) or Graphviz DOT, with impairments and links down marked. */
+  picture(format: 'mermaid' | 'dot' = 'mermaid'): string {
+    if (format !== 'mermaid' && format !== 'dot') throw invalid(`picture format must be 'mermaid' or 'dot', got ${JSON.stringify(format)}`);
+    return (format === 'dot' ? dot : mermaid)(this.plan, { impairments: this.#impairments, down: this.#down });
+  }
+
+  /**
+   * Lets go of the lab's handles and sockets and leaves it running (another
+   * process may attach to it, or `netns lab down` delete it). Synchronous,
+   * idempotent; the lab's methods no longer work afterwards.
+   */
+  close(): void {
+    for (const node of this.#nodes.values()) {
+      node.nl?.close();
+      node.nft?.close();
+      node.ns?.close();
+    }
+    process.off('exit', this.#onExit);
+  }
+
+  /**
+   * Deletes every namespace of the lab (and with them its links, tables and
+   * qdiscs); idempotent, never rejects: a namespace that cannot be deleted is
+   * left for sweep(prefix).
+   */
+  async delete(): Promise<void> {
+    if (this.#deleted) return;
+    this.#deleted = true;
+    this.close();
+    await Promise.all(this.#created.map((name) => deleteNamespace(name).catch(() => {})));
+  }
+
+  /** delete(), for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.delete();
+  }
+}
+
+async function ignoreExisting(done: Promise<unknown>): Promise<void> {
+  try {
+    await done;
+  } catch (error) {
+    if ((error as NetnsError).code !== 'EEXIST') throw error;
+  }
+}
+
+function namesFor(plan: LabPlan, options: LabOptions): Record<string, string> {
+  const stem = options.name === undefined ? `${process.pid}-${randomBytes(3).toString('hex')}` : options.name;
+  const names: Record<string, string> = {};
+  for (const { key } of plan.nodes) {
+    const name = `${plan.prefix}${stem}-${key}`;
+    assertValidName(name);
+    names[key] = name;
+  }
+  return names;
+}
+
+/**
+ * Builds a lab (see LabSpec): async; needs CAP_SYS_ADMIN and CAP_NET_ADMIN.
+ * A bad spec rejects with ERR_NETNS_INVALID_ARG before anything is made; a
+ * step the kernel refuses removes what was made and rejects with
+ * ERR_NETNS_FIXTURE naming the namespace and the step in `ip` terms.
+ */
+export async function createLab(spec: LabSpec, given?: LabOptions): Promise<Lab> {
+  const plan = planLab(checkLabSpec(spec));
+  const options = ownOptions(given);
+  refuseUnknownKeys(options, ['name', 'keep'], 'createLab options', invalid);
+  if (options.keep !== undefined && typeof options.keep !== 'boolean') throw invalid(`createLab: keep must be a boolean, got ${typeof options.keep}`);
+  if (options.name !== undefined && (typeof options.name !== 'string' || !/^[A-Za-z0-9_-]{1,32}$/.test(options.name))) {
+    throw invalid(`createLab: name must match /^[A-Za-z0-9_-]{1,32}$/, got ${JSON.stringify(options.name)}`);
+  }
+  const lab = new Lab(plan, namesFor(plan, options), options.keep === true);
+  try {
+    await lab.build();
+  } catch (error) {
+    await lab.delete();
+    throw error;
+  }
+  return lab;
+}

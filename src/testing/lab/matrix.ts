@@ -1,0 +1,70 @@
+// Who reaches whom, as Mininet's pingAll: from every node to every other
+// one's address, a TCP connection attempt made inside the source's
+// namespace. An answer of any kind (a connection, or a refusal: the
+// destination's kernel sent a reset) means reachable; a timeout, or no
+// route, means not. No raw socket, no ping process, no listener needed.
+import type { NetnsError } from '../../core/errors.js';
+import type { NetNS } from '../../netns.js';
+
+/** Every source's row: whether it reached each destination (null: itself). */
+export interface ConnectivityMatrix {
+  /** The nodes, in row and column order. */
+  readonly nodes: readonly string[];
+  /** reachable[i][j]: nodes[i] reached nodes[j]; null on the diagonal. */
+  readonly reachable: readonly (readonly (boolean | null)[])[];
+  /** How many ordered pairs did not reach each other, and of how many. */
+  readonly dropped: { readonly pairs: number; readonly of: number };
+  /** The matrix as a table: ✓ reached, ✗ not, · itself; then "dropped: N of M (P%)". */
+  toString(): string;
+}
+
+/** The destination port: discard, which nothing here listens on; a refusal proves the path as well as a connection. */
+const PROBE_PORT = 9;
+const CONCURRENCY = 128;
+
+async function reaches(from: NetNS, host: string, timeout: number): Promise<boolean> {
+  try {
+    const socket = await from.connect({ host, port: PROBE_PORT, timeout });
+    socket.destroy();
+    return true;
+  } catch (error) {
+    return (error as NetnsError).code === 'ECONNREFUSED';
+  }
+}
+
+/** Runs the tasks, at most `limit` at a time, in order of results. */
+async function limited<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results: T[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < tasks.length) {
+      const index = next++;
+      results[index] = await tasks[index]!();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}
+
+function format(nodes: readonly string[], reachable: (boolean | null)[][], dropped: { pairs: number; of: number }): string {
+  const width = Math.max(...nodes.map((n) => n.length), 1);
+  const pad = (text: string): string => text.padEnd(width);
+  const lines = [`${pad('')} ${nodes.map(pad).join(' ')}`];
+  reachable.forEach((row, i) => lines.push(`${pad(nodes[i]!)} ${row.map((cell) => pad(cell === null ? '·' : cell ? '✓' : '✗')).join(' ')}`));
+  const share = dropped.of === 0 ? 0 : Math.round((100 * dropped.pairs) / dropped.of);
+  lines.push(`dropped: ${dropped.pairs} of ${dropped.of} (${share}%)`);
+  return lines.join('\n');
+}
+
+/** Probes every ordered pair; `targets` gives each node's address to try. */
+export async function connectivity(nodes: { key: string; ns: NetNS; address: string | undefined }[], timeoutMs: number): Promise<ConnectivityMatrix> {
+  const tasks = nodes.flatMap((from) =>
+    nodes.map((to) => () => (from === to ? Promise.resolve(null) : to.address === undefined ? Promise.resolve(false) : reaches(from.ns, to.address, timeoutMs))),
+  );
+  const cells = await limited(tasks, CONCURRENCY);
+  const reachable = nodes.map((_, i) => cells.slice(i * nodes.length, (i + 1) * nodes.length));
+  const of = nodes.length * (nodes.length - 1);
+  const dropped = { pairs: cells.filter((cell) => cell === false).length, of };
+  const keys = nodes.map((n) => n.key);
+  return { nodes: keys, reachable, dropped, toString: () => format(keys, reachable, dropped) };
+}

@@ -1,0 +1,89 @@
+// A lab's state as another process hands it back (the CLI's state file, a
+// test runner's fixture): checked for shape before any namespace is opened by
+// the names it holds, so a damaged file is a coded error, not a TypeError
+// half-way through an attach.
+import { ErrorCodes, kindOf, netnsError, type NetnsError } from '../../core/errors.js';
+import { assertValidName } from '../../core/names.js';
+import { checkLinkName } from '../../netlink/validate.js';
+import type { LabPlan } from './plan.js';
+import { checkImpairment } from './units.js';
+
+const invalid = (message: string): NetnsError => netnsError(ErrorCodes.INVALID_ARG, `lab state: ${message}`);
+const KINDS = ['host', 'router', 'switch'];
+const NODE_KEY = /^[A-Za-z0-9_-]{1,32}$/;
+
+function expectKind(value: unknown, kind: 'object' | 'array' | 'string' | 'number' | 'boolean', what: string): void {
+  const actual = kindOf(value);
+  const ok = kind === 'array' ? actual === 'an array' : actual === kind;
+  if (!ok) throw invalid(`${what} must be ${kind === 'array' ? 'an array' : `a ${kind}`}, got ${actual}`);
+}
+
+function checkEnd(end: unknown, keys: Set<string>, what: string): void {
+  expectKind(end, 'object', what);
+  const { node, iface, addresses } = end as Record<string, unknown>;
+  if (typeof node !== 'string' || !keys.has(node)) throw invalid(`${what} names unknown node ${JSON.stringify(node)}`);
+  try {
+    checkLinkName(iface, `${what}'s interface`);
+  } catch (error) {
+    throw invalid((error as Error).message);
+  }
+  expectKind(addresses, 'array', `${what}'s addresses`);
+  for (const address of addresses as unknown[]) expectKind(address, 'string', `${what}'s address`);
+}
+
+/** Checks the plan and the names a Lab is made from (ERR_NETNS_INVALID_ARG). */
+export function checkPlanAndNames(plan: unknown, names: unknown): asserts plan is LabPlan {
+  expectKind(plan, 'object', 'plan');
+  const { nodes, segments, links, routes, prefix, ipv6 } = plan as Record<string, unknown>;
+  expectKind(prefix, 'string', 'plan.prefix');
+  expectKind(ipv6, 'boolean', 'plan.ipv6');
+  expectKind(nodes, 'array', 'plan.nodes');
+  expectKind(segments, 'array', 'plan.segments');
+  expectKind(links, 'array', 'plan.links');
+  expectKind(routes, 'object', 'plan.routes');
+  expectKind(names, 'object', 'names');
+  const keys = new Set<string>();
+  for (const node of nodes as unknown[]) {
+    expectKind(node, 'object', 'a plan node');
+    const { key, kind } = node as Record<string, unknown>;
+    if (typeof key !== 'string' || !NODE_KEY.test(key) || !KINDS.includes(kind as string)) throw invalid(`bad node ${JSON.stringify(node)}`);
+    const name = (names as Record<string, unknown>)[key];
+    if (!Object.hasOwn(names as object, key)) throw invalid(`names has none for node ${key}`);
+    assertValidName(name);
+    keys.add(key);
+  }
+  (links as unknown[]).forEach((link, i) => {
+    expectKind(link, 'object', `link ${i}`);
+    checkEnd((link as Record<string, unknown>).a, keys, `link ${i}'s a`);
+    checkEnd((link as Record<string, unknown>).b, keys, `link ${i}'s b`);
+  });
+  for (const [key, list] of Object.entries(routes as object)) {
+    if (!keys.has(key)) throw invalid(`routes of unknown node ${JSON.stringify(key)}`);
+    expectKind(list, 'array', `routes of ${key}`);
+    for (const route of list as unknown[]) {
+      expectKind(route, 'object', `a route of ${key}`);
+      for (const field of ['destination', 'gateway', 'device']) expectKind((route as Record<string, unknown>)[field], 'string', `a route of ${key}'s ${field}`);
+    }
+  }
+}
+
+/** Checks what Lab.attach takes beyond the plan and names: impairments, links down, partitions. */
+export function checkRunState(state: Record<string, unknown>): void {
+  const { impairments, down, partitions, nextPartition } = state;
+  expectKind(impairments, 'array', 'impairments');
+  for (const entry of impairments as unknown[]) {
+    if (!Array.isArray(entry) || entry.length !== 3 || typeof entry[0] !== 'string' || typeof entry[1] !== 'string') throw invalid('an impairment is [from, to, impairment]');
+    checkImpairment(entry[2], `${entry[0]}→${entry[1]}`);
+  }
+  expectKind(down, 'array', 'down');
+  for (const key of down as unknown[]) expectKind(key, 'string', 'a link down');
+  expectKind(partitions, 'array', 'partitions');
+  for (const partition of partitions as unknown[]) {
+    expectKind(partition, 'object', 'a partition');
+    const { id, sides } = partition as Record<string, unknown>;
+    if (!Number.isSafeInteger(id) || !Array.isArray(sides) || sides.length !== 2 || !sides.every((side) => Array.isArray(side) && side.every((key) => typeof key === 'string'))) {
+      throw invalid(`bad partition ${JSON.stringify(partition)}`);
+    }
+  }
+  if (!Number.isSafeInteger(nextPartition) || (nextPartition as number) < 1) throw invalid(`nextPartition must be a positive integer, got ${String(nextPartition)}`);
+}

@@ -1,0 +1,210 @@
+// createLab on the real kernel: a routed three-subnet lab that every node
+// crosses, impairments (rate by tbf, loss without netem), partitions, link
+// down/up, a capture, a picture; and nothing left behind, even when building fails.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type dgram from 'node:dgram';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLab, Lab } from '../../dist/testing.js';
+import { NetNS } from '../../dist/index.js';
+import { privileged } from '../helpers/privileges.js';
+
+const prefix = `nslabt${randomBytes(2).toString('hex')}-`;
+const leftovers = (): string[] => (existsSync('/run/netns') ? readdirSync('/run/netns').filter((name) => name.startsWith(prefix)) : []);
+const inNs = (lab: Lab, node: string, ...command: string[]): string => execFileSync('ip', ['netns', 'exec', lab.names[node]!, ...command], { encoding: 'utf8' });
+
+/** The README's lab: two switched subnets joined by two routers over a third. */
+const routed = {
+  prefix,
+  hosts: { a: {}, b: {}, c: {} },
+  switches: { s1: {}, s2: {} },
+  routers: { r1: {}, r2: {} },
+  links: [['a', 's1'], ['b', 's1'], ['r1', 's1'], ['r1', 'r2'], ['r2', 's2'], ['c', 's2']] as [string, string][],
+};
+
+/**
+ * Sends `count` datagrams a→b under `impairment`, then clears it and sends one
+ * more: returns how many of the first arrived before that one. A first
+ * datagram goes unimpaired, so that a's neighbour entry for b is resolved:
+ * packets waiting for an ARP answer are queued before the egress hook, and
+ * would all go once the impairment is cleared.
+ */
+async function deliveredOf(lab: Lab, count: number, impairment: { loss: number }): Promise<number> {
+  const receiver: dgram.Socket = await lab.nodes.b!.createSocket('udp4', { address: lab.address('b'), port: 7000 });
+  const sender: dgram.Socket = await lab.nodes.a!.createSocket('udp4');
+  try {
+    let received = 0;
+    let ready!: () => void;
+    let ended!: () => void;
+    const warm = new Promise<void>((resolve) => (ready = resolve));
+    const end = new Promise<void>((resolve) => (ended = resolve));
+    receiver.on('message', (message) => {
+      const text = message.toString();
+      if (text === 'warm') ready();
+      else if (text === 'end') ended();
+      else received++;
+    });
+    const send = (text: string) => new Promise<void>((resolve, reject) => sender.send(text, 7000, lab.address('b'), (error) => (error ? reject(error) : resolve())));
+    await send('warm');
+    await warm;
+    await lab.impair('a', 'b', impairment);
+    for (let i = 0; i < count; i++) await send(`datagram ${i}`);
+    await lab.clearImpairment('a', 'b');
+    await send('end');
+    await end;
+    return received;
+  } finally {
+    receiver.close();
+    sender.close();
+  }
+}
+
+describe.skipIf(!privileged)('createLab', () => {
+  afterAll(() => {
+    for (const name of leftovers()) execFileSync('ip', ['netns', 'del', name]);
+  });
+
+  it('builds a routed three-subnet lab in which every node reaches every other, IPv4 and IPv6, and deletes it all', async () => {
+    const lab = await createLab(routed);
+    try {
+      expect(Object.keys(lab.names).sort()).toEqual(['a', 'b', 'c', 'r1', 'r2', 's1', 's2']);
+      expect(leftovers().sort()).toEqual(Object.values(lab.names).sort());
+      for (const family of [4, 6] as const) {
+        const matrix = await lab.connectivity({ family });
+        expect(matrix.dropped).toEqual({ pairs: 0, of: 20 });
+        expect(String(matrix)).toContain('dropped: 0 of 20 (0%)');
+      }
+      // What `ip` sees: a bridge with its ports, forwarding on routers, routes through them.
+      const ports = JSON.parse(execFileSync('ip', ['-n', lab.names.s1!, '-j', 'link', 'show', 'master', 'br0'], { encoding: 'utf8' }));
+      expect(ports.map((p: { ifname: string }) => p.ifname).sort()).toEqual(['eth0', 'eth1', 'eth2']);
+      expect(inNs(lab, 'r1', 'sysctl', '-n', 'net.ipv4.ip_forward').trim()).toBe('1');
+      expect(inNs(lab, 'a', 'sysctl', '-n', 'net.ipv4.ip_forward').trim()).toBe('0');
+      expect(execFileSync('ip', ['-n', lab.names.a!, 'route', 'get', lab.address('c')], { encoding: 'utf8' })).toContain(`via ${lab.address('r1')} dev eth0`);
+      // A real conversation across both routers.
+      const { stdout } = await lab.nodes.a!.execFile('ping', ['-c', '1', '-W', '5', lab.address('c', 6)]);
+      expect(stdout).toContain('1 received');
+    } finally {
+      await lab.delete();
+    }
+    expect(leftovers()).toEqual([]);
+  });
+
+  it('partitions one side from the other both ways, keeps the rest, and heals one partition at a time', async () => {
+    await using lab = await createLab(routed);
+    const first = await lab.partition(['a'], ['c']);
+    const second = await lab.partition(['b'], ['r2']);
+    expect(lab.partitions().map((p) => p.sides)).toEqual([[['a'], ['c']], [['b'], ['r2']]]);
+    const cut = await lab.connectivity({ timeout: 300 });
+    const unreached = (m: typeof cut) => m.nodes.flatMap((from, i) => m.nodes.filter((_, j) => m.reachable[i]![j] === false).map((to) => `${from}>${to}`));
+    expect(unreached(cut).sort()).toEqual(['a>c', 'b>r2', 'c>a', 'r2>b']);
+    await lab.heal(first);
+    expect(unreached(await lab.connectivity({ timeout: 300 })).sort()).toEqual(['b>r2', 'r2>b']);
+    await lab.heal();
+    expect((await lab.connectivity()).dropped.pairs).toBe(0);
+    await expect(lab.heal(second)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    await expect(lab.partition(['a'], ['a'])).rejects.toThrow(/on both sides/);
+    await expect(lab.partition(['s1'], ['c'])).rejects.toThrow(/switch/);
+  });
+
+  it('takes a link down and brings it back with its addresses and routes, IPv6 too', async () => {
+    await using lab = await createLab(routed);
+    await lab.linkDown('r1', 'r2');
+    expect(lab.linksDown()).toEqual([['r1', 'r2']]);
+    expect(execFileSync('ip', ['-n', lab.names.r1!, '-j', 'link', 'show', 'eth1'], { encoding: 'utf8' })).not.toContain('"UP"');
+    expect((await lab.connectivity({ timeout: 300 })).dropped.pairs).toBe(12); // {a, b, r1} and {c, r2} cut off: 3 × 2 × 2
+    await lab.linkUp('r1', 'r2');
+    expect(lab.linksDown()).toEqual([]);
+    for (const family of [4, 6] as const) expect((await lab.connectivity({ family })).dropped.pairs).toBe(0);
+  });
+
+  it('limits a direction by rate (tbf) and drops a share of it without netem (nftables), until cleared', async () => {
+    await using lab = await createLab({ prefix, hosts: { a: {}, b: {} }, links: [['a', 'b', { impair: { a: { rate: '1mbit' } } }]] });
+    const qdiscs = () => JSON.parse(inNs(lab, 'a', 'tc', '-j', 'qdisc', 'show', 'dev', 'eth0'));
+    expect(qdiscs()).toEqual([expect.objectContaining({ kind: 'tbf', root: true, options: expect.objectContaining({ rate: 125000 }) })]);
+    expect(lab.impairments()).toEqual([{ from: 'a', to: 'b', interface: 'eth0', impairment: { rate: '1mbit' }, text: 'rate 1mbit' }]);
+    // The other direction is untouched.
+    expect(JSON.parse(inNs(lab, 'b', 'tc', '-j', 'qdisc', 'show', 'dev', 'eth0'))[0].kind).not.toBe('tbf');
+
+    await lab.impair('a', 'b', { loss: 100 });
+    expect(qdiscs()[0].kind).not.toBe('tbf'); // replaced, not added to
+    await lab.clearImpairment('a', 'b');
+    expect(await deliveredOf(lab, 50, { loss: 100 })).toBe(0);
+    const half = await deliveredOf(lab, 400, { loss: 50 });
+    expect(half).toBeGreaterThan(0);
+    expect(half).toBeLessThan(400);
+    expect(await deliveredOf(lab, 50, { loss: 0 })).toBe(50);
+    expect(lab.impairments()).toEqual([]);
+    expect(inNs(lab, 'a', 'nft', 'list', 'ruleset')).toBe('');
+  });
+
+  it('asks netem for delay, and where the kernel lacks it says so with ERR_NETNS_UNSUPPORTED and leaves the link unimpaired', async () => {
+    await using lab = await createLab({ prefix, hosts: { a: {}, b: {} }, links: [['a', 'b']] });
+    try {
+      await lab.impair('a', 'b', { delay: '20ms', jitter: '5ms', loss: 1 });
+      expect(JSON.parse(inNs(lab, 'a', 'tc', '-j', 'qdisc', 'show', 'dev', 'eth0'))[0]).toMatchObject({ kind: 'netem' });
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'ERR_NETNS_UNSUPPORTED', message: expect.stringContaining('sch_netem') });
+      expect(JSON.parse(inNs(lab, 'a', 'tc', '-j', 'qdisc', 'show', 'dev', 'eth0'))[0].kind).not.toBe('netem');
+      expect(lab.impairments()).toEqual([]);
+    }
+  });
+
+  it("captures one node's side of a link to a pcap file that tcpdump reads", async () => {
+    await using lab = await createLab({ ...routed, ipv6: false });
+    const file = join(mkdtempSync(join(tmpdir(), 'netns-lab-')), 'c.pcap');
+    const capture = await lab.capture('c', 's2', { file });
+    await lab.nodes.a!.execFile('ping', ['-c', '1', '-W', '5', lab.address('c')]);
+    const { packets } = await capture.stop();
+    const text = execFileSync('tcpdump', ['-nn', '-r', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    expect(text).toContain(`${lab.address('a')} > ${lab.address('c')}: ICMP echo request`);
+    expect(text).toContain(`${lab.address('c')} > ${lab.address('a')}: ICMP echo reply`);
+    expect(packets).toBe(text.trim().split('\n').length);
+    rmSync(dirname(file), { recursive: true });
+  });
+
+  it('draws itself as Mermaid and DOT, with impairments and links down marked', async () => {
+    await using lab = await createLab({ ...routed, ipv6: false });
+    await lab.impair('r1', 'r2', { rate: '10mbit', loss: 5 });
+    await lab.linkDown('b', 's1');
+    const mermaid = lab.picture();
+    expect(mermaid).toMatch(/^graph LR\n/);
+    expect(mermaid).toContain('r1{{"r1"}}');
+    expect(mermaid).toContain('r1→r2: rate 10mbit, loss 5%');
+    expect(mermaid).toContain('b -.-|');
+    const dot = lab.picture('dot');
+    expect(dot).toContain('"r1" -- "r2" [label=');
+    expect(dot).toContain('style=dashed');
+    expect(() => lab.picture('png' as never)).toThrow(/mermaid/);
+  });
+
+  it('a failure half-way removes what it made and never what it did not make', async () => {
+    const taken = await NetNS.create(`${prefix}clash-b`);
+    try {
+      await expect(createLab({ prefix, hosts: { a: {}, b: {}, c: {} }, links: [['a', 'b'], ['b', 'c']] }, { name: 'clash' })).rejects.toMatchObject({ code: 'EEXIST' });
+      expect(leftovers()).toEqual([`${prefix}clash-b`]);
+      expect(NetNS.open(`${prefix}clash-b`).inode).toBe(taken.inode);
+    } finally {
+      await taken.delete();
+    }
+  });
+
+  it('a kept, named lab is found again by Lab.attach from its state', async () => {
+    const made = await createLab({ prefix, hosts: { a: {}, b: {} }, links: [['a', 'b']] }, { name: 'kept', keep: true });
+    await made.partition(['a'], ['b']);
+    const state = JSON.parse(JSON.stringify(made.state()));
+    made.close();
+    const again = await Lab.attach(state);
+    try {
+      expect(again.names).toEqual({ a: `${prefix}kept-a`, b: `${prefix}kept-b` });
+      expect((await again.connectivity({ timeout: 300 })).dropped.pairs).toBe(2);
+      await again.heal();
+      expect((await again.connectivity()).dropped.pairs).toBe(0);
+    } finally {
+      await again.delete();
+    }
+    expect(leftovers()).toEqual([]);
+  });
+});

@@ -1,0 +1,105 @@
+// A lab's plan: segments, subnets, addresses and routes worked out before
+// anything is made, and bad specs refused whole. No privileges: nothing is built.
+import { existsSync, readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createLab } from '../../dist/testing.js';
+import { planLab } from '../../dist/testing/lab/plan.js';
+import { checkLabSpec } from '../../dist/testing/lab/spec.js';
+import type { LabSpec } from '../../dist/testing.js';
+
+const plan = (spec: LabSpec) => planLab(checkLabSpec(spec));
+const endOf = (p: ReturnType<typeof plan>, node: string) => p.links.flatMap((l) => [l.a, l.b]).filter((e) => e.node === node);
+
+// Two switched subnets and a point-to-point router link: three segments, as the README's lab.
+const routed: LabSpec = {
+  hosts: { a: {}, b: {}, c: {} },
+  switches: { s1: {}, s2: {} },
+  routers: { r1: {}, r2: {} },
+  links: [['a', 's1'], ['b', 's1'], ['r1', 's1'], ['r1', 'r2'], ['r2', 's2'], ['c', 's2']],
+};
+
+describe('a lab is planned before anything is made', () => {
+  it('gives each segment a subnet in the order it first appears, and addresses in link order', () => {
+    const p = plan(routed);
+    expect(p.segments.map((s) => [s.subnet, s.subnet6, s.switches])).toEqual([
+      ['10.0.1.0/24', 'fd00:0:0:1::/64', ['s1']],
+      ['10.0.2.0/24', 'fd00:0:0:2::/64', []],
+      ['10.0.3.0/24', 'fd00:0:0:3::/64', ['s2']],
+    ]);
+    expect(endOf(p, 'a')).toEqual([{ node: 'a', iface: 'eth0', addresses: ['10.0.1.1/24', 'fd00:0:0:1::1/64'] }]);
+    expect(endOf(p, 'r1').map((e) => [e.iface, e.addresses[0]])).toEqual([['eth0', '10.0.1.3/24'], ['eth1', '10.0.2.1/24']]);
+    expect(endOf(p, 's1').map((e) => e.addresses)).toEqual([[], [], []]);
+  });
+
+  it('routes every node to every subnet it can reach, through the first router on the way', () => {
+    const p = plan({ ...routed, ipv6: false });
+    expect(p.routes.a).toEqual([
+      { destination: '10.0.2.0/24', gateway: '10.0.1.3', device: 'eth0' },
+      { destination: '10.0.3.0/24', gateway: '10.0.1.3', device: 'eth0' },
+    ]);
+    expect(p.routes.r1).toEqual([{ destination: '10.0.3.0/24', gateway: '10.0.2.2', device: 'eth1' }]);
+    expect(p.routes.c).toEqual([
+      { destination: '10.0.1.0/24', gateway: '10.0.3.1', device: 'eth0' },
+      { destination: '10.0.2.0/24', gateway: '10.0.3.1', device: 'eth0' },
+    ]);
+    expect(p.routes.s1).toBeUndefined();
+  });
+
+  it('never routes through a host, even one with two links', () => {
+    const p = plan({ hosts: { a: {}, m: {}, b: {} }, links: [['a', 'm'], ['m', 'b']], ipv6: false });
+    expect(p.routes.a).toEqual([]);
+    expect(p.routes.b).toEqual([]);
+  });
+
+  it('takes given subnets and addresses, and picks the rest around them', () => {
+    const p = plan({
+      hosts: { a: {}, b: {} },
+      switches: { s1: { subnet: '192.168.7.0/24', subnet6: '2001:db8:7::/64' } },
+      links: [['a', 's1', { addresses: { a: ['192.168.7.1', '2001:db8:7::a/64'] } }], ['b', 's1']],
+    });
+    expect(endOf(p, 'a')[0]!.addresses).toEqual(['192.168.7.1/24', '2001:db8:7::a/64']);
+    expect(endOf(p, 'b')[0]!.addresses).toEqual(['192.168.7.2/24', '2001:db8:7::1/64']);
+  });
+
+  it('skips a picked subnet that a given one overlaps', () => {
+    const p = plan({ hosts: { a: {}, b: {}, c: {} }, links: [['a', 'b'], ['b', 'c', { subnet: '10.0.1.0/30' }]], ipv6: false });
+    expect(p.segments.map((s) => s.subnet)).toEqual(['10.0.2.0/24', '10.0.1.0/30']);
+  });
+
+  it('a switch tree is one segment', () => {
+    const p = plan({ hosts: { a: {}, b: {} }, switches: { s1: {}, s2: {} }, links: [['a', 's1'], ['s1', 's2'], ['b', 's2']], ipv6: false });
+    expect(p.segments).toHaveLength(1);
+    expect(p.links.map((l) => l.segment)).toEqual([0, 0, 0]);
+  });
+});
+
+describe('createLab refuses a bad spec before making anything', () => {
+  const invalid = expect.objectContaining({ name: 'NetnsError', code: 'ERR_NETNS_INVALID_ARG' });
+  it.each<[string, unknown, RegExp]>([
+    ['no spec', undefined, /takes a spec/],
+    ['an unknown node in a link', { hosts: { a: {} }, links: [['a', 'ghost']] }, /unknown node "ghost"/],
+    ['a link from a node to itself', { hosts: { a: {} }, links: [['a', 'a']] }, /not a to itself/],
+    ['two links between the same nodes', { hosts: { a: {}, b: {} }, links: [['a', 'b'], ['b', 'a']] }, /linked twice/],
+    ['a loop of switches', { hosts: {}, switches: { s1: {}, s2: {}, s3: {} }, links: [['s1', 's2'], ['s2', 's3'], ['s3', 's1']] }, /loop/],
+    ['a node declared twice', { hosts: { x: {} }, routers: { x: {} } }, /declared twice/],
+    ['a duplicate address', { hosts: { a: {}, b: {}, c: {} }, links: [['a', 'b', { addresses: { a: '10.9.0.1/24' } }], ['a', 'c', { addresses: { c: '10.9.0.1/24' } }]] }, /given twice|overlaps/],
+    ['an address outside its switch subnet', { hosts: { a: {} }, switches: { s: { subnet: '10.1.0.0/24' } }, links: [['a', 's', { addresses: { a: '10.2.0.1/24' } }]] }, /not in its segment/],
+    ['an address on a switch port', { hosts: { a: {} }, switches: { s: {} }, links: [['a', 's', { addresses: { s: '10.2.0.1/24' } }]] }, /switch port carries none/],
+    ['overlapping subnets', { hosts: { a: {}, b: {} }, switches: { s1: { subnet: '10.5.0.0/16' }, s2: { subnet: '10.5.1.0/24' } }, links: [['a', 's1'], ['b', 's2']] }, /overlaps/],
+    ['a subnet of the wrong family', { hosts: {}, switches: { s: { subnet: 'fd00::/64' } } }, /not an IPv4 prefix/],
+    ['an unknown key', { hosts: {}, switch: {} }, /unknown key "switch"/],
+    ['an unknown link option', { hosts: { a: {}, b: {} }, links: [['a', 'b', { delay: '5ms' }]] }, /unknown key "delay"/],
+    ['jitter without delay', { hosts: { a: {}, b: {} }, links: [['a', 'b', { impair: { a: { jitter: '5ms' } } }]] }, /needs a delay/],
+    ['a rate without a known unit', { hosts: { a: {}, b: {} }, links: [['a', 'b', { impair: { a: { rate: '10 furlongs' } } }]] }, /rate of link a-b/],
+    ['loss over 100 percent', { hosts: { a: {}, b: {} }, links: [['a', 'b', { impair: { b: { loss: 101 } } }]] }, /percent/],
+    ['an impairment by a node not on the link', { hosts: { a: {}, b: {}, c: {} }, links: [['a', 'b', { impair: { c: { loss: 1 } } }]] }, /impairs "c"/],
+  ])('%s', async (_what, spec, message) => {
+    const exitHooks = process.listenerCount('exit');
+    const before = existsSync('/run/netns') ? readdirSync('/run/netns') : [];
+    const outcome = createLab(spec as LabSpec);
+    await expect(outcome).rejects.toEqual(invalid);
+    await expect(outcome).rejects.toThrow(message);
+    expect(process.listenerCount('exit')).toBe(exitHooks);
+    expect(existsSync('/run/netns') ? readdirSync('/run/netns') : []).toEqual(before);
+  });
+});
