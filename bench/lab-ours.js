@@ -2,21 +2,18 @@
 // bench/lab-topology.js's spec with createLab (netns/testing), times it and
 // lab.delete(), and prints one JSON line: buildMs, deleteMs, the process's
 // peak RSS (KiB), and with `verify` the pings' results. `idle` prints the peak
-// RSS of a process that only imported netns/testing (the floor under ours);
-// a build without createLab prints { unavailable: true }.
+// RSS of a process that only imported netns/testing (the floor under ours).
 // Usage: node bench/lab-ours.js [verify|idle]
-import { spawn } from 'node:child_process';
+import { createLab } from '../dist/testing.js';
 import { checkPings, labPlan, labSpec } from './lab-topology.js';
 
-const testing = await import('../dist/testing.js');
 const mode = process.argv[2];
 const peakRssKib = () => process.resourceUsage().maxRSS;
 
 if (mode === 'idle') print({ peakRssKib: peakRssKib() });
-else if (typeof testing.createLab !== 'function') print({ unavailable: true });
-else print(await round(testing.createLab, mode === 'verify'));
+else print(await round(mode === 'verify'));
 
-async function round(createLab, verify) {
+async function round(verify) {
   const start = performance.now();
   const lab = await createLab(labSpec());
   const built = performance.now();
@@ -33,18 +30,23 @@ async function round(createLab, verify) {
 }
 
 function pingAll(lab) {
-  return Promise.all(checkPings(labPlan()).map(async ([from, to]) => [from, to, (await runIn(lab, from, ['ping', '-c1', '-W2', to])) === 0]));
+  const plan = labPlan();
+  assertSameAddresses(lab, plan);
+  return Promise.all(checkPings(plan).map(async ([from, to]) => [from, to, (await runIn(lab, from, ['ping', '-c1', '-W2', to])) === 0]));
 }
 
-// A host's namespace as createTestNetwork gives it (a NetNS with spawn), or
-// else its name for `ip netns exec`.
+// The baselines build bench/lab-topology.js's plan: the figures compare only if
+// createLab addressed every node as that plan does.
+function assertSameAddresses(lab, plan) {
+  for (const end of plan.links.flatMap((l) => [l.a, l.b])) {
+    if (end.address && !lab.plan.links.some((l) => [l.a, l.b].some((e) => e.node === end.node && e.addresses.includes(`${end.address}/24`)))) {
+      throw new Error(`lab-ours: createLab did not give ${end.node} ${end.address}/24, as the baselines do`);
+    }
+  }
+}
+
 function runIn(lab, host, argv) {
-  const ns = lab.hosts?.[host];
-  const name = lab.names?.[host];
-  let child;
-  if (typeof ns?.spawn === 'function') child = ns.spawn(argv[0], argv.slice(1), { stdio: 'ignore' });
-  else if (typeof name === 'string') child = spawn('ip', ['netns', 'exec', name, ...argv], { stdio: 'ignore' });
-  else throw new Error(`lab-ours: no way to run a command in ${host} (lab.hosts.${host}.spawn or lab.names.${host})`);
+  const child = lab.nodes[host].spawn(argv[0], argv.slice(1), { stdio: 'ignore' });
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('exit', (code) => resolve(code));

@@ -36,9 +36,9 @@ export async function benchLab() {
   process.once('exit', cleanup);
   try {
     const notes = [];
-    const variants = [...ipVariants(plan, prefix, dir), oursVariant(notes), mininetVariant(plan, prefix, dir, notes)].filter(Boolean);
+    const variants = [...ipVariants(plan, prefix, dir), oursVariant(), mininetVariant(plan, prefix, dir, notes)].filter(Boolean);
     const times = await measure(variants);
-    report(times, peakRss(times, variants));
+    report(times, peakRss(times));
     return notes.join('; ') || undefined;
   } finally {
     cleanup();
@@ -71,12 +71,7 @@ function ipVariants(plan, prefix, dir) {
   return [variant('ip script', scripts.plain), variant('ip -batch', scripts.batch)];
 }
 
-function oursVariant(notes) {
-  const first = JSON.parse(execFileSync(process.execPath, [join(benchDir, 'lab-ours.js')], { encoding: 'utf8' }));
-  if (first.unavailable) {
-    notes.push('ours: createLab not available yet (dist/testing.js has no createLab)');
-    return undefined;
-  }
+function oursVariant() {
   return {
     name: 'ours',
     rounds: ROUNDS,
@@ -142,20 +137,18 @@ function report(times, rss) {
     record('lab', `${name}: build + teardown`, m.total, 'ms');
   }
   const ours = medians.get('ours');
-  if (ours) {
-    const goals = { 'ip script': ' (goal <= 0.2x)', [MININET]: ' (goal <= 0.1x)' }; // issue 26: 5x faster than the ip script, 10x than Mininet
-    for (const [name, m] of medians) {
-      if (name === 'ours') continue;
-      record('lab', `ours: createLab + delete${goals[name] ?? ''}`, ours.total, 'ms', `${name}, build + teardown`, m.total);
-      record('lab', '  createLab', ours.build, 'ms', `${name}, build`, m.build);
-      record('lab', '  lab.delete()', ours.teardown, 'ms', `${name}, teardown`, m.teardown);
-    }
+  const goals = { 'ip script': ' (goal <= 0.2x)', [MININET]: ' (goal <= 0.1x)' }; // issue 26: 5x faster than the ip script, 10x than Mininet
+  for (const [name, m] of medians) {
+    if (name === 'ours') continue;
+    record('lab', `ours: createLab + delete${goals[name] ?? ''}`, ours.total, 'ms', `${name}, build + teardown`, m.total);
+    record('lab', '  createLab', ours.build, 'ms', `${name}, build`, m.build);
+    record('lab', '  lab.delete()', ours.teardown, 'ms', `${name}, teardown`, m.teardown);
   }
   for (const [metric, value, baselineName, baseline] of rss) record('lab', metric, value, 'MiB', baselineName, baseline);
 }
 
 /** RSS rows: [metric, MiB, baseline name, baseline MiB]. */
-function peakRss(times, variants) {
+function peakRss(times) {
   const mib = (kib) => kib / 1024;
   const of = (name, key) => (times.get(name) ? mib(median(times.get(name).map((t) => t[key]))) : undefined);
   const rows = [];
@@ -165,13 +158,9 @@ function peakRss(times, variants) {
     rows.push(['  its node shells (a bash per node), PSS summed', of(MININET, 'shellsPssKib')]);
   }
   const idle = mib(JSON.parse(execFileSync(process.execPath, [join(benchDir, 'lab-ours.js'), 'idle'], { encoding: 'utf8' })).peakRssKib);
-  if (variants.some((v) => v.name === 'ours')) {
-    const ours = of('ours', 'peakRssKib');
-    rows.push(['ours: node peak RSS, createLab + delete', ours, 'node, netns/testing imported only', idle]);
-    if (mininet !== undefined) rows.push(['  the same', ours, 'Mininet python + shells', mininet + of(MININET, 'shellsPssKib')]);
-  } else {
-    rows.push(['node, netns/testing imported only: peak RSS', idle]);
-  }
+  const ours = of('ours', 'peakRssKib');
+  rows.push(['ours: node peak RSS, createLab + delete', ours, 'node, netns/testing imported only', idle]);
+  if (mininet !== undefined) rows.push(['  the same', ours, 'Mininet python + shells', mininet + of(MININET, 'shellsPssKib')]);
   return rows;
 }
 
