@@ -167,7 +167,7 @@ describe.skipIf(!privileged)('README examples, run as written', () => {
     expect(stdout).toContain('1 received');
     expect(stdout).toContain('dropped: 2 of 20 (10%)');
     expect(stdout).toContain('impair  c -> s2: rate 1mbit');
-    expect(NetNS.list().filter((entry) => entry.name.startsWith('nsdoc-demo-'))).toEqual([]);
+    expect(NetNS.list().filter((entry) => entry.name.startsWith('nsdoc-demo.'))).toEqual([]);
   });
 
   it('cli.sh: the netns command', async () => {

@@ -181,11 +181,11 @@ describe.skipIf(!privileged)('createLab', () => {
   });
 
   it('a failure half-way removes what it made and never what it did not make', async () => {
-    const taken = await NetNS.create(`${prefix}clash-b`);
+    const taken = await NetNS.create(`${prefix}clash.b`);
     try {
       await expect(createLab({ prefix, hosts: { a: {}, b: {}, c: {} }, links: [['a', 'b'], ['b', 'c']] }, { name: 'clash' })).rejects.toMatchObject({ code: 'EEXIST' });
-      expect(leftovers()).toEqual([`${prefix}clash-b`]);
-      expect(NetNS.open(`${prefix}clash-b`).inode).toBe(taken.inode);
+      expect(leftovers()).toEqual([`${prefix}clash.b`]);
+      expect(NetNS.open(`${prefix}clash.b`).inode).toBe(taken.inode);
     } finally {
       await taken.delete();
     }
@@ -198,7 +198,7 @@ describe.skipIf(!privileged)('createLab', () => {
     made.close();
     const again = await Lab.attach(state);
     try {
-      expect(again.names).toEqual({ a: `${prefix}kept-a`, b: `${prefix}kept-b` });
+      expect(again.names).toEqual({ a: `${prefix}kept.a`, b: `${prefix}kept.b` });
       expect((await again.connectivity({ timeout: 300 })).dropped.pairs).toBe(2);
       await again.heal();
       expect((await again.connectivity()).dropped.pairs).toBe(0);

@@ -26,7 +26,7 @@ import { checkImpairment, describeImpairment, type Impairment } from './units.js
 
 /** How createLab names and keeps what it makes. */
 export interface LabOptions {
-  /** Names namespaces `<prefix><name>-<node>` instead of `<prefix><pid>-<random>-<node>`: a lab found again by name (the CLI's). */
+  /** Names namespaces `<prefix><name>.<node>` instead of `<prefix><pid>-<random>-<node>`: a lab found again by name (the CLI's). */
   name?: string;
   /** Leave the lab in place when the process exits (default false: removed at exit, as createTestNetwork's). */
   keep?: boolean;
@@ -367,11 +367,21 @@ async function ignoreExisting(done: Promise<unknown>): Promise<void> {
   }
 }
 
+/**
+ * The namespace name of a named lab's node: `<prefix><lab>.<node>`. The dot
+ * appears in neither a lab name nor a node key, so two labs never share a
+ * name (lab `x` with node `a-b`, lab `x-a` with node `b`), and sweep(), which
+ * takes `<prefix><pid>-<hex>-` for a crashed process's, never takes a named lab.
+ */
+export function namedLabNamespace(prefix: string, lab: string, node: string): string {
+  return `${prefix}${lab}.${node}`;
+}
+
 function namesFor(plan: LabPlan, options: LabOptions): Record<string, string> {
-  const stem = options.name === undefined ? `${process.pid}-${randomBytes(3).toString('hex')}` : options.name;
+  const stem = `${process.pid}-${randomBytes(3).toString('hex')}`;
   const names: Record<string, string> = {};
   for (const { key } of plan.nodes) {
-    const name = `${plan.prefix}${stem}-${key}`;
+    const name = options.name === undefined ? `${plan.prefix}${stem}-${key}` : namedLabNamespace(plan.prefix, options.name, key);
     assertValidName(name);
     names[key] = name;
   }
