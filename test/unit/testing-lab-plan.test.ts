@@ -61,9 +61,21 @@ describe('a lab is planned before anything is made', () => {
     expect(endOf(p, 'b')[0]!.addresses).toEqual(['192.168.7.2/24', '2001:db8:7::1/64']);
   });
 
+  it('takes /31 and /127 point-to-point subnets, both addresses usable (RFC 3021, RFC 6164)', () => {
+    const p = plan({ hosts: { a: {}, b: {} }, links: [['a', 'b', { subnet: '10.9.0.0/31', subnet6: 'fd09::/127' }]] });
+    expect(p.links[0]!.a.addresses).toEqual(['10.9.0.0/31', 'fd09::/127']);
+    expect(p.links[0]!.b.addresses).toEqual(['10.9.0.1/31', 'fd09::1/127']);
+  });
+
   it('skips a picked subnet that a given one overlaps', () => {
     const p = plan({ hosts: { a: {}, b: {}, c: {} }, links: [['a', 'b'], ['b', 'c', { subnet: '10.0.1.0/30' }]], ipv6: false });
     expect(p.segments.map((s) => s.subnet)).toEqual(['10.0.2.0/24', '10.0.1.0/30']);
+  });
+
+  it('switches joined after hosts were linked to them are still one segment', () => {
+    const p = plan({ hosts: { h1: {}, h2: {} }, switches: { s1: {}, s2: {} }, links: [['s1', 'h1'], ['s2', 'h2'], ['s1', 's2']], ipv6: false });
+    expect(p.segments).toEqual([{ subnet: '10.0.1.0/24', switches: ['s1', 's2'] }]);
+    expect(p.links.flatMap((l) => [l.a, l.b]).filter((e) => e.node.startsWith('h')).map((e) => e.addresses)).toEqual([['10.0.1.1/24'], ['10.0.1.2/24']]);
   });
 
   it('a switch tree is one segment', () => {
@@ -88,6 +100,7 @@ describe('createLab refuses a bad spec before making anything', () => {
     ['overlapping subnets', { hosts: { a: {}, b: {} }, switches: { s1: { subnet: '10.5.0.0/16' }, s2: { subnet: '10.5.1.0/24' } }, links: [['a', 's1'], ['b', 's2']] }, /overlaps/],
     ['a subnet of the wrong family', { hosts: {}, switches: { s: { subnet: 'fd00::/64' } } }, /not an IPv4 prefix/],
     ['an unknown key', { hosts: {}, switch: {} }, /unknown key "switch"/],
+    ['an IPv6 address in a lab without IPv6', { hosts: { a: {}, b: {} }, links: [['a', 'b', { addresses: { a: 'fd00::1/64' } }]], ipv6: false }, /ipv6: false/],
     ['an unknown link option', { hosts: { a: {}, b: {} }, links: [['a', 'b', { delay: '5ms' }]] }, /unknown key "delay"/],
     ['jitter without delay', { hosts: { a: {}, b: {} }, links: [['a', 'b', { impair: { a: { jitter: '5ms' } } }]] }, /needs a delay/],
     ['a rate without a known unit', { hosts: { a: {}, b: {} }, links: [['a', 'b', { impair: { a: { rate: '10 furlongs' } } }]] }, /rate of link a-b/],
