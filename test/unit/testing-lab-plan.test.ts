@@ -2,7 +2,7 @@
 // anything is made, and bad specs refused whole. No privileges: nothing is built.
 import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createLab } from '../../dist/testing.js';
+import { createLab, Lab } from '../../dist/testing.js';
 import { planLab } from '../../dist/testing/lab/plan.js';
 import { checkLabSpec } from '../../dist/testing/lab/spec.js';
 import type { LabSpec } from '../../dist/testing.js';
@@ -114,5 +114,25 @@ describe('createLab refuses a bad spec before making anything', () => {
     await expect(outcome).rejects.toThrow(message);
     expect(process.listenerCount('exit')).toBe(exitHooks);
     expect(existsSync('/run/netns') ? readdirSync('/run/netns') : []).toEqual(before);
+  });
+});
+
+describe('Lab.attach refuses a damaged state before opening anything', () => {
+  const good = () => {
+    const p = plan({ hosts: { a: {}, b: {} }, links: [['a', 'b']], ipv6: false, prefix: 'nsattach-' });
+    return { plan: p, names: { a: 'nsattach-x.a', b: 'nsattach-x.b' }, impairments: [] as unknown[], down: [] as unknown[], partitions: [] as unknown[], nextPartition: 1 };
+  };
+  it.each<[string, (s: ReturnType<typeof good>) => void]>([
+    ['an impairment of a link that is not there', (s) => s.impairments.push(['a', 'zz', { loss: 1 }])],
+    ['a partition of unknown nodes', (s) => s.partitions.push({ id: 1, sides: [['a'], ['zz']] }) && (s.nextPartition = 2)],
+    ['a next partition id already taken', (s) => s.partitions.push({ id: 3, sides: [['a'], ['b']] }) && (s.nextPartition = 3)],
+    ['two nodes under one namespace name', (s) => (s.names.b = s.names.a)],
+    ['a node without a name', (s) => delete (s.names as Record<string, string>).b],
+    ['a link down that is no link', (s) => s.down.push('a>a')],
+    ['no plan', (s) => delete (s as Partial<typeof s>).plan],
+  ])('%s', async (_what, damage) => {
+    const state = good();
+    damage(state);
+    await expect(Lab.attach(state as never)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
   });
 });
