@@ -1,7 +1,7 @@
 // `netns lab up|down|status|exec|graph|impair|link|partition|heal|matrix`:
 // the lab of netns/testing from a topology file, as containerlab's
 // deploy/destroy/inspect/exec and `tools netem`. A lab outlives `up` (its
-// namespaces are named <prefix><lab>-<node>, where `ip netns` shows them)
+// namespaces are named <prefix><lab>.<node>, where `ip netns` shows them)
 // until `down NAME`, which needs the name spelled out.
 import type { Command } from 'commander';
 import { ErrorCodes, netnsError } from '../core/errors.js';
@@ -19,13 +19,13 @@ async function up(file: string, options: { name?: string; json?: boolean }): Pro
   const { loadLabFile } = await import('../testing/lab/file.js');
   const { checkLabSpec } = await import('../testing/lab/spec.js');
   const { planLab } = await import('../testing/lab/plan.js');
-  const { createLab } = await import('../testing/lab/lab.js');
+  const { createLab, namedLabNamespace } = await import('../testing/lab/lab.js');
   const loaded = loadLabFile(file);
   const name = options.name ?? loaded.name;
   const spec = { prefix: CLI_PREFIX, ...loaded.spec };
   const plan = planLab(checkLabSpec(spec)); // a bad file is refused before anything, the state file included
   if (labExists(name)) throw netnsError('EEXIST', `lab ${name} is already up: netns lab down ${name} first`);
-  const names = Object.fromEntries(plan.nodes.map(({ key }) => [key, `${plan.prefix}${name}-${key}`]));
+  const names = Object.fromEntries(plan.nodes.map(({ key }) => [key, namedLabNamespace(plan.prefix, name, key)]));
   const stored: StoredLab = { name, file, building: true, state: { plan, names, impairments: [], down: [], partitions: [], nextPartition: 1 } };
   saveLab(stored); // before building: a killed `up` leaves what `down` needs
   let lab: Lab;

@@ -47,7 +47,8 @@ const HANDLE = /^([0-9a-f]{1,4}):([0-9a-f]{0,4})$/i;
 export function parseHandle(text: unknown, what: string, minor: 'none' | 'required' | 'any'): number {
   const match = typeof text === 'string' ? HANDLE.exec(text) : null;
   const shape = minor === 'none' ? '"M:" (hex, like "1:")' : minor === 'required' ? '"M:N" (hex, like "1:10")' : '"M:" or "M:N" (hex, like "1:10")';
-  if (!match || (minor === 'none' && match[2] !== '') || (minor === 'required' && match[2] === '')) {
+  // "1:0" is "1:", the qdisc's own handle: no class id.
+  if (!match || (minor === 'none' && match[2] !== '') || (minor === 'required' && parseInt(match[2] || '0', 16) === 0)) {
     throw invalid(`${what} must be ${shape}, got ${JSON.stringify(text)}`);
   }
   return ((parseInt(match[1]!, 16) << 16) | parseInt(match[2] || '0', 16)) >>> 0;

@@ -89,7 +89,8 @@ class Network<H extends string> implements TestNetwork<H> {
   readonly #interfaces = new Map<H, string[]>();
   readonly #created: string[] = [];
   readonly #netlink = new Map<H, Netlink>();
-  readonly #onExit = () => deleteNamespacesSync(this.#created);
+  readonly #onExit = () =>
+    deleteNamespacesSync((Object.entries(this.hosts) as [H, NetNS][]).filter(([host]) => this.#created.includes(this.names[host])).map(([host, ns]) => ({ name: this.names[host], dev: ns.dev, inode: ns.inode })));
   #deleted = false;
 
   constructor(private readonly runPrefix: string) {

@@ -42,8 +42,8 @@ describe.skipIf(!privileged)('netns lab', () => {
     writeFileSync(file, TOPOLOGY);
     const upped = await runCli('lab', 'up', file);
     expect(upped).toMatchObject({ code: 0, stderr: '' });
-    expect(upped.stdout).toContain(`a            ${prefix}demo-a`);
-    expect(leftovers().sort()).toEqual(['a', 'b', 'r1', 's1'].map((node) => `${prefix}demo-${node}`));
+    expect(upped.stdout).toContain(`a            ${prefix}demo.a`);
+    expect(leftovers().sort()).toEqual(['a', 'b', 'r1', 's1'].map((node) => `${prefix}demo.${node}`));
     expect(await runCli('lab', 'up', file)).toMatchObject({ code: 1, stderr: expect.stringContaining('EEXIST: lab demo is already up') });
 
     const status = JSON.parse((await runCli('lab', 'status', 'demo', '--json')).stdout);

@@ -151,6 +151,13 @@ describe.skipIf(!privileged)('README examples, run as written', () => {
     expect(stdout).toContain('gc would remove 0 sets; stats: 1 live');
   });
 
+  it('tc.mjs: qdiscs, htb classes and a u32 filter over netlink, netem refused where the kernel lacks it', async () => {
+    const { stdout } = await example('tc.mjs');
+    expect(stdout).toContain('qdisc: htb 1: root {"defaultClass":16}\n');
+    expect(stdout).toMatch(/^qdisc: tbf [0-9a-f]+: root \{"rate":125000,"burst":4096,/m);
+    expect(stdout).toContain("{ destination: '10.9.0.0/24' }\n");
+  });
+
   it('lab.mjs: a routed three-subnet lab, impaired, captured, partitioned and drawn', async () => {
     const { stdout, pid } = await example('lab.mjs');
     rmSync(`/tmp/lab-${pid}.pcap`, { force: true });
@@ -167,7 +174,7 @@ describe.skipIf(!privileged)('README examples, run as written', () => {
     expect(stdout).toContain('1 received');
     expect(stdout).toContain('dropped: 2 of 20 (10%)');
     expect(stdout).toContain('impair  c -> s2: rate 1mbit');
-    expect(NetNS.list().filter((entry) => entry.name.startsWith('nsdoc-demo-'))).toEqual([]);
+    expect(NetNS.list().filter((entry) => entry.name.startsWith('nsdoc-demo.'))).toEqual([]);
   });
 
   it('cli.sh: the netns command', async () => {

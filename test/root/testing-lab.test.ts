@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createLab, Lab } from '../../dist/testing.js';
 import { NetNS } from '../../dist/index.js';
 import { privileged } from '../helpers/privileges.js';
+import { openFdCount } from '../helpers/process-state.js';
 
 const prefix = `nslabt${randomBytes(2).toString('hex')}-`;
 const leftovers = (): string[] => (existsSync('/run/netns') ? readdirSync('/run/netns').filter((name) => name.startsWith(prefix)) : []);
@@ -181,14 +182,76 @@ describe.skipIf(!privileged)('createLab', () => {
   });
 
   it('a failure half-way removes what it made and never what it did not make', async () => {
-    const taken = await NetNS.create(`${prefix}clash-b`);
+    const taken = await NetNS.create(`${prefix}clash.b`);
     try {
       await expect(createLab({ prefix, hosts: { a: {}, b: {}, c: {} }, links: [['a', 'b'], ['b', 'c']] }, { name: 'clash' })).rejects.toMatchObject({ code: 'EEXIST' });
-      expect(leftovers()).toEqual([`${prefix}clash-b`]);
-      expect(NetNS.open(`${prefix}clash-b`).inode).toBe(taken.inode);
+      expect(leftovers()).toEqual([`${prefix}clash.b`]);
+      expect(NetNS.open(`${prefix}clash.b`).inode).toBe(taken.inode);
     } finally {
       await taken.delete();
     }
+  });
+
+  it('deletes only the namespaces it made: a name deleted and made again by someone else is left alone, at delete() and at exit', async () => {
+    const lab = await createLab({ prefix, hosts: { a: {}, b: {} }, links: [['a', 'b']] });
+    execFileSync('ip', ['netns', 'del', lab.names.b!]);
+    execFileSync('ip', ['netns', 'add', lab.names.b!]);
+    try {
+      await lab.delete();
+      expect(leftovers()).toEqual([lab.names.b]);
+    } finally {
+      execFileSync('ip', ['netns', 'del', lab.names.b!]);
+    }
+    const script = `
+      const { createLab } = await import(${JSON.stringify(new URL('../../dist/testing.js', import.meta.url).href)});
+      const { execFileSync } = await import('node:child_process');
+      const lab = await createLab({ prefix: ${JSON.stringify(prefix)}, hosts: { a: {}, b: {} }, links: [['a', 'b']] });
+      execFileSync('ip', ['netns', 'del', lab.names.b]);
+      execFileSync('ip', ['netns', 'add', lab.names.b]);
+      console.log(lab.names.b);`;
+    const replaced = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim();
+    try {
+      expect(leftovers()).toEqual([replaced]); // the exit hook removed a, and left the b it did not make
+    } finally {
+      execFileSync('ip', ['netns', 'del', replaced]);
+    }
+  });
+
+  it('runs changes of one link one after another: racing impairments end as the last one, in the kernel and the listing', async () => {
+    await using lab = await createLab({ prefix, hosts: { a: {}, b: {} }, links: [['a', 'b']], ipv6: false });
+    const outcomes = await Promise.allSettled([lab.impair('a', 'b', { rate: '1mbit' }), lab.impair('a', 'b', { rate: '2mbit', loss: 5 }), lab.impair('a', 'b', { loss: 20 })]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+    expect(lab.impairments().map((i) => i.text)).toEqual(['loss 20%']);
+    expect(JSON.parse(inNs(lab, 'a', 'tc', '-j', 'qdisc', 'show', 'dev', 'eth0'))[0].kind).not.toBe('tbf');
+    expect(inNs(lab, 'a', 'nft', 'list', 'ruleset').match(/drop/g)).toHaveLength(1);
+    await Promise.all([lab.linkDown('a', 'b'), lab.linkUp('a', 'b'), lab.linkDown('a', 'b')]);
+    expect(lab.linksDown()).toEqual([['a', 'b']]);
+  });
+
+  it('stops its captures when deleted, and a matrix of a deleted lab rejects rather than report every pair unreached', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netns-lab-'));
+    const before = openFdCount();
+    const lab = await createLab({ prefix, hosts: { a: {}, b: {} }, links: [['a', 'b']], ipv6: false });
+    const capture = await lab.capture('a', 'b', { file: join(dir, 'a.pcap') });
+    await lab.delete();
+    expect(openFdCount()).toBeLessThanOrEqual(before); // the capture's socket and file closed with the lab's own
+    expect(await capture.stop()).toMatchObject({ file: join(dir, 'a.pcap') });
+    await expect(lab.connectivity()).rejects.toMatchObject({ code: 'ERR_NETNS_CLOSED' });
+    rmSync(dir, { recursive: true });
+  });
+
+  it('refuses bad matrix options, and cuts IPv6 link-local traffic in a partition too', async () => {
+    await using lab = await createLab({ prefix, hosts: { a: {}, b: {} }, switches: { s: {} }, links: [['a', 's'], ['b', 's']] });
+    for (const options of [{ family: 5 }, { timeout: -1 }, { timeout: 1.5 }, { nodes: ['s'] }, { nodes: ['zz'] }, { famly: 6 }]) {
+      await expect(lab.connectivity(options as never)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    }
+    const linkLocal = (JSON.parse(execFileSync('ip', ['-n', lab.names.b!, '-j', '-6', 'addr', 'show', 'dev', 'eth0', 'scope', 'link'], { encoding: 'utf8' }))[0].addr_info.find((a: { local?: string }) => a.local).local as string);
+    const ping = () => lab.nodes.a!.execFile('ping', ['-6', '-c', '1', '-W', '1', `${linkLocal}%eth0`]);
+    await ping();
+    const cut = await lab.partition(['a'], ['b']);
+    await expect(ping()).rejects.toMatchObject({ code: 'ERR_NETNS_COMMAND_FAILED' });
+    await lab.heal(cut);
+    await ping();
   });
 
   it('a kept, named lab is found again by Lab.attach from its state', async () => {
@@ -198,7 +261,7 @@ describe.skipIf(!privileged)('createLab', () => {
     made.close();
     const again = await Lab.attach(state);
     try {
-      expect(again.names).toEqual({ a: `${prefix}kept-a`, b: `${prefix}kept-b` });
+      expect(again.names).toEqual({ a: `${prefix}kept.a`, b: `${prefix}kept.b` });
       expect((await again.connectivity({ timeout: 300 })).dropped.pairs).toBe(2);
       await again.heal();
       expect((await again.connectivity()).dropped.pairs).toBe(0);

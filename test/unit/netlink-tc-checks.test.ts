@@ -36,6 +36,7 @@ describe('bad tc specs are refused before anything is sent', () => {
     ['qdiscs.list with dev', (nl) => nl.qdiscs.list(anyKeys({ dev: 'v0' }))],
     ['a class whose classid has another major than its parent', (nl) => nl.classes.add({ link: 3, parent: '1:', classid: '2:10', kind: 'htb', rate: 1000 })],
     ['a classid without a minor', (nl) => nl.classes.add({ link: 3, parent: '1:', classid: '1:' as never, kind: 'htb', rate: 1000 })],
+    ['a classid whose minor is 0 (the qdisc itself)', (nl) => nl.classes.add({ link: 3, parent: '1:', classid: '1:0' as never, kind: 'htb', rate: 1000 })],
     ['a class of a kind other than htb', (nl) => nl.classes.add(anyKeys({ link: 3, parent: '1:', classid: '1:1', kind: 'hfsc', rate: 1000 }))],
     ['a class without a rate', (nl) => nl.classes.add(anyKeys({ link: 3, parent: '1:', classid: '1:1', kind: 'htb' }))],
     ['a class with a netem key', (nl) => nl.classes.add(anyKeys({ link: 3, parent: '1:', classid: '1:1', kind: 'htb', rate: 1, delay: 1 }))],

@@ -2,7 +2,7 @@
 // anything is made, and bad specs refused whole. No privileges: nothing is built.
 import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createLab } from '../../dist/testing.js';
+import { createLab, Lab } from '../../dist/testing.js';
 import { planLab } from '../../dist/testing/lab/plan.js';
 import { checkLabSpec } from '../../dist/testing/lab/spec.js';
 import type { LabSpec } from '../../dist/testing.js';
@@ -61,9 +61,21 @@ describe('a lab is planned before anything is made', () => {
     expect(endOf(p, 'b')[0]!.addresses).toEqual(['192.168.7.2/24', '2001:db8:7::1/64']);
   });
 
+  it('takes /31 and /127 point-to-point subnets, both addresses usable (RFC 3021, RFC 6164)', () => {
+    const p = plan({ hosts: { a: {}, b: {} }, links: [['a', 'b', { subnet: '10.9.0.0/31', subnet6: 'fd09::/127' }]] });
+    expect(p.links[0]!.a.addresses).toEqual(['10.9.0.0/31', 'fd09::/127']);
+    expect(p.links[0]!.b.addresses).toEqual(['10.9.0.1/31', 'fd09::1/127']);
+  });
+
   it('skips a picked subnet that a given one overlaps', () => {
     const p = plan({ hosts: { a: {}, b: {}, c: {} }, links: [['a', 'b'], ['b', 'c', { subnet: '10.0.1.0/30' }]], ipv6: false });
     expect(p.segments.map((s) => s.subnet)).toEqual(['10.0.2.0/24', '10.0.1.0/30']);
+  });
+
+  it('switches joined after hosts were linked to them are still one segment', () => {
+    const p = plan({ hosts: { h1: {}, h2: {} }, switches: { s1: {}, s2: {} }, links: [['s1', 'h1'], ['s2', 'h2'], ['s1', 's2']], ipv6: false });
+    expect(p.segments).toEqual([{ subnet: '10.0.1.0/24', switches: ['s1', 's2'] }]);
+    expect(p.links.flatMap((l) => [l.a, l.b]).filter((e) => e.node.startsWith('h')).map((e) => e.addresses)).toEqual([['10.0.1.1/24'], ['10.0.1.2/24']]);
   });
 
   it('a switch tree is one segment', () => {
@@ -88,6 +100,7 @@ describe('createLab refuses a bad spec before making anything', () => {
     ['overlapping subnets', { hosts: { a: {}, b: {} }, switches: { s1: { subnet: '10.5.0.0/16' }, s2: { subnet: '10.5.1.0/24' } }, links: [['a', 's1'], ['b', 's2']] }, /overlaps/],
     ['a subnet of the wrong family', { hosts: {}, switches: { s: { subnet: 'fd00::/64' } } }, /not an IPv4 prefix/],
     ['an unknown key', { hosts: {}, switch: {} }, /unknown key "switch"/],
+    ['an IPv6 address in a lab without IPv6', { hosts: { a: {}, b: {} }, links: [['a', 'b', { addresses: { a: 'fd00::1/64' } }]], ipv6: false }, /ipv6: false/],
     ['an unknown link option', { hosts: { a: {}, b: {} }, links: [['a', 'b', { delay: '5ms' }]] }, /unknown key "delay"/],
     ['jitter without delay', { hosts: { a: {}, b: {} }, links: [['a', 'b', { impair: { a: { jitter: '5ms' } } }]] }, /needs a delay/],
     ['a rate without a known unit', { hosts: { a: {}, b: {} }, links: [['a', 'b', { impair: { a: { rate: '10 furlongs' } } }]] }, /rate of link a-b/],
@@ -101,5 +114,25 @@ describe('createLab refuses a bad spec before making anything', () => {
     await expect(outcome).rejects.toThrow(message);
     expect(process.listenerCount('exit')).toBe(exitHooks);
     expect(existsSync('/run/netns') ? readdirSync('/run/netns') : []).toEqual(before);
+  });
+});
+
+describe('Lab.attach refuses a damaged state before opening anything', () => {
+  const good = () => {
+    const p = plan({ hosts: { a: {}, b: {} }, links: [['a', 'b']], ipv6: false, prefix: 'nsattach-' });
+    return { plan: p, names: { a: 'nsattach-x.a', b: 'nsattach-x.b' }, impairments: [] as unknown[], down: [] as unknown[], partitions: [] as unknown[], nextPartition: 1 };
+  };
+  it.each<[string, (s: ReturnType<typeof good>) => void]>([
+    ['an impairment of a link that is not there', (s) => s.impairments.push(['a', 'zz', { loss: 1 }])],
+    ['a partition of unknown nodes', (s) => s.partitions.push({ id: 1, sides: [['a'], ['zz']] }) && (s.nextPartition = 2)],
+    ['a next partition id already taken', (s) => s.partitions.push({ id: 3, sides: [['a'], ['b']] }) && (s.nextPartition = 3)],
+    ['two nodes under one namespace name', (s) => (s.names.b = s.names.a)],
+    ['a node without a name', (s) => delete (s.names as Record<string, string>).b],
+    ['a link down that is no link', (s) => s.down.push('a>a')],
+    ['no plan', (s) => delete (s as Partial<typeof s>).plan],
+  ])('%s', async (_what, damage) => {
+    const state = good();
+    damage(state);
+    await expect(Lab.attach(state as never)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
   });
 });

@@ -9,7 +9,7 @@ import { ErrorCodes, kindOf, netnsError, type NetnsError } from '../../core/erro
 import { refuseUnknownKeys } from '../../core/known-keys.js';
 import { assertValidName } from '../../core/names.js';
 import { ownOptions } from '../../core/own.js';
-import { deleteNamespace } from '../../lifecycle.js';
+import { MAX_TIMER_MS } from '../../core/timer-limit.js';
 import { openNetlink } from '../../netlink/index.js';
 import { NetNS } from '../../netns.js';
 import { capturePackets, type PacketCapture } from '../capture.js';
@@ -26,7 +26,7 @@ import { checkImpairment, describeImpairment, type Impairment } from './units.js
 
 /** How createLab names and keeps what it makes. */
 export interface LabOptions {
-  /** Names namespaces `<prefix><name>-<node>` instead of `<prefix><pid>-<random>-<node>`: a lab found again by name (the CLI's). */
+  /** Names namespaces `<prefix><name>.<node>` instead of `<prefix><pid>-<random>-<node>`: a lab found again by name (the CLI's). */
   name?: string;
   /** Leave the lab in place when the process exits (default false: removed at exit, as createTestNetwork's). */
   keep?: boolean;
@@ -94,7 +94,10 @@ export class Lab implements AsyncDisposable {
   readonly #down = new Set<string>();
   readonly #partitions = new Map<number, LabPartition>();
   #nextPartition = 1;
-  readonly #onExit = (): void => deleteNamespacesSync(this.#created);
+  readonly #captures = new Set<PacketCapture>();
+  /** The last change queued per link direction, link, or the partitions: changes of one thing run one after another. */
+  readonly #queues = new Map<string, Promise<unknown>>();
+  readonly #onExit = (): void => deleteNamespacesSync(this.#identities());
   #deleted = false;
 
   /** @internal Use createLab() or Lab.attach(). */
@@ -127,7 +130,8 @@ export class Lab implements AsyncDisposable {
    */
   static async attach(state: LabState): Promise<Lab> {
     if (typeof state !== 'object' || state === null) throw invalid(`Lab.attach takes a lab's state(), got ${kindOf(state)}`);
-    checkRunState(state as unknown as Record<string, unknown>);
+    checkPlanAndNames(state.plan, state.names);
+    checkRunState(state as unknown as Record<string, unknown>, state.plan);
     const lab = new Lab(state.plan, state.names, true);
     try {
       for (const node of lab.#nodes.values()) {
@@ -197,16 +201,27 @@ export class Lab implements AsyncDisposable {
   async impair(from: string, to: string, impairment: Impairment): Promise<void> {
     const { near } = this.#link(from, to);
     const checked = checkImpairment(impairment, `${from}→${to}`);
-    this.#impairments.delete(pair(from, to));
-    await applyImpairment(this.#node(from), near.iface, checked, `${from}→${to}`);
-    if (Object.keys(checked).length > 0) this.#impairments.set(pair(from, to), checked);
+    await this.#serial(pair(from, to), async () => {
+      this.#impairments.delete(pair(from, to));
+      await applyImpairment(this.#node(from), near.iface, checked, `${from}→${to}`);
+      if (Object.keys(checked).length > 0) this.#impairments.set(pair(from, to), checked);
+    });
+  }
+
+  /** Runs `change` after every change queued under `key` has settled. */
+  #serial<T>(key: string, change: () => Promise<T>): Promise<T> {
+    const next = (this.#queues.get(key) ?? Promise.resolve()).catch(() => {}).then(change);
+    this.#queues.set(key, next);
+    return next;
   }
 
   /** Takes the impairment off what `from` sends to `to`. */
   async clearImpairment(from: string, to: string): Promise<void> {
     const { near } = this.#link(from, to);
-    await clearImpairment(this.#node(from), near.iface);
-    this.#impairments.delete(pair(from, to));
+    await this.#serial(pair(from, to), async () => {
+      await clearImpairment(this.#node(from), near.iface);
+      this.#impairments.delete(pair(from, to));
+    });
   }
 
   /** The impairments in force, one per impaired direction. */
@@ -220,8 +235,10 @@ export class Lab implements AsyncDisposable {
   /** Sets both ends of the link administratively down, as pulling the cable (`ip link set … down` on each). */
   async linkDown(a: string, b: string): Promise<void> {
     const { link } = this.#link(a, b);
-    for (const end of [link.a, link.b]) await inNode(this.#node(end.node), (nl) => nl.links.down(end.iface));
-    this.#down.add(pair(link.a.node, link.b.node));
+    await this.#serial(`link ${pair(link.a.node, link.b.node)}`, async () => {
+      for (const end of [link.a, link.b]) await inNode(this.#node(end.node), (nl) => nl.links.down(end.iface));
+      this.#down.add(pair(link.a.node, link.b.node));
+    });
   }
 
   /**
@@ -231,6 +248,10 @@ export class Lab implements AsyncDisposable {
    */
   async linkUp(a: string, b: string): Promise<void> {
     const { link } = this.#link(a, b);
+    await this.#serial(`link ${pair(link.a.node, link.b.node)}`, () => this.#bringUp(link));
+  }
+
+  async #bringUp(link: PlannedLink): Promise<void> {
     for (const end of [link.a, link.b]) {
       const node = this.#node(end.node);
       await inNode(node, (nl) => nl.links.up(end.iface));
@@ -261,16 +282,24 @@ export class Lab implements AsyncDisposable {
     if (both.length > 0) throw invalid(`partition: ${both.join(', ')} on both sides`);
     const partition: LabPartition = { id: this.#nextPartition++, sides };
     this.#partitions.set(partition.id, partition);
-    try {
-      for (const [mine, theirs] of [[sides[0], sides[1]], [sides[1], sides[0]]] as const) {
-        const addresses = theirs.flatMap((key) => this.#addressesOf(key));
-        for (const key of mine) await cutOff(this.#node(key), partition.id, addresses);
+    return this.#serial('partitions', async () => {
+      try {
+        for (const [mine, theirs] of [[sides[0], sides[1]], [sides[1], sides[0]]] as const) {
+          const addresses = (await Promise.all(theirs.map((key) => this.#liveAddressesOf(key)))).flat();
+          for (const key of mine) await cutOff(this.#node(key), partition.id, addresses);
+        }
+      } catch (error) {
+        await this.#heal([partition.id]).catch(() => {});
+        throw error;
       }
-    } catch (error) {
-      await this.heal(partition.id).catch(() => {});
-      throw error;
-    }
-    return partition;
+      return partition;
+    });
+  }
+
+  /** The node's planned addresses and the IPv6 link-local ones the kernel gave its interfaces (a partition must cut those too). */
+  async #liveAddressesOf(key: string): Promise<string[]> {
+    const linkLocal = this.plan.ipv6 ? await inNode(this.#node(key), (nl) => nl.addresses.list({ family: 6 })) : [];
+    return [...this.#addressesOf(key), ...linkLocal.filter((a) => a.scope === 'link').map((a) => a.address)];
   }
 
   #side(side: unknown, what: string): string[] {
@@ -288,6 +317,10 @@ export class Lab implements AsyncDisposable {
   /** Heals one partition (by itself or its id), or every partition when none is given. */
   async heal(partition?: LabPartition | number): Promise<void> {
     const ids = partition === undefined ? [...this.#partitions.keys()] : [typeof partition === 'number' ? partition : partition?.id];
+    await this.#serial('partitions', () => this.#heal(ids));
+  }
+
+  async #heal(ids: unknown[]): Promise<void> {
     for (const id of ids) {
       const found = typeof id === 'number' ? this.#partitions.get(id) : undefined;
       if (!found) throw invalid(`heal: no partition ${String(id)} (in force: ${[...this.#partitions.keys()].join(', ') || 'none'})`);
@@ -302,17 +335,24 @@ export class Lab implements AsyncDisposable {
   }
 
   /** Captures what `node` sends and receives on its link to `peer` into a pcap file (see capturePackets). */
-  capture(node: string, peer: string, options: { file: string; snaplen?: number }): Promise<PacketCapture> {
+  async capture(node: string, peer: string, options: { file: string; snaplen?: number }): Promise<PacketCapture> {
     const { near } = this.#link(node, peer);
-    return capturePackets(this.#node(node).ns!, near.iface, options);
+    const capture = await capturePackets(this.#node(node).ns!, near.iface, options);
+    this.#captures.add(capture);
+    return capture;
   }
 
   /**
    * Tries every ordered pair of hosts and routers (or `nodes`), as pingAll:
    * returns who reached whom, with a printable table.
    */
-  connectivity(options: ConnectivityOptions = {}): Promise<ConnectivityMatrix> {
-    const { family = 4, timeout = 1000, nodes } = options;
+  async connectivity(options?: ConnectivityOptions): Promise<ConnectivityMatrix> {
+    const { family = 4, timeout = 1000, nodes } = ownOptions(options);
+    refuseUnknownKeys(options, ['family', 'timeout', 'nodes'], 'connectivity options', invalid);
+    if (family !== 4 && family !== 6) throw invalid(`connectivity: family must be 4 or 6, got ${String(family)}`);
+    if (family === 6 && !this.plan.ipv6) throw invalid('connectivity: family 6 in a lab made with ipv6: false');
+    if (!Number.isSafeInteger(timeout) || timeout < 1 || timeout > MAX_TIMER_MS) throw invalid(`connectivity: timeout must be an integer from 1 to ${MAX_TIMER_MS} ms, got ${String(timeout)}`);
+    if (nodes !== undefined && (!Array.isArray(nodes) || nodes.some((key) => this.#node(key).kind === 'switch'))) throw invalid('connectivity: nodes must be an array of hosts and routers');
     const keys = nodes ?? this.plan.nodes.filter((n) => n.kind !== 'switch').map((n) => n.key);
     const probes = keys.map((key) => {
       const node = this.#node(key);
@@ -341,6 +381,11 @@ export class Lab implements AsyncDisposable {
     process.off('exit', this.#onExit);
   }
 
+  /** What the exit hook may delete: each name made, with the namespace it must still hold. */
+  #identities(): { name: string; dev: number; inode: number }[] {
+    return [...this.#nodes.values()].flatMap((node) => (node.ns && this.#created.includes(node.name) ? [{ name: node.name, dev: node.ns.dev, inode: node.ns.inode }] : []));
+  }
+
   /**
    * Deletes every namespace of the lab (and with them its links, tables and
    * qdiscs); idempotent, never rejects: a namespace that cannot be deleted is
@@ -349,8 +394,11 @@ export class Lab implements AsyncDisposable {
   async delete(): Promise<void> {
     if (this.#deleted) return;
     this.#deleted = true;
+    await Promise.all([...this.#captures].map((capture) => capture.stop().catch(() => {})));
+    const handles = [...this.#nodes.values()].flatMap((node) => (node.ns && this.#created.includes(node.name) ? [node.ns] : []));
+    // ns.delete(), not the name's: a name that now holds another namespace (deleted and made again by someone else) is left alone.
+    await Promise.all(handles.map((ns) => ns.delete().catch(() => {})));
     this.close();
-    await Promise.all(this.#created.map((name) => deleteNamespace(name).catch(() => {})));
   }
 
   /** delete(), for `await using`. */
@@ -367,11 +415,21 @@ async function ignoreExisting(done: Promise<unknown>): Promise<void> {
   }
 }
 
+/**
+ * The namespace name of a named lab's node: `<prefix><lab>.<node>`. The dot
+ * appears in neither a lab name nor a node key, so two labs never share a
+ * name (lab `x` with node `a-b`, lab `x-a` with node `b`), and sweep(), which
+ * takes `<prefix><pid>-<hex>-` for a crashed process's, never takes a named lab.
+ */
+export function namedLabNamespace(prefix: string, lab: string, node: string): string {
+  return `${prefix}${lab}.${node}`;
+}
+
 function namesFor(plan: LabPlan, options: LabOptions): Record<string, string> {
-  const stem = options.name === undefined ? `${process.pid}-${randomBytes(3).toString('hex')}` : options.name;
+  const stem = `${process.pid}-${randomBytes(3).toString('hex')}`;
   const names: Record<string, string> = {};
   for (const { key } of plan.nodes) {
-    const name = `${plan.prefix}${stem}-${key}`;
+    const name = options.name === undefined ? `${plan.prefix}${stem}-${key}` : namedLabNamespace(plan.prefix, options.name, key);
     assertValidName(name);
     names[key] = name;
   }

@@ -1,8 +1,10 @@
 // Who reaches whom, as Mininet's pingAll: from every node to every other
 // one's address, a TCP connection attempt made inside the source's
 // namespace. An answer of any kind (a connection, or a refusal: the
-// destination's kernel sent a reset) means reachable; a timeout, or no
-// route, means not. No raw socket, no ping process, no listener needed.
+// destination's kernel sent a reset) means reachable; a timeout, no route, or
+// a local firewall's drop means not. Any other failure (out of descriptors, a
+// closed lab) is not an answer about the network: the matrix rejects with it.
+// No raw socket, no ping process, no listener needed.
 import type { NetnsError } from '../../core/errors.js';
 import type { NetNS } from '../../netns.js';
 
@@ -21,6 +23,8 @@ export interface ConnectivityMatrix {
 /** The destination port: discard, which nothing here listens on; a refusal proves the path as well as a connection. */
 const PROBE_PORT = 9;
 const CONCURRENCY = 128;
+/** What a failed attempt says about the path: not reached. EPERM: an nftables drop on the way out (a partition). */
+const UNREACHED = new Set(['ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EHOSTDOWN', 'EPERM', 'EACCES']);
 
 async function reaches(from: NetNS, host: string, timeout: number): Promise<boolean> {
   try {
@@ -28,7 +32,10 @@ async function reaches(from: NetNS, host: string, timeout: number): Promise<bool
     socket.destroy();
     return true;
   } catch (error) {
-    return (error as NetnsError).code === 'ECONNREFUSED';
+    const code = (error as NetnsError).code;
+    if (code === 'ECONNREFUSED') return true;
+    if (UNREACHED.has(code)) return false;
+    throw error;
   }
 }
 

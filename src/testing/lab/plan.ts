@@ -80,25 +80,34 @@ function overlaps(a: ParsedPrefix, b: ParsedPrefix): boolean {
   return cut(a) === cut(b);
 }
 
+/** Each switch's tree: switches linked to switches, in any order of links, are one. */
+function switchTrees(spec: CheckedLabSpec, isSwitch: (node: string) => boolean): (node: string) => string {
+  const parent = new Map<string, string>();
+  const root = (node: string): string => {
+    while (parent.has(node)) node = parent.get(node)!;
+    return node;
+  };
+  for (const { a, b } of spec.links) {
+    if (isSwitch(a) && isSwitch(b) && root(a) !== root(b)) parent.set(root(a), root(b));
+  }
+  return root;
+}
+
 /** Segments in the order their first link appears; which segment each link is in. */
 function segmentsOf(spec: CheckedLabSpec): { segments: Segment[]; linkSegment: number[] } {
-  const component = new Map<string, number>();
+  const isSwitch = (node: string): boolean => spec.nodes.get(node) === 'switch';
+  const treeOf = switchTrees(spec, isSwitch);
+  const byTree = new Map<string, number>();
   const segments: Segment[] = [];
   const linkSegment: number[] = [];
-  const isSwitch = (node: string): boolean => spec.nodes.get(node) === 'switch';
   for (const { a, b } of spec.links) {
-    if (!isSwitch(a) && !isSwitch(b)) {
-      linkSegment.push(segments.push({ subnet: '', switches: [] }) - 1);
-      continue;
+    const tree = [a, b].filter(isSwitch).map(treeOf)[0];
+    let index = tree === undefined ? undefined : byTree.get(tree);
+    if (index === undefined) {
+      index = segments.push({ subnet: '', switches: [] }) - 1;
+      if (tree !== undefined) byTree.set(tree, index);
     }
-    const known = [a, b].filter(isSwitch).map((s) => component.get(s)).find((index) => index !== undefined);
-    const index = known ?? segments.push({ subnet: '', switches: [] }) - 1;
-    for (const end of [a, b].filter(isSwitch)) {
-      if (!component.has(end)) {
-        component.set(end, index);
-        segments[index]!.switches.push(end);
-      }
-    }
+    for (const end of [a, b].filter(isSwitch)) if (!segments[index]!.switches.includes(end)) segments[index]!.switches.push(end);
     linkSegment.push(index);
   }
   return { segments, linkSegment };
@@ -172,10 +181,16 @@ function assignSubnets(spec: CheckedLabSpec, segments: Segment[], linkSegment: n
 class AddressPool {
   readonly #subnet: ParsedPrefix;
   readonly #used = new Set<bigint>();
-  #next = 1n;
+  #next: bigint;
 
   constructor(subnet: string) {
     this.#subnet = parsePrefix(subnet);
+    this.#next = this.#pointToPoint() ? 0n : 1n;
+  }
+
+  /** A /31 or /127 (RFC 3021, RFC 6164), or a single address: every address is a host's. */
+  #pointToPoint(): boolean {
+    return this.#size() <= 2n;
   }
 
   /** Reserves an explicit address (bare, or with the subnet's own length). */
@@ -185,14 +200,14 @@ class AddressPool {
     const inside = overlaps({ ...p, prefixLength: this.#subnet.prefixLength }, this.#subnet);
     if (!inside || length !== this.#subnet.prefixLength) throw invalid(`${where} ${text} is not in its segment's subnet ${this.#cidr()}`);
     const host = toBig(p.bytes) - toBig(networkOf(this.#subnet));
-    if (host === 0n || (p.family === 2 && host === this.#size() - 1n)) throw invalid(`${where} ${text} is the network or broadcast address of ${this.#cidr()}`);
+    if (!this.#pointToPoint() && (host === 0n || (p.family === 2 && host === this.#size() - 1n))) throw invalid(`${where} ${text} is the network or broadcast address of ${this.#cidr()}`);
     return this.#claim(host, where, everywhere);
   }
 
   /** The next free address. */
   take(where: string, everywhere: Set<string>): string {
     while (this.#used.has(this.#next)) this.#next++;
-    const last = this.#subnet.family === 2 ? this.#size() - 2n : this.#size() - 1n;
+    const last = this.#subnet.family === 2 && !this.#pointToPoint() ? this.#size() - 2n : this.#size() - 1n;
     if (this.#next > last) throw invalid(`${this.#cidr()} has no address left for ${where}: give the segment a larger subnet`);
     return this.#claim(this.#next, where, everywhere);
   }

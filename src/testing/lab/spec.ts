@@ -199,11 +199,20 @@ function refuseSwitchLoops(links: { a: string; b: string }[], nodes: Map<string,
   }
 }
 
+/** With ipv6: false, an IPv6 subnet or address given would be left out of the lab: refused instead. */
+function refuseIpv6(switches: Map<string, LabSwitchSpec>, links: { a: string; b: string; options: CheckedLinkOptions }[]): void {
+  for (const [key, node] of switches) if (node.subnet6 !== undefined) throw invalid(`switch ${key} has a subnet6, but the lab has ipv6: false`);
+  for (const { a, b, options } of links) {
+    const v6 = options.subnet6 !== undefined || Object.values(options.addresses ?? {}).some((list) => list.some((cidr) => cidr.includes(':')));
+    if (v6) throw invalid(`link ${a}-${b} has an IPv6 subnet or address, but the lab has ipv6: false`);
+  }
+}
+
 /** The spec checked whole (ERR_NETNS_INVALID_ARG, ERR_NETNS_INVALID_NAME for a prefix no name can start with). */
 export function checkLabSpec(spec: unknown): CheckedLabSpec {
   if (!isRecord(spec)) throw invalid(`createLab takes a spec { hosts, routers?, switches?, links?, ipv6?, prefix? }, got ${kindOf(spec)}`);
   const given = own(spec);
-  refuseUnknownKeys(given, SPEC_KEYS, 'createLab', invalid);
+  refuseUnknownKeys(given, SPEC_KEYS, 'the spec', invalid);
   const nodes = new Map<string, LabNodeKind>();
   const switches = new Map<string, LabSwitchSpec>();
   checkNodes(given, nodes, switches);
@@ -214,6 +223,7 @@ export function checkLabSpec(spec: unknown): CheckedLabSpec {
   const { ipv6 = true, prefix = DEFAULT_PREFIX } = given as { ipv6?: unknown; prefix?: unknown };
   if (typeof ipv6 !== 'boolean') throw invalid(`ipv6 must be a boolean, got ${kindOf(ipv6)}`);
   if (typeof prefix !== 'string') throw invalid(`prefix must be a string, got ${kindOf(prefix)}`);
+  if (!ipv6) refuseIpv6(switches, links);
   for (const key of nodes.keys()) assertValidName(`${prefix}${process.pid}-000000-${key}`);
   return { nodes, switches, links, ipv6, prefix };
 }

@@ -43,6 +43,7 @@ export function checkPlanAndNames(plan: unknown, names: unknown): asserts plan i
   expectKind(routes, 'object', 'plan.routes');
   expectKind(names, 'object', 'names');
   const keys = new Set<string>();
+  const taken = new Set<unknown>();
   for (const node of nodes as unknown[]) {
     expectKind(node, 'object', 'a plan node');
     const { key, kind } = node as Record<string, unknown>;
@@ -50,7 +51,9 @@ export function checkPlanAndNames(plan: unknown, names: unknown): asserts plan i
     const name = (names as Record<string, unknown>)[key];
     if (!Object.hasOwn(names as object, key)) throw invalid(`names has none for node ${key}`);
     assertValidName(name);
+    if (keys.has(key) || taken.has(name)) throw invalid(`node ${key} or its namespace ${name} appears twice`);
     keys.add(key);
+    taken.add(name);
   }
   (links as unknown[]).forEach((link, i) => {
     expectKind(link, 'object', `link ${i}`);
@@ -67,23 +70,26 @@ export function checkPlanAndNames(plan: unknown, names: unknown): asserts plan i
   }
 }
 
-/** Checks what Lab.attach takes beyond the plan and names: impairments, links down, partitions. */
-export function checkRunState(state: Record<string, unknown>): void {
+/** Checks what Lab.attach takes beyond the plan and names (checked already): impairments, links down, partitions, all of known nodes and links. */
+export function checkRunState(state: Record<string, unknown>, plan: LabPlan): void {
   const { impairments, down, partitions, nextPartition } = state;
+  const keys = new Set(plan.nodes.map((node) => node.key));
+  const linked = new Set(plan.links.flatMap(({ a, b }) => [`${a.node}>${b.node}`, `${b.node}>${a.node}`]));
   expectKind(impairments, 'array', 'impairments');
   for (const entry of impairments as unknown[]) {
-    if (!Array.isArray(entry) || entry.length !== 3 || typeof entry[0] !== 'string' || typeof entry[1] !== 'string') throw invalid('an impairment is [from, to, impairment]');
+    if (!Array.isArray(entry) || entry.length !== 3 || !linked.has(`${String(entry[0])}>${String(entry[1])}`)) throw invalid(`an impairment is [from, to, impairment] of a link, got ${JSON.stringify(entry)}`);
     checkImpairment(entry[2], `${entry[0]}→${entry[1]}`);
   }
   expectKind(down, 'array', 'down');
-  for (const key of down as unknown[]) expectKind(key, 'string', 'a link down');
+  for (const key of down as unknown[]) if (typeof key !== 'string' || !linked.has(key)) throw invalid(`a link down is "a>b" of a link, got ${JSON.stringify(key)}`);
   expectKind(partitions, 'array', 'partitions');
+  let highest = 0;
   for (const partition of partitions as unknown[]) {
     expectKind(partition, 'object', 'a partition');
     const { id, sides } = partition as Record<string, unknown>;
-    if (!Number.isSafeInteger(id) || !Array.isArray(sides) || sides.length !== 2 || !sides.every((side) => Array.isArray(side) && side.every((key) => typeof key === 'string'))) {
-      throw invalid(`bad partition ${JSON.stringify(partition)}`);
-    }
+    const ok = Number.isSafeInteger(id) && (id as number) > highest && Array.isArray(sides) && sides.length === 2 && sides.every((side) => Array.isArray(side) && side.every((key) => keys.has(key)));
+    if (!ok) throw invalid(`bad partition ${JSON.stringify(partition)} (ids rise, sides are node keys)`);
+    highest = id as number;
   }
-  if (!Number.isSafeInteger(nextPartition) || (nextPartition as number) < 1) throw invalid(`nextPartition must be a positive integer, got ${String(nextPartition)}`);
+  if (!Number.isSafeInteger(nextPartition) || (nextPartition as number) <= highest) throw invalid(`nextPartition must be an integer above every partition's id, got ${String(nextPartition)}`);
 }
