@@ -227,7 +227,7 @@ describe.skipIf(!privileged)('capturePackets', () => {
     await capture[Symbol.asyncDispose]();
     expect(fdCountOf(realpathSync(file))).toBe(0);
     expect(await packetSockets(network.hosts.a)).toBe(0);
-    expect(openFdCount()).toBe(descriptors);
+    expect(openFdCount()).toBeLessThanOrEqual(descriptors);
     expect({ file: capture.file, interface: capture.interface, packets: capture.packets }).toEqual({ file, interface: 'eth0', packets: first.packets });
   });
 
@@ -293,7 +293,8 @@ os.write(fd, bytes.fromhex(sys.argv[1]))`;
       const descriptors = openFdCount();
       const error = (await start().then(() => null, (e: unknown) => e)) as NetnsError;
       expect(error).toMatchObject({ name: 'NetnsError' });
-      expect(openFdCount()).toBe(descriptors);
+      // At most as many: the capture's socket is counted exactly below; other work of the process may close one meanwhile.
+      expect(openFdCount()).toBeLessThanOrEqual(descriptors);
       expect(await packetSockets(network.hosts.a)).toBe(0);
       if (file) expect(() => statSync(file)).toThrow(expect.objectContaining({ code: 'ENOENT' }));
       return error;
