@@ -5,7 +5,6 @@ import { ErrorCodes, kindOf, netnsError } from '../core/errors.js';
 import { refuseUnknownKeys } from '../core/known-keys.js';
 import type { LabState } from '../testing/lab/lab.js';
 import { checkPlanAndNames, checkRunState } from '../testing/lab/state.js';
-import type { StoredLab } from './lab-state.js';
 
 const STORED_KEYS = ['name', 'file', 'building', 'state', 'identities'];
 
@@ -30,7 +29,7 @@ export async function whyNotStoredLab(data: unknown, name: string): Promise<stri
   try {
     if (kindOf(data) !== 'object') return `it must hold an object, got ${kindOf(data)}`;
     refuseUnknownKeys(data, STORED_KEYS, 'the lab', (message) => netnsError(ErrorCodes.INVALID_ARG, message));
-    const stored = data as Record<keyof StoredLab, unknown>;
+    const stored = data as Record<string, unknown>;
     if (stored.name !== name) return `it names lab ${JSON.stringify(stored.name)}, not ${name}`;
     if (typeof stored.file !== 'string' || typeof stored.building !== 'boolean') return 'file must be a string and building a boolean';
     if (kindOf(stored.state) !== 'object') return `state must be an object, got ${kindOf(stored.state)}`;
