@@ -35,7 +35,7 @@ export async function whyNotStoredLab(data: unknown, name: string): Promise<stri
     if (kindOf(stored.state) !== 'object') return `state must be an object, got ${kindOf(stored.state)}`;
     const state = stored.state as LabState;
     checkPlanAndNames(state.plan, state.names);
-    checkRunState(state as unknown as Record<string, unknown>);
+    checkRunState(state as unknown as Record<string, unknown>, state.plan);
     const keys = state.plan.nodes.map((node) => node.key);
     for (const [key, ns] of Object.entries(state.names)) {
       if (!keys.includes(key) || ns !== namedLabNamespace(state.plan.prefix, name, key)) return `namespace ${JSON.stringify(ns)} (node ${key}) is not one lab ${name} makes`;
