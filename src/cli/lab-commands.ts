@@ -7,11 +7,15 @@ import type { Command } from 'commander';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { Impairment } from '../testing/lab/units.js';
 import type { Lab } from '../testing/lab/lab.js';
-import { chooseLab, labExists, labNames, loadLab, removeLab, saveLab, type StoredLab } from './lab-state.js';
+import { assertNotReplaced, down, replacedNamespaces, stampOf } from './lab-down.js';
+import { chooseLab, createLabFile, type DamagedLab, inspectLab, isDamaged, labNames, loadLab, type NsStamp, removeLab, saveLab, type StoredLab, underLabLock } from './lab-state.js';
 import { EXIT_USAGE, printResult } from './output.js';
 
 /** The prefix of a CLI lab's namespaces when its file gives none: not the fixtures' (sweep() never takes a lab for a crashed test). */
 const CLI_PREFIX = 'nslab-';
+
+/** The longest --timeout of `matrix`: a minute per try is already no lab's. */
+const MAX_TIMEOUT_MS = 60_000;
 
 const usage = (message: string): Error => Object.assign(netnsError(ErrorCodes.INVALID_ARG, message), { exitCode: EXIT_USAGE });
 
@@ -24,51 +28,64 @@ async function up(file: string, options: { name?: string; json?: boolean }): Pro
   const name = options.name ?? loaded.name;
   const spec = { prefix: CLI_PREFIX, ...loaded.spec };
   const plan = planLab(checkLabSpec(spec)); // a bad file is refused before anything, the state file included
-  if (labExists(name)) throw netnsError('EEXIST', `lab ${name} is already up: netns lab down ${name} first`);
   const names = Object.fromEntries(plan.nodes.map(({ key }) => [key, namedLabNamespace(plan.prefix, name, key)]));
-  const stored: StoredLab = { name, file, building: true, state: { plan, names, impairments: [], down: [], partitions: [], nextPartition: 1 } };
-  saveLab(stored); // before building: a killed `up` leaves what `down` needs
-  let lab: Lab;
-  try {
-    lab = await createLab(spec, { name, keep: true });
-  } catch (error) {
-    removeLab(name);
-    throw error;
-  }
-  saveLab({ ...stored, building: false, state: lab.state() });
-  lab.close();
+  await underLabLock(name, async () => {
+    const stored: StoredLab = { name, file, building: true, state: { plan, names, impairments: [], down: [], partitions: [], nextPartition: 1 } };
+    createLabFile(stored); // before building: a killed `up` leaves what `down` needs
+    let lab: Lab;
+    try {
+      lab = await createLab(spec, { name, keep: true });
+    } catch (error) {
+      removeLab(name);
+      throw error;
+    }
+    try {
+      saveLab({ ...stored, building: false, state: lab.state(), identities: stampsOf(lab, names) });
+    } finally {
+      lab.close();
+    }
+  });
   printResult({ name, names }, Boolean(options.json), () => [`lab ${name} is up:`, ...Object.entries(names).map(([node, ns]) => `  ${node.padEnd(12)} ${ns}`)]);
 }
 
-async function down(name: string): Promise<void> {
-  const { deleteNamespace } = await import('../lifecycle.js');
-  const stored = loadLab(name);
-  for (const ns of Object.values(stored.state.names)) {
-    await deleteNamespace(ns).catch((error: { code?: string }) => {
-      if (error.code !== 'ENOENT') throw error;
-    });
+/** What each node's namespace is, checked against the one the lab holds open (so it is the lab's). */
+function stampsOf(lab: Lab, names: Record<string, string>): Record<string, NsStamp> {
+  const stamps: Record<string, NsStamp> = {};
+  for (const [key, ns] of Object.entries(lab.nodes)) {
+    const stamp = stampOf(names[key]!);
+    if (stamp === undefined || !ns.equals(stamp)) throw netnsError(ErrorCodes.FIXTURE, `namespace ${ns.path} was replaced while the lab was being built`);
+    stamps[key] = stamp;
   }
-  removeLab(name);
+  return stamps;
 }
 
-/** Finds the lab again, runs `change`, and keeps what it changed. */
+/** Finds the lab again, runs `change` holding the lab's lock, and keeps what it changed. */
 async function withLab<T>(name: string | undefined, change: (lab: Lab) => Promise<T>): Promise<T> {
   const { Lab } = await import('../testing/lab/lab.js');
-  const stored = loadLab(chooseLab(name));
-  if (stored.building) throw netnsError(ErrorCodes.FIXTURE, `lab ${stored.name} was never finished (its \`up\` died): netns lab down ${stored.name}`);
-  const lab = await Lab.attach(stored.state);
-  try {
-    return await change(lab);
-  } finally {
-    saveLab({ ...stored, state: lab.state() });
-    lab.close();
-  }
+  const chosen = chooseLab(name);
+  return underLabLock(chosen, async () => {
+    const stored = await loadLab(chosen);
+    if (stored.building) throw netnsError(ErrorCodes.FIXTURE, `lab ${stored.name} was never finished (its \`up\` died): netns lab down ${stored.name}`);
+    assertNotReplaced(stored);
+    const lab = await Lab.attach(stored.state);
+    try {
+      return await change(lab);
+    } finally {
+      saveLab({ ...stored, state: lab.state() });
+      lab.close();
+    }
+  });
 }
 
-function statusLines(stored: StoredLab, present: Set<string>): string[] {
+function statusLines(stored: StoredLab | DamagedLab, present: Set<string>): string[] {
+  if (isDamaged(stored)) return [`lab ${stored.name}: damaged state file (${stored.damaged}): netns lab down ${stored.name} removes it`];
   const { plan, names, impairments, down: linksDown, partitions } = stored.state;
+  const replaced = new Set(replacedNamespaces(stored));
   const lines = [`lab ${stored.name} (from ${stored.file})${stored.building ? ' — never finished: netns lab down it' : ''}`];
-  for (const { key, kind } of plan.nodes) lines.push(`  ${kind.padEnd(7)} ${key.padEnd(12)} ${names[key]}${present.has(names[key]!) ? '' : ' (missing)'}`);
+  for (const { key, kind } of plan.nodes) {
+    const ns = names[key]!;
+    lines.push(`  ${kind.padEnd(7)} ${key.padEnd(12)} ${ns}${!present.has(ns) ? ' (missing)' : replaced.has(ns) ? ' (replaced since up: not the lab\'s)' : ''}`);
+  }
   for (const { a, b } of plan.links) {
     const state = linksDown.includes(`${a.node}>${b.node}`) ? 'down' : 'up';
     lines.push(`  link    ${a.node}:${a.iface} ${a.addresses.join(' ')} -- ${b.node}:${b.iface} ${b.addresses.join(' ')} ${state}`);
@@ -81,20 +98,33 @@ function statusLines(stored: StoredLab, present: Set<string>): string[] {
 async function status(name: string | undefined, options: { json?: boolean }): Promise<void> {
   const { listNamespaces } = await import('../lifecycle.js');
   const present = new Set(listNamespaces().map((entry) => entry.name));
-  const labs = (name === undefined ? labNames() : [name]).map(loadLab);
+  const labs = await Promise.all((name === undefined ? labNames() : [name]).map(inspectLab));
   printResult(labs, Boolean(options.json), () => (labs.length === 0 ? ['no lab is up'] : labs.flatMap((lab) => statusLines(lab, present))));
 }
 
 async function exec(node: string, command: string[], options: { lab?: string }): Promise<void> {
   const { NetNS } = await import('../netns.js');
   const { runForwarded } = await import('./exec-in.js');
-  const stored = loadLab(chooseLab(options.lab));
+  const stored = await loadLab(chooseLab(options.lab));
+  assertNotReplaced(stored);
   const ns = stored.state.names[node];
   if (ns === undefined || !Object.hasOwn(stored.state.names, node)) throw usage(`lab ${stored.name} has no node ${JSON.stringify(node)} (nodes: ${Object.keys(stored.state.names).join(', ')})`);
   // commander keeps the `--` that ends our options when options pass through.
   const [program, ...args] = command[0] === '--' ? command.slice(1) : command;
   if (program === undefined) throw usage('lab exec needs a command after the node');
   await runForwarded(NetNS.open(ns), program!, args, { etc: false });
+}
+
+/** A whole number in [min, max] given on the command line, else a usage error. */
+function wholeNumber(text: string, what: string, min: number, max: number): number {
+  const value = /^\d{1,16}$/.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= max)) throw usage(`${what} takes a whole number from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+function familyOf(text: string): 4 | 6 {
+  if (text !== '4' && text !== '6') throw usage(`--family takes 4 or 6, got ${JSON.stringify(text)}`);
+  return Number(text) as 4 | 6;
 }
 
 function impairmentOf(options: Record<string, string | undefined>): Impairment {
@@ -129,12 +159,14 @@ function addInspectCommands(lab: Command): void {
     .option('--family <family>', '4 or 6', '4')
     .option('--timeout <ms>', 'how long each try may take', '1000')
     .option('--json', 'print JSON')
-    .action((options: { lab?: string; family: string; timeout: string; json?: boolean }) =>
-      withLab(options.lab, async (l) => {
-        const matrix = await l.connectivity({ family: Number(options.family) as 4 | 6, timeout: Number(options.timeout) });
+    .action((options: { lab?: string; family: string; timeout: string; json?: boolean }) => {
+      const family = familyOf(options.family);
+      const timeout = wholeNumber(options.timeout, '--timeout', 1, MAX_TIMEOUT_MS);
+      return withLab(options.lab, async (l) => {
+        const matrix = await l.connectivity({ family, timeout });
         printResult({ nodes: matrix.nodes, reachable: matrix.reachable, dropped: matrix.dropped }, Boolean(options.json), () => [String(matrix)]);
-      }),
-    );
+      });
+    });
 }
 
 function addChangeCommands(lab: Command): void {
@@ -178,7 +210,10 @@ function addChangeCommands(lab: Command): void {
     .description('heal one partition by id, or all of them')
     .argument('[id]')
     .option('--lab <name>', 'which lab (default: the only one up)')
-    .action((id: string | undefined, options: { lab?: string }) => withLab(options.lab, (l) => l.heal(id === undefined ? undefined : Number(id))));
+    .action((id: string | undefined, options: { lab?: string }) => {
+      const which = id === undefined ? undefined : wholeNumber(id, 'heal', 1, Number.MAX_SAFE_INTEGER);
+      return withLab(options.lab, (l) => l.heal(which));
+    });
 }
 
 export function addLabCommands(program: Command): void {

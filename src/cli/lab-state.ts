@@ -1,11 +1,23 @@
 // Where `netns lab` keeps the labs it brought up: one JSON file per lab in
-// /run/netns-lab (NETNS_LAB_DIR overrides), written before the lab is built
-// (so `down` finds what a killed `up` left) and replaced atomically after
-// every change. /run is a tmpfs: a reboot forgets the labs with their namespaces.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// /run/netns-lab (NETNS_LAB_DIR overrides), made before the lab is built (so
+// `down` finds what a killed `up` left) and replaced atomically after every
+// change, under the lab's lock (one command at a time changes a lab). /run is
+// a tmpfs: a reboot forgets the labs with their namespaces.
+import { randomBytes } from 'node:crypto';
+import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCodes, netnsError } from '../core/errors.js';
+import { type FileLock, lockFile, lockHolder } from '../core/file-lock.js';
 import type { LabState } from '../testing/lab/lab.js';
+import { whyNotStoredLab } from './lab-check.js';
+
+/** A namespace as `up` made it: nsfs device and inode, and the inode's ctime in ns (inode numbers are reused). */
+export interface NsStamp {
+  dev: number;
+  inode: number;
+  /** The nsfs inode's ctime, in nanoseconds, as a decimal string. */
+  made: string;
+}
 
 /** The state file's contents: the lab's state, and whether it was still being built. */
 export interface StoredLab {
@@ -15,9 +27,20 @@ export interface StoredLab {
   /** true from before the build until it finished: a lab `up` never completed. */
   building: boolean;
   state: LabState;
+  /** Each node's namespace as `up` made it (once built): `down` deletes a namespace only while it is still that one. */
+  identities?: Record<string, NsStamp>;
+}
+
+/** A state file that holds no lab (truncated, edited, not ours): `down` removes it and deletes nothing. */
+export interface DamagedLab {
+  name: string;
+  /** What is wrong with it. */
+  damaged: string;
 }
 
 const NAME = /^[A-Za-z0-9_-]{1,32}$/;
+/** How long a command waits for another one working the same lab (an `up` of a big lab takes a while). */
+const LOCK_TIMEOUT_MS = 120_000;
 
 export function labDir(): string {
   return process.env.NETNS_LAB_DIR || '/run/netns-lab';
@@ -28,33 +51,92 @@ function pathOf(name: string): string {
   return join(labDir(), `${name}.json`);
 }
 
+/** The lab's contents in a new file of a name no one can guess or plant a symlink at. */
+function writeTemporary(path: string, lab: StoredLab): string {
+  mkdirSync(labDir(), { recursive: true, mode: 0o755 });
+  const temporary = `${path}.${randomBytes(8).toString('hex')}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(lab, null, 2)}\n`, { mode: 0o644, flag: 'wx' });
+  return temporary;
+}
+
 /** Writes the lab's file whole (a temporary file renamed over it): a reader never sees half of one. */
 export function saveLab(lab: StoredLab): void {
   const path = pathOf(lab.name);
-  mkdirSync(labDir(), { recursive: true, mode: 0o755 });
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(lab, null, 2)}\n`, { mode: 0o644 });
-  renameSync(temporary, path);
-}
-
-/** The lab of that name; ENOENT (coded, naming the labs that are up) when there is none. */
-export function loadLab(name: string): StoredLab {
+  const temporary = writeTemporary(path, lab);
   try {
-    return JSON.parse(readFileSync(pathOf(name), 'utf8')) as StoredLab;
+    renameSync(temporary, path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    const up = labNames();
-    throw netnsError('ENOENT', `no lab ${name} is up (${up.length === 0 ? 'none is' : `up: ${up.join(', ')}`})`);
+    rmSync(temporary, { force: true });
+    throw error;
   }
 }
 
-/** Whether a lab of that name has a state file. */
-export function labExists(name: string): boolean {
+/** Makes the lab's file whole, EEXIST if the lab has one already (a link fails where a rename replaces). */
+export function createLabFile(lab: StoredLab): void {
+  const path = pathOf(lab.name);
+  const temporary = writeTemporary(path, lab);
   try {
-    readFileSync(pathOf(name));
-    return true;
-  } catch {
-    return false;
+    linkSync(temporary, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    throw netnsError('EEXIST', `lab ${lab.name} is already up: netns lab down ${lab.name} first`);
+  } finally {
+    unlinkSync(temporary);
+  }
+}
+
+function notUp(name: string): Error {
+  const up = labNames();
+  return netnsError('ENOENT', `no lab ${name} is up (${up.length === 0 ? 'none is' : `up: ${up.join(', ')}`})`);
+}
+
+/** The lab of that name, or what is wrong with its file; ENOENT (coded, naming the labs that are up) when there is none. */
+export async function inspectLab(name: string): Promise<StoredLab | DamagedLab> {
+  let text: string;
+  try {
+    text = readFileSync(pathOf(name), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw notUp(name);
+    throw error;
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    return { name, damaged: `not JSON (${(error as Error).message})` };
+  }
+  const damaged = await whyNotStoredLab(data, name);
+  return damaged === undefined ? (data as StoredLab) : { name, damaged };
+}
+
+/** Whether inspectLab found a damaged file. */
+export function isDamaged(lab: StoredLab | DamagedLab): lab is DamagedLab {
+  return 'damaged' in lab;
+}
+
+/** The lab of that name: ENOENT when there is none, ERR_NETNS_INVALID_ARG naming the file when it is damaged. */
+export async function loadLab(name: string): Promise<StoredLab> {
+  const lab = await inspectLab(name);
+  if (isDamaged(lab)) throw netnsError(ErrorCodes.INVALID_ARG, `the state file ${pathOf(name)} is damaged (${lab.damaged}): netns lab down ${name} removes it`);
+  return lab;
+}
+
+/** Takes lab `name`'s lock (a file beside its state file), waiting for whoever works the lab now. */
+async function lockLab(name: string): Promise<FileLock> {
+  const path = `${pathOf(name).slice(0, -'.json'.length)}.lock`;
+  mkdirSync(labDir(), { recursive: true, mode: 0o755 });
+  return lockFile(path, LOCK_TIMEOUT_MS, () =>
+    netnsError('EBUSY', `lab ${name} is being worked on by another command${lockHolder(path)}; waited ${LOCK_TIMEOUT_MS / 1000} s`),
+  );
+}
+
+/** Runs `work` holding lab `name`'s lock: up, down and each change hold it throughout, so none loses another's update. */
+export async function underLabLock<T>(name: string, work: () => Promise<T>): Promise<T> {
+  const lock = await lockLab(name);
+  try {
+    return await work();
+  } finally {
+    lock.release();
   }
 }
 

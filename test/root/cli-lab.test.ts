@@ -3,10 +3,10 @@
 // with its state in a folder of the test's own (NETNS_LAB_DIR).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { privileged } from '../helpers/privileges.js';
 
@@ -31,9 +31,12 @@ describe.skipIf(!privileged)('netns lab', () => {
   beforeAll(() => {
     process.env.NETNS_LAB_DIR = join(dir, 'state');
   });
+  afterEach(() => {
+    for (const name of leftovers()) execFileSync('ip', ['netns', 'del', name]);
+    rmSync(join(dir, 'state'), { recursive: true, force: true });
+  });
   afterAll(() => {
     delete process.env.NETNS_LAB_DIR;
-    for (const name of leftovers()) execFileSync('ip', ['netns', 'del', name]);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -82,6 +85,87 @@ describe.skipIf(!privileged)('netns lab', () => {
     expect((await runCli('lab', 'up', file)).stderr).toContain('ERR_NETNS_INVALID_ARG: lab file');
     expect((await runCli('lab', 'down')).code).toBe(2);
     expect(await runCli('lab', 'down', 'nothere')).toMatchObject({ code: 1, stderr: expect.stringContaining('ENOENT: no lab nothere is up') });
+    // JSON.parse would keep only the second `hosts`
+    const json = join(dir, 'dup.json');
+    writeFileSync(json, `{"prefix": "${prefix}", "hosts": {"a": {}}, "hosts": {"b": {}}}`);
+    expect(await runCli('lab', 'up', json)).toMatchObject({ code: 1, stderr: expect.stringMatching(/ERR_NETNS_INVALID_ARG: lab file .*dup.json: .*unique/) });
+    for (const args of [['matrix', '--timeout', 'abc'], ['matrix', '--timeout', '0'], ['matrix', '--family', '5'], ['heal', 'abc'], ['heal', '1.5']]) {
+      expect(await runCli('lab', ...args, '--lab', 'nothere'), args.join(' ')).toMatchObject({ code: 2, stderr: expect.stringContaining('ERR_NETNS_INVALID_ARG: ') });
+    }
+    expect(leftovers()).toEqual([]);
+  });
+
+  const SMALL = `prefix: ${prefix}\nhosts: { a: {}, b: {}, c: {} }\nswitches: { s: {} }\nlinks: [[a, s], [b, s], [c, s]]\nipv6: false\n`;
+  const up = async (name: string): Promise<void> => {
+    const file = join(dir, 'small.yaml');
+    writeFileSync(file, SMALL);
+    expect(await runCli('lab', 'up', file, '--name', name)).toMatchObject({ code: 0, stderr: '' });
+  };
+  const stateFile = (name: string): string => join(dir, 'state', `${name}.json`);
+
+  it('down deletes only the namespaces the lab made, by their identity and their name', async () => {
+    await up('guard');
+    const replaced = `${prefix}guard.b`;
+    execFileSync('ip', ['netns', 'del', replaced]);
+    execFileSync('ip', ['netns', 'add', replaced]);
+    expect((await runCli('lab', 'status', 'guard')).stdout).toContain(`${replaced} (replaced since up`);
+    expect(await runCli('lab', 'partition', 'a', 'b', '--lab', 'guard')).toMatchObject({ code: 1, stderr: expect.stringContaining(`ERR_NETNS_FIXTURE: lab guard: ${replaced} replaced since up`) });
+
+    // a state file naming a namespace the lab never made: damaged, and nothing deleted by it
+    const victim = `${prefix}victim`;
+    execFileSync('ip', ['netns', 'add', victim]);
+    const stolen = JSON.parse(readFileSync(stateFile('guard'), 'utf8'));
+    writeFileSync(stateFile('evil'), JSON.stringify({ ...stolen, name: 'evil', state: { ...stolen.state, names: { ...stolen.state.names, a: victim } } }));
+    writeFileSync(stateFile('evil2'), JSON.stringify({ name: 'evil2', file: 'x', building: false, state: { names: { a: victim } } }));
+    for (const name of ['evil', 'evil2']) {
+      expect(await runCli('lab', 'down', name)).toMatchObject({ code: 0, stdout: expect.stringContaining(`lab ${name}: its state file was damaged`) });
+    }
+    expect(leftovers()).toContain(victim);
+
+    const downed = await runCli('lab', 'down', 'guard');
+    expect(downed).toMatchObject({ code: 0, stdout: `lab guard: left ${replaced}: replaced since up (not the namespace the lab made)\n` });
+    expect(leftovers().sort()).toEqual([replaced, victim]);
+    execFileSync('ip', ['netns', 'del', replaced]);
+    execFileSync('ip', ['netns', 'del', victim]);
+
+    // an `up` killed while building recorded no identities: down takes the names it would have made
+    execFileSync('ip', ['netns', 'add', `${prefix}killed.a`]);
+    writeFileSync(stateFile('killed'), JSON.stringify({ ...stolen, name: 'killed', building: true, identities: undefined, state: { ...stolen.state, names: Object.fromEntries(Object.keys(stolen.state.names).map((key) => [key, `${prefix}killed.${key}`])) } }));
+    expect(await runCli('lab', 'down', 'killed')).toMatchObject({ code: 0, stdout: '' });
+    expect(leftovers()).toEqual([]);
+  });
+
+  it('one command at a time changes a lab: concurrent ones all land', async () => {
+    const file = join(dir, 'race.yaml');
+    writeFileSync(file, SMALL);
+    const ups = await Promise.all([1, 2].map(() => runCli('lab', 'up', file, '--name', 'race')));
+    expect(ups.map((run) => run.code).sort()).toEqual([0, 1]);
+    expect(ups.map((run) => run.stderr).join('')).toContain('EEXIST: lab race is already up');
+    expect(existsSync(stateFile('race'))).toBe(true);
+
+    const cuts = await Promise.all([['a', 'b'], ['a', 'c'], ['b', 'c']].map(([x, y]) => runCli('lab', 'partition', x!, y!, '--lab', 'race')));
+    expect(cuts.map((cut) => cut.stdout).sort()).toEqual(['1\n', '2\n', '3\n']);
+    const impairs = await Promise.all(['a', 'b', 'c'].map((node) => runCli('lab', 'impair', node, 's', '--rate', '1mbit', '--lab', 'race')));
+    expect(impairs.map((run) => run.code)).toEqual([0, 0, 0]);
+    const state = JSON.parse((await runCli('lab', 'status', 'race', '--json')).stdout)[0].state;
+    expect(state.partitions).toHaveLength(3);
+    expect(state.impairments.map(([from]: string[]) => from).sort()).toEqual(['a', 'b', 'c']);
+    expect(await runCli('lab', 'down', 'race')).toMatchObject({ code: 0, stdout: '' });
+    expect(leftovers()).toEqual([]);
+  });
+
+  it('a damaged state file is shown as such and taken away by down, deleting nothing', async () => {
+    await up('fine');
+    for (const text of ['{"name":"bad"}', '[']) {
+      writeFileSync(stateFile('bad'), text);
+      const status = await runCli('lab', 'status');
+      expect(status).toMatchObject({ code: 0, stdout: expect.stringContaining('lab bad: damaged state file (') });
+      expect(status.stdout).toContain(`lab fine (from ${join(dir, 'small.yaml')})`);
+      expect(await runCli('lab', 'graph', '--lab', 'bad')).toMatchObject({ code: 1, stderr: expect.stringContaining(`ERR_NETNS_INVALID_ARG: the state file ${stateFile('bad')} is damaged`) });
+      expect(await runCli('lab', 'down', 'bad')).toMatchObject({ code: 0, stdout: expect.stringContaining('removed it, deleted no namespace') });
+      expect(existsSync(stateFile('bad'))).toBe(false);
+    }
+    expect(await runCli('lab', 'down', 'fine')).toMatchObject({ code: 0, stdout: '' });
     expect(leftovers()).toEqual([]);
   });
 });

@@ -16,9 +16,17 @@ export interface LabFile {
 
 const NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
+// JSON.parse keeps the last of two equal keys (a second `hosts` silently
+// drops the first): JSON is also read as YAML 1.2, whose parser refuses them.
+function parseJson(text: string): unknown {
+  const data: unknown = JSON.parse(text);
+  parseYaml(text, { schema: 'json', uniqueKeys: true });
+  return data;
+}
+
 function parse(text: string, path: string): unknown {
   try {
-    return extname(path) === '.json' ? JSON.parse(text) : parseYaml(text, { schema: 'core', uniqueKeys: true });
+    return extname(path) === '.json' ? parseJson(text) : parseYaml(text, { schema: 'core', uniqueKeys: true });
   } catch (error) {
     throw netnsError(ErrorCodes.INVALID_ARG, `lab file ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
