@@ -4,7 +4,7 @@ netns lab up lab.yaml                        # prints each node's namespace (nsd
 netns lab exec a -- ping -c 1 10.80.1.3      # the only lab up needs no --lab
 netns lab impair c s2 --rate 1mbit           # what c sends to s2; --clear takes it off
 netns lab partition a c                      # prints the partition's id
-netns lab matrix --timeout 300 | tail -1     # dropped: 2 of 20 (10%)
+netns lab matrix | tail -1                   # dropped: 2 of 20 (10%)
 netns lab heal 1
 netns lab link r1 r2 down && netns lab link r1 r2 up
 netns lab status                             # nodes, links, impairments, partitions

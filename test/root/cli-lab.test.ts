@@ -59,18 +59,18 @@ describe.skipIf(!privileged)('netns lab', () => {
     expect((await runCli('lab', 'exec', 'a', '--', 'sh', '-c', 'exit 7')).code).toBe(7);
 
     expect((await runCli('lab', 'partition', 'a', 'b')).stdout).toBe('1\n');
-    const cut = JSON.parse((await runCli('lab', 'matrix', '--timeout', '300', '--json')).stdout);
+    const cut = JSON.parse((await runCli('lab', 'matrix', '--timeout', '10000', '--json')).stdout);
     expect(cut.dropped).toEqual({ pairs: 2, of: 6 });
     expect((await runCli('lab', 'heal', '1')).code).toBe(0);
-    expect((await runCli('lab', 'matrix')).stdout).toContain('dropped: 0 of 6 (0%)');
+    expect((await runCli('lab', 'matrix', '--timeout', '10000')).stdout).toContain('dropped: 0 of 6 (0%)');
 
     expect((await runCli('lab', 'impair', 'a', 's1', '--loss', '100')).code).toBe(0);
-    expect((await runCli('lab', 'matrix', '--timeout', '300')).stdout).toContain('dropped: 4 of 6');
+    expect((await runCli('lab', 'matrix', '--timeout', '3000')).stdout).toContain('dropped: 4 of 6');
     expect((await runCli('lab', 'impair', 'a', 's1', '--clear')).code).toBe(0);
     expect((await runCli('lab', 'link', 'r1', 'b', 'down')).code).toBe(0);
     expect((await runCli('lab', 'graph', '--format', 'dot')).stdout).toContain('style=dashed');
     expect((await runCli('lab', 'link', 'r1', 'b', 'up')).code).toBe(0);
-    expect((await runCli('lab', 'matrix')).stdout).toContain('dropped: 0 of 6 (0%)');
+    expect((await runCli('lab', 'matrix', '--timeout', '10000')).stdout).toContain('dropped: 0 of 6 (0%)');
 
     expect(await runCli('lab', 'down', 'demo')).toMatchObject({ code: 0, stderr: '' });
     expect(leftovers()).toEqual([]);
