@@ -6,7 +6,7 @@ import { refuseUnknownKeys } from '../core/known-keys.js';
 import type { LabState } from '../testing/lab/lab.js';
 import { checkPlanAndNames, checkRunState } from '../testing/lab/state.js';
 
-const STORED_KEYS = ['name', 'file', 'building', 'state', 'identities'];
+const STORED_KEYS = ['name', 'file', 'building', 'state', 'identities', 'started'];
 
 function checkIdentities(identities: unknown, keys: string[]): void {
   if (kindOf(identities) !== 'object') throw new Error(`identities must be an object, got ${kindOf(identities)}`);
@@ -41,6 +41,7 @@ export async function whyNotStoredLab(data: unknown, name: string): Promise<stri
       if (!keys.includes(key) || ns !== namedLabNamespace(state.plan.prefix, name, key)) return `namespace ${JSON.stringify(ns)} (node ${key}) is not one lab ${name} makes`;
     }
     if (stored.building && stored.identities !== undefined) return 'a lab still building has no identities yet';
+    if (stored.building && (typeof stored.started !== 'string' || !/^\d+$/.test(stored.started))) return 'a lab still building has its start time';
     if (!stored.building) checkIdentities(stored.identities, keys);
     return undefined;
   } catch (error) {

@@ -30,10 +30,12 @@ async function up(file: string, options: { name?: string; json?: boolean }): Pro
   const plan = planLab(checkLabSpec(spec)); // a bad file is refused before anything, the state file included
   const names = Object.fromEntries(plan.nodes.map(({ key }) => [key, namedLabNamespace(plan.prefix, name, key)]));
   await underLabLock(name, async () => {
-    const stored: StoredLab = { name, file, building: true, state: { plan, names, impairments: [], down: [], partitions: [], nextPartition: 1 } };
-    createLabFile(stored); // before building: a killed `up` leaves what `down` needs
+    const started = String(BigInt(Date.now() - CLOCK_SLACK_MS) * 1_000_000n);
+    const stored: StoredLab = { name, file, building: true, started, state: { plan, names, impairments: [], down: [], partitions: [], nextPartition: 1 } };
+    createLabFile(stored); // before building: a killed `up` leaves what `down` needs (EEXIST: the lab is up)
     let lab: Lab;
     try {
+      refuseTakenNames(name, names);
       lab = await createLab(spec, { name, keep: true });
     } catch (error) {
       removeLab(name);
@@ -46,6 +48,18 @@ async function up(file: string, options: { name?: string; json?: boolean }): Pro
     }
   });
   printResult({ name, names }, Boolean(options.json), () => [`lab ${name} is up:`, ...Object.entries(names).map(([node, ns]) => `  ${node.padEnd(12)} ${ns}`)]);
+}
+
+/** A namespace's stamp comes from the kernel's coarse clock, a tick behind Date.now() at most. */
+const CLOCK_SLACK_MS = 50;
+
+/**
+ * Refuses a lab one of whose names is taken (EEXIST): by someone's namespace, or by another lab's under another
+ * prefix (prefix `p-x-` with lab `y` and prefix `p-` with lab `x-y` both name node a `p-x-y.a`).
+ */
+function refuseTakenNames(lab: string, names: Record<string, string>): void {
+  const taken = Object.values(names).filter((ns) => stampOf(ns) !== undefined);
+  if (taken.length > 0) throw netnsError('EEXIST', `lab ${lab} needs namespaces that already exist: ${taken.join(', ')} (another lab's, or not a lab's): not made`);
 }
 
 /** What each node's namespace is, checked against the one the lab holds open (so it is the lab's). */

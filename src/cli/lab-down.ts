@@ -32,6 +32,15 @@ export function replacedNamespaces(lab: StoredLab): string[] {
   return replaced;
 }
 
+/** Of a lab whose `up` died (no identities), the namespaces that were there before that `up` began: never its own. */
+function olderThanUp(lab: StoredLab): string[] {
+  if (!lab.building || lab.started === undefined) return [];
+  return Object.values(lab.state.names).filter((ns) => {
+    const now = stampOf(ns);
+    return now !== undefined && BigInt(now.made) < BigInt(lab.started!);
+  });
+}
+
 /** Refuses (ERR_NETNS_FIXTURE) to work a lab one of whose namespaces is no longer the one `up` made. */
 export function assertNotReplaced(lab: StoredLab): void {
   const replaced = replacedNamespaces(lab);
@@ -55,10 +64,10 @@ export async function down(name: string): Promise<void> {
       removeLab(name);
       return [`lab ${name}: its state file was damaged (${lab.damaged}): removed it, deleted no namespace`];
     }
-    const replaced = new Set(replacedNamespaces(lab));
+    const replaced = new Set([...replacedNamespaces(lab), ...olderThanUp(lab)]);
     for (const ns of Object.values(lab.state.names)) if (!replaced.has(ns)) await deleteIfThere(ns);
     removeLab(name);
-    return [...replaced].map((ns) => `lab ${name}: left ${ns}: replaced since up (not the namespace the lab made)`);
+    return [...replaced].map((ns) => `lab ${name}: left ${ns}: not the namespace the lab made (replaced since up, or there before it)`);
   });
   if (said.length > 0) process.stdout.write(`${said.join('\n')}\n`);
 }

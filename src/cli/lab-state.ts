@@ -29,6 +29,11 @@ export interface StoredLab {
   state: LabState;
   /** Each node's namespace as `up` made it (once built): `down` deletes a namespace only while it is still that one. */
   identities?: Record<string, NsStamp>;
+  /**
+   * When `up` began, in ns of the realtime clock (a namespace's `made` stamp is on the same clock): `down` of a
+   * lab whose `up` died deletes only namespaces made since, never one that was there before.
+   */
+  started?: string;
 }
 
 /** A state file that holds no lab (truncated, edited, not ours): `down` removes it and deletes nothing. */

@@ -123,16 +123,30 @@ describe.skipIf(!privileged)('netns lab', () => {
     expect(leftovers()).toContain(victim);
 
     const downed = await runCli('lab', 'down', 'guard');
-    expect(downed).toMatchObject({ code: 0, stdout: `lab guard: left ${replaced}: replaced since up (not the namespace the lab made)\n` });
+    expect(downed).toMatchObject({ code: 0, stdout: `lab guard: left ${replaced}: not the namespace the lab made (replaced since up, or there before it)\n` });
     expect(leftovers().sort()).toEqual([replaced, victim]);
     execFileSync('ip', ['netns', 'del', replaced]);
     execFileSync('ip', ['netns', 'del', victim]);
 
-    // an `up` killed while building recorded no identities: down takes the names it would have made
+    // an `up` killed while building recorded no identities: down takes the names it would have made, made since it began
+    const killed = (started: bigint) => {
+      const names = Object.fromEntries(Object.keys(stolen.state.names).map((key) => [key, `${prefix}killed.${key}`]));
+      writeFileSync(stateFile('killed'), JSON.stringify({ ...stolen, name: 'killed', building: true, identities: undefined, started: String(started), state: { ...stolen.state, names } }));
+    };
     execFileSync('ip', ['netns', 'add', `${prefix}killed.a`]);
-    writeFileSync(stateFile('killed'), JSON.stringify({ ...stolen, name: 'killed', building: true, identities: undefined, state: { ...stolen.state, names: Object.fromEntries(Object.keys(stolen.state.names).map((key) => [key, `${prefix}killed.${key}`])) } }));
+    killed(BigInt(Date.now() + 3_600_000) * 1_000_000n); // began after a was made: a was there before it
+    expect(await runCli('lab', 'down', 'killed')).toMatchObject({ code: 0, stdout: expect.stringContaining(`left ${prefix}killed.a: not the namespace the lab made`) });
+    expect(leftovers()).toEqual([`${prefix}killed.a`]);
+    killed(0n); // began before a was made
     expect(await runCli('lab', 'down', 'killed')).toMatchObject({ code: 0, stdout: '' });
     expect(leftovers()).toEqual([]);
+
+    // up refuses names that are taken, by someone or by another lab under another prefix, and makes nothing
+    execFileSync('ip', ['netns', 'add', `${prefix}guard.a`]);
+    expect(await runCli('lab', 'up', join(dir, 'small.yaml'), '--name', 'guard')).toMatchObject({ code: 1, stderr: expect.stringContaining(`EEXIST: lab guard needs namespaces that already exist: ${prefix}guard.a`) });
+    expect(leftovers()).toEqual([`${prefix}guard.a`]);
+    expect((await runCli('lab', 'status')).stdout).not.toContain('lab guard');
+    execFileSync('ip', ['netns', 'del', `${prefix}guard.a`]);
   });
 
   it('one command at a time changes a lab: concurrent ones all land', async () => {

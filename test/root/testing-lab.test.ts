@@ -109,6 +109,11 @@ describe.skipIf(!privileged)('createLab', () => {
     await lab.heal();
     expect((await lab.connectivity({ timeout: SLOW })).dropped.pairs).toBe(0);
     await expect(lab.heal(second)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    // A heal of all queued behind a heal of one heals what is left when it runs.
+    const third = await lab.partition(['a'], ['b']);
+    await lab.partition(['a'], ['c']);
+    await Promise.all([lab.heal(third), lab.heal()]);
+    expect(lab.partitions()).toEqual([]);
     await expect(lab.partition(['a'], ['a'])).rejects.toThrow(/on both sides/);
     await expect(lab.partition(['s1'], ['c'])).rejects.toThrow(/switch/);
   });

@@ -316,8 +316,10 @@ export class Lab implements AsyncDisposable {
 
   /** Heals one partition (by itself or its id), or every partition when none is given. */
   async heal(partition?: LabPartition | number): Promise<void> {
-    const ids = partition === undefined ? [...this.#partitions.keys()] : [typeof partition === 'number' ? partition : partition?.id];
-    await this.#serial('partitions', () => this.#heal(ids));
+    // The ids are taken when the heal runs, not when it is called: a heal of one queued before a heal of all must not
+    // make the second fail on the id the first removed (and leave the rest in force).
+    const id = typeof partition === 'number' ? partition : partition?.id;
+    await this.#serial('partitions', () => this.#heal(partition === undefined ? [...this.#partitions.keys()] : [id]));
   }
 
   async #heal(ids: unknown[]): Promise<void> {
@@ -417,8 +419,8 @@ async function ignoreExisting(done: Promise<unknown>): Promise<void> {
 
 /**
  * The namespace name of a named lab's node: `<prefix><lab>.<node>`. The dot
- * appears in neither a lab name nor a node key, so two labs never share a
- * name (lab `x` with node `a-b`, lab `x-a` with node `b`), and sweep(), which
+ * appears in neither a lab name nor a node key, so two labs of one prefix never
+ * share a name (lab `x` with node `a-b`, lab `x-a` with node `b`), and sweep(), which
  * takes `<prefix><pid>-<hex>-` for a crashed process's, never takes a named lab.
  */
 export function namedLabNamespace(prefix: string, lab: string, node: string): string {
