@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { type FileLock, lockFile, lockHolder } from '../core/file-lock.js';
 import type { LabState } from '../testing/lab/lab.js';
+import { LAB_KEY } from '../testing/lab/spec.js';
 import { whyNotStoredLab } from './lab-check.js';
 
 /** A namespace as `up` made it: nsfs device and inode, and the inode's ctime in ns (inode numbers are reused). */
@@ -43,7 +44,6 @@ export interface DamagedLab {
   damaged: string;
 }
 
-const NAME = /^[A-Za-z0-9_-]{1,32}$/;
 /** How long a command waits for another one working the same lab (an `up` of a big lab takes a while). */
 const LOCK_TIMEOUT_MS = 120_000;
 
@@ -52,7 +52,7 @@ export function labDir(): string {
 }
 
 function pathOf(name: string): string {
-  if (!NAME.test(name)) throw netnsError(ErrorCodes.INVALID_ARG, `a lab name must match ${NAME}, got ${JSON.stringify(name)}`);
+  if (!LAB_KEY.test(name)) throw netnsError(ErrorCodes.INVALID_ARG, `a lab name must match ${LAB_KEY}, got ${JSON.stringify(name)}`);
   return join(labDir(), `${name}.json`);
 }
 
@@ -155,7 +155,7 @@ export function labNames(): string[] {
     return readdirSync(labDir())
       .filter((file) => file.endsWith('.json'))
       .map((file) => file.slice(0, -'.json'.length))
-      .filter((name) => NAME.test(name))
+      .filter((name) => LAB_KEY.test(name))
       .sort();
   } catch {
     return [];

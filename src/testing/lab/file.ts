@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ErrorCodes, kindOf, netnsError } from '../../core/errors.js';
-import type { LabSpec } from './spec.js';
+import { LAB_KEY, type LabSpec } from './spec.js';
 
 /** What a lab file holds: the spec, and the name it asks for (else its file name, without extension). */
 export interface LabFile {
@@ -14,7 +14,6 @@ export interface LabFile {
   spec: LabSpec;
 }
 
-const NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
 // JSON.parse keeps the last of two equal keys (a second `hosts` silently
 // drops the first): JSON is also read as YAML 1.2, whose parser refuses them.
@@ -42,6 +41,6 @@ export function loadLabFile(path: string): LabFile {
   const data = parse(readFileSync(path, 'utf8'), path);
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw netnsError(ErrorCodes.INVALID_ARG, `lab file ${path} must hold an object (hosts, links, ...), got ${kindOf(data)}`);
   const { name = basename(path, extname(path)), ...spec } = data as Record<string, unknown>;
-  if (typeof name !== 'string' || !NAME.test(name)) throw netnsError(ErrorCodes.INVALID_ARG, `lab file ${path}: name must match ${NAME}, got ${JSON.stringify(name)}`);
+  if (typeof name !== 'string' || !LAB_KEY.test(name)) throw netnsError(ErrorCodes.INVALID_ARG, `lab file ${path}: name must match ${LAB_KEY}, got ${JSON.stringify(name)}`);
   return { name, spec: spec as unknown as LabSpec };
 }

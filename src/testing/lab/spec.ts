@@ -69,7 +69,8 @@ export interface CheckedLabSpec {
   prefix: string;
 }
 
-const NODE_KEY = /^[A-Za-z0-9_-]{1,32}$/;
+/** A node key or a lab name: letters, digits, _ and -, up to 32; never a dot, so `<lab>.<node>` reads one way. */
+export const LAB_KEY = /^[A-Za-z0-9_-]{1,32}$/;
 const SPEC_KEYS = ['hosts', 'routers', 'switches', 'links', 'ipv6', 'prefix'];
 const SWITCH_KEYS = ['subnet', 'subnet6'];
 const LINK_KEYS = ['addresses', 'subnet', 'subnet6', 'impair'];
@@ -96,7 +97,7 @@ function checkNodes(spec: Record<string, unknown>, nodes: Map<string, LabNodeKin
     if (given === undefined && group !== 'hosts') continue;
     if (!isRecord(given)) throw invalid(`${group} must be an object of node specs by key, got ${kindOf(given)}`);
     for (const [key, node] of Object.entries(own(given))) {
-      if (!NODE_KEY.test(key) || key === '__proto__') throw invalid(`node key ${JSON.stringify(key)} must match ${NODE_KEY}`);
+      if (!LAB_KEY.test(key) || key === '__proto__') throw invalid(`node key ${JSON.stringify(key)} must match ${LAB_KEY}`);
       if (nodes.has(key)) throw invalid(`node ${key} is declared twice (as a ${nodes.get(key)} and a ${kind})`);
       if (!isRecord(node)) throw invalid(`${kind} ${key} must be an object, got ${kindOf(node)}`);
       refuseUnknownKeys(node, kind === 'switch' ? SWITCH_KEYS : [], `createLab: ${kind} ${key}`, invalid);

@@ -6,11 +6,11 @@ import { ErrorCodes, kindOf, netnsError, type NetnsError } from '../../core/erro
 import { assertValidName } from '../../core/names.js';
 import { checkLinkName } from '../../netlink/validate.js';
 import type { LabPlan } from './plan.js';
+import { LAB_KEY } from './spec.js';
 import { checkImpairment } from './units.js';
 
 const invalid = (message: string): NetnsError => netnsError(ErrorCodes.INVALID_ARG, `lab state: ${message}`);
 const KINDS = ['host', 'router', 'switch'];
-const NODE_KEY = /^[A-Za-z0-9_-]{1,32}$/;
 
 function expectKind(value: unknown, kind: 'object' | 'array' | 'string' | 'number' | 'boolean', what: string): void {
   const actual = kindOf(value);
@@ -47,7 +47,7 @@ export function checkPlanAndNames(plan: unknown, names: unknown): asserts plan i
   for (const node of nodes as unknown[]) {
     expectKind(node, 'object', 'a plan node');
     const { key, kind } = node as Record<string, unknown>;
-    if (typeof key !== 'string' || !NODE_KEY.test(key) || !KINDS.includes(kind as string)) throw invalid(`bad node ${JSON.stringify(node)}`);
+    if (typeof key !== 'string' || !LAB_KEY.test(key) || !KINDS.includes(kind as string)) throw invalid(`bad node ${JSON.stringify(node)}`);
     const name = (names as Record<string, unknown>)[key];
     if (!Object.hasOwn(names as object, key)) throw invalid(`names has none for node ${key}`);
     assertValidName(name);
