@@ -35,6 +35,17 @@ export function openFdCount(): number {
   return readdirSync('/proc/self/fd').length;
 }
 
+/** This process's open sockets (netlink, packet, TCP...): what a lab or a capture holds, unlike the pool's namespace descriptors, which grow with the pool. */
+export function socketCount(): number {
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith('socket:');
+    } catch {
+      return false; // closed while we looked
+    }
+  }).length;
+}
+
 /** This process's descriptors whose link reads `target` (e.g. 'anon_inode:inotify'): a count that other work's closes cannot move. */
 export function fdCountOf(target: string): number {
   return readdirSync('/proc/self/fd').filter((fd) => {

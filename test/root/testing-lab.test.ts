@@ -7,11 +7,11 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type dgram from 'node:dgram';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createLab, Lab } from '../../dist/testing.js';
 import { NetNS } from '../../dist/index.js';
 import { privileged } from '../helpers/privileges.js';
-import { openFdCount } from '../helpers/process-state.js';
+import { fdCountOf, socketCount } from '../helpers/process-state.js';
 
 const prefix = `nslabt${randomBytes(2).toString('hex')}-`;
 // Pairs cut by a partition or a link down fail at once (EPERM, no route); a long timeout only keeps a busy
@@ -236,13 +236,27 @@ describe.skipIf(!privileged)('createLab', () => {
     expect(lab.linksDown()).toEqual([['a', 'b']]);
   });
 
+  it('changes of one node at once share its nftables socket, and a delete beside pending changes leaves no socket', async () => {
+    const before = socketCount();
+    const lab = await createLab({ prefix, hosts: { a: {}, b: {}, c: {} }, links: [['a', 'b'], ['a', 'c']], ipv6: false });
+    // Two directions and a partition, all from a, at once: each opens a's nf_tables socket on first use.
+    await Promise.all([lab.impair('a', 'b', { loss: 10 }), lab.impair('a', 'c', { loss: 10 }), lab.partition(['a'], ['b'])]);
+    const pending = [lab.impair('b', 'a', { loss: 5 }), lab.partition(['c'], ['b']), lab.heal()].map((p) => p.catch((e: unknown) => e));
+    await lab.delete();
+    for (const outcome of await Promise.all(pending)) if (outcome !== undefined && !('id' in (outcome as object))) expect(outcome).toMatchObject({ name: 'NetnsError' });
+    // nf_tables sockets are closed in the background (see NetlinkHandle.close): awaited, not assumed.
+    await vi.waitFor(() => expect(socketCount()).toBeLessThanOrEqual(before), { timeout: 5000 });
+    expect(leftovers()).toEqual([]);
+  });
+
   it('stops its captures when deleted, and a matrix of a deleted lab rejects rather than report every pair unreached', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'netns-lab-'));
-    const before = openFdCount();
+    const before = socketCount();
     const lab = await createLab({ prefix, hosts: { a: {}, b: {} }, links: [['a', 'b']], ipv6: false });
     const capture = await lab.capture('a', 'b', { file: join(dir, 'a.pcap') });
     await lab.delete();
-    expect(openFdCount()).toBeLessThanOrEqual(before); // the capture's socket and file closed with the lab's own
+    expect(socketCount()).toBeLessThanOrEqual(before); // the capture's socket closed with the lab's own
+    expect(fdCountOf(join(dir, 'a.pcap'))).toBe(0); // and its file
     expect(await capture.stop()).toMatchObject({ file: join(dir, 'a.pcap') });
     await expect(lab.connectivity()).rejects.toMatchObject({ code: 'ERR_NETNS_CLOSED' });
     rmSync(dir, { recursive: true });

@@ -18,8 +18,12 @@ export interface LabNode {
   readonly name: string;
   ns?: NetNS;
   nl?: Netlink;
-  /** Its nf_tables socket, opened on first use (impairments, partitions). */
-  nft?: NetlinkHandle;
+  /**
+   * Its nf_tables socket, opened on first use (impairments, partitions). The
+   * opening itself is kept, so that two changes of the node at once share one
+   * socket, and a close() while it opens closes it when it comes.
+   */
+  nft?: Promise<NetlinkHandle>;
 }
 
 /** The bridge every switch's ports are enslaved to. */
@@ -48,12 +52,11 @@ export async function step<T>(node: LabNode, what: string, run: (nl: Netlink, ns
   }
 }
 
-/** Makes every namespace concurrently; a name is in `created` once made (a name that was taken is never ours to delete). */
-async function makeNamespaces(nodes: LabNode[], created: string[]): Promise<void> {
+/** Makes every namespace concurrently; a node has `ns` once its namespace is made (a name that was taken is never ours to delete). */
+async function makeNamespaces(nodes: LabNode[]): Promise<void> {
   const made = await Promise.allSettled(
     nodes.map(async (node) => {
       node.ns = await NetNS.create(node.name);
-      created.push(node.name);
       node.nl = await openNetlink(node.ns);
     }),
   );
@@ -96,9 +99,9 @@ async function enableForwarding(node: LabNode, ipv6: boolean): Promise<void> {
   if (ipv6) await step(node, 'sysctl -w net.ipv6.conf.all.forwarding=1', (_, ns) => ns.sysctl.set('net.ipv6.conf.all.forwarding', 1));
 }
 
-/** Builds the plan into `nodes` (by key, named already); `created` collects the namespaces made, for the caller's cleanup. */
-export async function buildLab(plan: LabPlan, nodes: Map<string, LabNode>, created: string[]): Promise<void> {
-  await makeNamespaces([...nodes.values()], created);
+/** Builds the plan into `nodes` (by key, named already); each node made has its `ns`, for the caller's cleanup. */
+export async function buildLab(plan: LabPlan, nodes: Map<string, LabNode>): Promise<void> {
+  await makeNamespaces([...nodes.values()]);
   if (plan.ipv6) await Promise.all([...nodes.values()].map(skipDad));
   const bridges = new Map<string, number>();
   for (const node of nodes.values()) {

@@ -25,9 +25,9 @@ const TBF_LATENCY_US = 50_000;
 /** The netdev table holding one interface's loss rule. */
 export const lossTable = (iface: string): TableName => ({ family: NFPROTO_NETDEV, table: `netns_lab_loss_${iface}` });
 
-/** The node's nf_tables socket, opened on first use. */
-export async function nftablesOf(node: LabNode): Promise<NetlinkHandle> {
-  node.nft ??= await openNftables(node.ns!);
+/** The node's nf_tables socket, opened on first use (one opening, however many ask at once). */
+export function nftablesOf(node: LabNode): Promise<NetlinkHandle> {
+  node.nft ??= openNftables(node.ns!);
   return node.nft;
 }
 

@@ -20,7 +20,7 @@ import { connectivity, type ConnectivityMatrix } from './matrix.js';
 import { cutOff, reconnect, type LabPartition } from './partition.js';
 import { dot, mermaid } from './picture.js';
 import { planLab, type LabPlan, type PlannedEnd, type PlannedLink } from './plan.js';
-import { checkLabSpec, type LabSpec } from './spec.js';
+import { checkLabSpec, LAB_KEY, type LabSpec } from './spec.js';
 import { checkPlanAndNames, checkRunState } from './state.js';
 import { checkImpairment, describeImpairment, type Impairment } from './units.js';
 
@@ -88,8 +88,8 @@ export class Lab implements AsyncDisposable {
   readonly names: Record<string, string> = {};
   /** The plan it was built from: segments, interfaces, addresses, routes. */
   readonly plan: LabPlan;
+  /** Each node; one whose namespace this lab made (or attached to) has its `ns`. */
   readonly #nodes = new Map<string, LabNode>();
-  readonly #created: string[] = [];
   readonly #impairments = new Map<string, Impairment>();
   readonly #down = new Set<string>();
   readonly #partitions = new Map<number, LabPartition>();
@@ -113,7 +113,7 @@ export class Lab implements AsyncDisposable {
 
   /** @internal Builds the plan; the caller deletes on failure. */
   async build(): Promise<void> {
-    await buildLab(this.plan, this.#nodes, this.#created);
+    await buildLab(this.plan, this.#nodes);
     for (const node of this.#nodes.values()) this.nodes[node.key] = node.ns!;
     for (const link of this.plan.links) {
       for (const [from, to] of [[link.a.node, link.b.node], [link.b.node, link.a.node]] as const) {
@@ -138,7 +138,6 @@ export class Lab implements AsyncDisposable {
         node.ns = NetNS.open(node.name);
         node.nl = await openNetlink(node.ns);
         lab.nodes[node.key] = node.ns;
-        lab.#created.push(node.name);
       }
     } catch (error) {
       lab.close(); // what was opened before a namespace turned out gone
@@ -377,15 +376,20 @@ export class Lab implements AsyncDisposable {
   close(): void {
     for (const node of this.#nodes.values()) {
       node.nl?.close();
-      node.nft?.close();
+      node.nft?.then((nft) => nft.close(), () => {});
       node.ns?.close();
     }
     process.off('exit', this.#onExit);
   }
 
+  /** The namespaces this lab made (or attached to). */
+  #made(): NetNS[] {
+    return [...this.#nodes.values()].flatMap((node) => (node.ns ? [node.ns] : []));
+  }
+
   /** What the exit hook may delete: each name made, with the namespace it must still hold. */
   #identities(): { name: string; dev: number; inode: number }[] {
-    return [...this.#nodes.values()].flatMap((node) => (node.ns && this.#created.includes(node.name) ? [{ name: node.name, dev: node.ns.dev, inode: node.ns.inode }] : []));
+    return this.#made().map((ns) => ({ name: ns.name!, dev: ns.dev, inode: ns.inode }));
   }
 
   /**
@@ -397,9 +401,8 @@ export class Lab implements AsyncDisposable {
     if (this.#deleted) return;
     this.#deleted = true;
     await Promise.all([...this.#captures].map((capture) => capture.stop().catch(() => {})));
-    const handles = [...this.#nodes.values()].flatMap((node) => (node.ns && this.#created.includes(node.name) ? [node.ns] : []));
     // ns.delete(), not the name's: a name that now holds another namespace (deleted and made again by someone else) is left alone.
-    await Promise.all(handles.map((ns) => ns.delete().catch(() => {})));
+    await Promise.all(this.#made().map((ns) => ns.delete().catch(() => {})));
     this.close();
   }
 
@@ -449,8 +452,8 @@ export async function createLab(spec: LabSpec, given?: LabOptions): Promise<Lab>
   const options = ownOptions(given);
   refuseUnknownKeys(options, ['name', 'keep'], 'createLab options', invalid);
   if (options.keep !== undefined && typeof options.keep !== 'boolean') throw invalid(`createLab: keep must be a boolean, got ${typeof options.keep}`);
-  if (options.name !== undefined && (typeof options.name !== 'string' || !/^[A-Za-z0-9_-]{1,32}$/.test(options.name))) {
-    throw invalid(`createLab: name must match /^[A-Za-z0-9_-]{1,32}$/, got ${JSON.stringify(options.name)}`);
+  if (options.name !== undefined && (typeof options.name !== 'string' || !LAB_KEY.test(options.name))) {
+    throw invalid(`createLab: name must match ${LAB_KEY}, got ${JSON.stringify(options.name)}`);
   }
   const lab = new Lab(plan, namesFor(plan, options), options.keep === true);
   try {
