@@ -189,6 +189,19 @@ describe.skipIf(!privileged)('createLab', () => {
     expect(() => lab.picture('png' as never)).toThrow(/mermaid/);
   });
 
+  it("takes nodes named as Object.prototype's members as themselves: built, impaired, taken down and up", async () => {
+    await using lab = await createLab({
+      prefix,
+      hosts: { constructor: {}, toString: {} },
+      switches: { valueOf: {} },
+      links: [['constructor', 'valueOf', { impair: { constructor: { rate: '10mbit' } } }], ['toString', 'valueOf']],
+    });
+    expect(lab.impairments().map((i) => [i.from, i.to, i.text])).toEqual([['constructor', 'valueOf', 'rate 10mbit']]);
+    await lab.linkDown('toString', 'valueOf');
+    await lab.linkUp('toString', 'valueOf');
+    expect((await lab.connectivity({ timeout: SLOW })).dropped).toEqual({ pairs: 0, of: 2 });
+  });
+
   it('a failure half-way removes what it made and never what it did not make', async () => {
     const taken = await NetNS.create(`${prefix}clash.b`);
     try {

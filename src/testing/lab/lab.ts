@@ -117,8 +117,8 @@ export class Lab implements AsyncDisposable {
     for (const node of this.#nodes.values()) this.nodes[node.key] = node.ns!;
     for (const link of this.plan.links) {
       for (const [from, to] of [[link.a.node, link.b.node], [link.b.node, link.a.node]] as const) {
-        const impairment = link.impair[from];
-        if (impairment) await this.impair(from, to, impairment);
+        // Own keys only: a node named `constructor` must not find Object.prototype's (a plan may come from JSON).
+        if (Object.hasOwn(link.impair, from)) await this.impair(from, to, link.impair[from]!);
       }
     }
   }
@@ -258,7 +258,7 @@ export class Lab implements AsyncDisposable {
         const flags = cidr.includes(':') ? (['nodad'] as const) : [];
         await ignoreExisting(inNode(node, (nl) => nl.addresses.add({ link: end.iface, address: cidr, flags: [...flags] })));
       }
-      for (const route of this.plan.routes[end.node] ?? []) {
+      for (const route of Object.hasOwn(this.plan.routes, end.node) ? this.plan.routes[end.node]! : []) {
         if (route.device === end.iface) await ignoreExisting(inNode(node, (nl) => nl.routes.add(route)));
       }
     }
