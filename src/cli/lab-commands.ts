@@ -146,9 +146,10 @@ function impairmentOf(options: Record<string, string | undefined>): Impairment {
   for (const key of ['rate', 'delay', 'jitter'] as const) if (options[key] !== undefined) impairment[key] = options[key];
   for (const key of ['loss', 'duplicate'] as const) {
     if (options[key] === undefined) continue;
-    const percent = Number(String(options[key]).replace(/%$/, ''));
-    if (!Number.isFinite(percent)) throw usage(`--${key} takes a percent (5 or 5%), got ${JSON.stringify(options[key])}`);
-    impairment[key] = percent;
+    // A plain decimal only: Number() would take '' for 0 and '0x10' for 16.
+    const match = /^(\d+(?:\.\d+)?)%?$/.exec(String(options[key]));
+    if (!match) throw usage(`--${key} takes a percent (5 or 5%), got ${JSON.stringify(options[key])}`);
+    impairment[key] = Number(match[1]);
   }
   return impairment;
 }
@@ -196,9 +197,10 @@ function addChangeCommands(lab: Command): void {
     .option('--loss <percent>', 'e.g. 5')
     .option('--duplicate <percent>', 'e.g. 1 (needs sch_netem)')
     .option('--clear', 'take the impairment off')
-    .action((from: string, to: string, options: Record<string, string | undefined> & { lab?: string; clear?: boolean }) =>
-      withLab(options.lab, (l) => (options.clear ? l.clearImpairment(from, to) : l.impair(from, to, impairmentOf(options)))),
-    );
+    .action((from: string, to: string, options: Record<string, string | undefined> & { lab?: string; clear?: boolean }) => {
+      const impairment = impairmentOf(options); // a bad number is a usage error, before any lab is looked up
+      return withLab(options.lab, (l) => (options.clear ? l.clearImpairment(from, to) : l.impair(from, to, impairment)));
+    });
   lab
     .command('link')
     .description('take the link between A and B down, or bring it up with its addresses and routes')

@@ -89,7 +89,7 @@ describe.skipIf(!privileged)('netns lab', () => {
     const json = join(dir, 'dup.json');
     writeFileSync(json, `{"prefix": "${prefix}", "hosts": {"a": {}}, "hosts": {"b": {}}}`);
     expect(await runCli('lab', 'up', json)).toMatchObject({ code: 1, stderr: expect.stringMatching(/ERR_NETNS_INVALID_ARG: lab file .*dup.json: .*unique/) });
-    for (const args of [['matrix', '--timeout', 'abc'], ['matrix', '--timeout', '0'], ['matrix', '--family', '5'], ['heal', 'abc'], ['heal', '1.5']]) {
+    for (const args of [['matrix', '--timeout', 'abc'], ['matrix', '--timeout', '0'], ['matrix', '--family', '5'], ['heal', 'abc'], ['heal', '1.5'], ['impair', 'a', 's', '--loss', ''], ['impair', 'a', 's', '--loss', '0x10'], ['impair', 'a', 's', '--duplicate', '1e2']]) {
       expect(await runCli('lab', ...args, '--lab', 'nothere'), args.join(' ')).toMatchObject({ code: 2, stderr: expect.stringContaining('ERR_NETNS_INVALID_ARG: ') });
     }
     expect(leftovers()).toEqual([]);
