@@ -45,7 +45,8 @@
       "target_name": "netns-exec",
       "type": "executable",
       "sources": [
-        "native/exec_helper.c"
+        "native/exec_helper.c",
+        "native/helper_status.c"
       ],
       "cflags": [
         "-Wall",
@@ -65,6 +66,26 @@
       "type": "executable",
       "sources": [
         "native/cni_shim.c"
+      ],
+      "cflags": [
+        "-Wall",
+        "-Wextra",
+        "-O2",
+        "-fstack-protector-strong"
+      ],
+      "ldflags": [
+        "-static"
+      ],
+      "defines": [
+        "_GNU_SOURCE"
+      ]
+    },
+    {
+      "target_name": "netns-sandbox",
+      "type": "executable",
+      "sources": [
+        "native/sandbox_helper.c",
+        "native/helper_status.c"
       ],
       "cflags": [
         "-Wall",

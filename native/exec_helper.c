@@ -23,21 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-enum { NAMESPACE_FD = 3, STATUS_FD = 4 };
+#include "helper_status.h"
 
-static void report(const char *stage, int err) __attribute__((noreturn));
-static void report(const char *stage, int err) {
-  char line[64];
-  int len = snprintf(line, sizeof line, "%s %d\n", stage, err);
-  if (write(STATUS_FD, line, (size_t)len) < 0) {
-    /* nothing more can be said; the exit code still tells the parent */
-  }
-  _exit(127);
-}
+enum { NAMESPACE_FD = 3, STATUS_FD = 4 };
 
 /*
  * As iproute2's netns_switch: a failed unmount of /sys is not an error (there
@@ -82,27 +73,12 @@ static void private_mounts(const char *name) {
   bind_etc(name);
 }
 
-/*
- * The kernel sends the parent-death signal when the thread that forked us
- * exits. A parent gone before prctl has already handed us to a reaper and no
- * signal will come, so the pid it gave us is compared with getppid() and we
- * die now. The signal survives exec (unless the command is set-user-ID or has
- * file capabilities), so it guards the command, not only this helper.
- */
-static void die_with_parent(int signal, pid_t parent) {
-  if (signal == 0) return;
-  if (prctl(PR_SET_PDEATHSIG, signal) != 0) report("prctl", errno);
-  if (getppid() == parent) return;
-  kill(getpid(), signal);
-  _exit(128 + signal); /* a signal whose default is to ignore: the command still must not start */
-}
-
 int main(int argc, char **argv) {
   if (argc < 5) {
     fprintf(stderr, "usage: netns-exec ETC_NAME|- DEATH_SIGNAL PARENT_PID COMMAND [ARGS...]\n");
     return 2;
   }
-  if (fcntl(STATUS_FD, F_SETFD, FD_CLOEXEC) != 0) report("status-pipe", errno);
+  status_open(STATUS_FD);
   die_with_parent(atoi(argv[2]), (pid_t)atol(argv[3]));
   if (setns(NAMESPACE_FD, CLONE_NEWNET) != 0) report("setns", errno);
   close(NAMESPACE_FD);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The package's install script. Where a shipped prebuild fits this machine
 // (prebuilds/<platform>-<arch>/, chosen as node-gyp-build chooses at run time)
-// and loads, there is nothing to do. Otherwise the addon and its two helpers
+// and loads, there is nothing to do. Otherwise the addon and its three helpers
 // are compiled with npm's node-gyp, once the tools that needs are known to be
 // there: a missing one is named in one message saying what to install, rather
 // than a node-gyp stack trace. `npm install --build-from-source` (or
@@ -45,7 +45,7 @@ function prebuildProblem() {
 // The first word of a compiler variable (CC="ccache gcc" runs ccache).
 const commandOf = (value, fallback) => (value?.trim() ? value.trim().split(/\s+/)[0] : fallback);
 
-// A static libc is what the two helpers link against (-static): the compiler knows where libc.a is, if anywhere.
+// A static libc is what the three helpers link against (-static): the compiler knows where libc.a is, if anywhere.
 function hasStaticLibc(cc) {
   const result = spawnSync(cc, ['-print-file-name=libc.a'], { encoding: 'utf8' });
   const path = result.stdout?.trim();

@@ -11,7 +11,7 @@
 // --if-stale: keep prebuilds that are newer than every source they come from.
 //
 // Not prebuildify: it builds in the package folder itself (node-gyp rebuild
-// there, replacing build/) and collects only the .node file, not the two
+// there, replacing build/) and collects only the .node file, not the three
 // executables the addon needs beside it.
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync } from 'node:fs';

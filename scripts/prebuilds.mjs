@@ -1,6 +1,6 @@
 // The layout of the binaries the package ships (prebuildify's, read by
 // node-gyp-build at run time): prebuilds/<platform>-<arch>/ holds the addon,
-// named with the tags node-gyp-build matches (Node-API, glibc), and the two
+// named with the tags node-gyp-build matches (Node-API, glibc), and the three
 // static executables the package runs beside it.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ export const RELEASE_TARGETS = [
 
 /** Tags node-gyp-build reads from the name: any Node-API runtime, glibc (not musl). */
 export const ADDON_FILE = 'netns.napi.glibc.node';
-export const HELPER_FILES = ['netns-exec', 'netns-cni-shim'];
+export const HELPER_FILES = ['netns-exec', 'netns-cni-shim', 'netns-sandbox'];
 /** What node-gyp builds in build/Release, and what each becomes in a prebuild folder. */
 export const BUILT_FILES = [
   { built: 'netns.node', shipped: ADDON_FILE, kind: 'addon' },

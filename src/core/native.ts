@@ -3,7 +3,7 @@
 // `npm run build:asan`). Loaded on first use, not at import: a program that
 // imports netns but has not touched a namespace yet (a CNI plugin answering
 // VERSION) pays neither the dlopen nor a missing addon's error.
-import { ADDON, EXEC_HELPER, locate } from './runtime-files.js';
+import { ADDON, EXEC_HELPER, locate, SANDBOX_HELPER } from './runtime-files.js';
 
 export interface NsIdentity {
   dev: number;
@@ -103,6 +103,11 @@ export interface NativeFdWatch {
  */
 export function execHelperPath(): string {
   return locate(EXEC_HELPER);
+}
+
+/** The sandbox helper built beside the addon (see native/sandbox_helper.c), looked up as the exec helper is. */
+export function sandboxHelperPath(): string {
+  return locate(SANDBOX_HELPER);
 }
 
 // process.dlopen, not require: require needs this module's URL, which a

@@ -1,5 +1,5 @@
 // Where the package finds the files it runs that are not its own JavaScript:
-// the addon, the exec helper and the pool worker's entry. Installed, they are
+// the addon, the exec and sandbox helpers and the pool worker's entry. Installed, they are
 // in the package: the addon where node-gyp-build finds it (build/Release,
 // build/Debug, then the shipped prebuilds/<platform>-<arch>/), the executables
 // beside that addon, the worker in dist/. A bundle that includes netns has
@@ -94,6 +94,14 @@ export const EXEC_HELPER: RuntimeFile = {
   builtAtInstall: true,
 };
 
+/** The program that makes a rootless sandbox (native/sandbox_helper.c). */
+export const SANDBOX_HELPER: RuntimeFile = {
+  what: 'sandbox helper',
+  name: 'netns-sandbox',
+  installed: besideAddon('netns-sandbox'),
+  builtAtInstall: true,
+};
+
 /** The worker a runtime folder holds is the self-contained one: the bundle that uses it has no dist/. */
 export const WORKER_ENTRY: RuntimeFile = {
   what: 'pool worker entry',
@@ -105,7 +113,7 @@ export const WORKER_ENTRY: RuntimeFile = {
 /** The self-contained worker, as the package ships it (made by scripts/build-worker.mjs). */
 export const BUNDLED_WORKER: RuntimeFile = { ...WORKER_ENTRY, installed: (root) => [`${root}dist/netns-worker.mjs`] };
 
-export const RUNTIME_FILES = [ADDON, EXEC_HELPER, BUNDLED_WORKER];
+export const RUNTIME_FILES = [ADDON, EXEC_HELPER, SANDBOX_HELPER, BUNDLED_WORKER];
 
 /** Written last into a runtime folder: which netns filled it. */
 export const RUNTIME_STAMP = 'netns-runtime.json';

@@ -1,0 +1,142 @@
+/*
+ * netns-sandbox: the small program `netns sandbox` and spawnSandbox run. In a
+ * fresh single-threaded process (a threaded one cannot unshare a user
+ * namespace) it makes a new user, mount and network namespace with the caller
+ * mapped to root, gives the sandbox a /run of its own (a tmpfs showing the
+ * host's entries, except the package's: /run/netns and /run/netns-*), a sysfs
+ * of the new network namespace, lo up, and execs the command. No root is
+ * needed, and nothing is changed outside: what the command makes dies with the
+ * last process in the sandbox.
+ *
+ * Failures go to the close-on-exec status pipe (fd 3) as "<stage> <errno>".
+ *
+ * usage: netns-sandbox DEATH_SIGNAL PARENT_PID COMMAND [ARGS...]
+ * (DEATH_SIGNAL 0: none)
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "helper_status.h"
+
+enum { STATUS_FD = 3 };
+
+static void write_file(const char *path, const char *text, const char *stage) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) report(stage, errno);
+  ssize_t written = write(fd, text, strlen(text));
+  int err = errno;
+  close(fd);
+  if (written != (ssize_t)strlen(text)) report(stage, written < 0 ? err : EIO);
+}
+
+/* The caller becomes root inside; setgroups must be denied before an unprivileged gid_map write. */
+static void map_caller_to_root(uid_t uid, gid_t gid) {
+  char line[64];
+  snprintf(line, sizeof line, "0 %u 1\n", (unsigned)uid);
+  write_file("/proc/self/uid_map", line, "uid-map");
+  if (access("/proc/self/setgroups", F_OK) == 0) write_file("/proc/self/setgroups", "deny", "setgroups");
+  snprintf(line, sizeof line, "0 %u 1\n", (unsigned)gid);
+  write_file("/proc/self/gid_map", line, "gid-map");
+}
+
+/* The package's own run-time state: the host's would name namespaces and locks the sandbox cannot use. */
+static int is_hidden(const char *name) {
+  return strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strncmp(name, "netns", 5) == 0;
+}
+
+/*
+ * Lays `name` of the covered /run (open as `old`) into the new one: a
+ * symbolic link is copied, anything else is bound (recursively: /run/user/UID
+ * is a mount of its own) over a placeholder of the same kind.
+ */
+static void show_host_entry(int old, const char *name) {
+  struct stat st;
+  char from[PATH_MAX], to[PATH_MAX], target[PATH_MAX];
+  if (fstatat(old, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return; /* gone since readdir */
+  snprintf(from, sizeof from, "/proc/self/fd/%d/%s", old, name);
+  snprintf(to, sizeof to, "/run/%s", name);
+  if (S_ISLNK(st.st_mode)) {
+    ssize_t len = readlinkat(old, name, target, sizeof target - 1);
+    if (len < 0) return;
+    target[len] = '\0';
+    if (symlink(target, to) != 0) report("run-entry", errno);
+    return;
+  }
+  int made = S_ISDIR(st.st_mode) ? mkdir(to, st.st_mode & 07777) : mknod(to, S_IFREG | 0600, 0);
+  if (made != 0) report("run-entry", errno);
+  if (mount(from, to, NULL, MS_BIND | MS_REC, NULL) != 0) {
+    fprintf(stderr, "netns sandbox: /run/%s of the host is not shown inside: %s\n", name, strerror(errno));
+  }
+}
+
+/*
+ * A tmpfs over /run, so that `ip netns add`, NetNS.create and the lab can
+ * write there; the host's entries are bound back in from a descriptor opened
+ * on the covered directory.
+ */
+static void private_run(void) {
+  int old = open("/run", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (old < 0) report("open-run", errno);
+  DIR *entries = fdopendir(dup(old));
+  if (entries == NULL) report("open-run", errno);
+  if (mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0) report("mount-run", errno);
+  struct dirent *entry;
+  while ((entry = readdir(entries)) != NULL) {
+    if (!is_hidden(entry->d_name)) show_host_entry(old, entry->d_name);
+  }
+  closedir(entries);
+  close(old);
+  if (mkdir("/run/netns", 0755) != 0) report("mkdir-run-netns", errno);
+}
+
+/* As `ip netns exec`: /sys/class/net shows the sandbox's devices. Without it tools see the host's, so it is only warned about. */
+static void sysfs_of_sandbox(void) {
+  if (mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
+    fprintf(stderr, "netns sandbox: /sys still shows the host's network devices (mount sysfs: %s)\n", strerror(errno));
+  }
+}
+
+static void loopback_up(void) {
+  struct ifreq request;
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) report("lo-up", errno);
+  memset(&request, 0, sizeof request);
+  strcpy(request.ifr_name, "lo");
+  if (ioctl(fd, SIOCGIFFLAGS, &request) != 0) report("lo-up", errno);
+  request.ifr_flags |= IFF_UP;
+  if (ioctl(fd, SIOCSIFFLAGS, &request) != 0) report("lo-up", errno);
+  close(fd);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: netns-sandbox DEATH_SIGNAL PARENT_PID COMMAND [ARGS...]\n");
+    return 2;
+  }
+  status_open(STATUS_FD);
+  uid_t uid = geteuid();
+  gid_t gid = getegid();
+  if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) != 0) report("unshare", errno);
+  map_caller_to_root(uid, gid);
+  /* after the new credentials: a change of credentials clears the parent-death signal */
+  die_with_parent(atoi(argv[1]), (pid_t)atol(argv[2]));
+  /* slave: the host's later mounts still appear; nothing made here goes back */
+  if (mount("", "/", NULL, MS_SLAVE | MS_REC, NULL) != 0) report("mount-slave", errno);
+  private_run();
+  sysfs_of_sandbox();
+  loopback_up();
+  execvp(argv[3], argv + 3);
+  report("exec", errno);
+}
