@@ -16,3 +16,5 @@ export { MemoryBackend } from './addrset/memory-backend.js';
 export { ManualClock } from './testing/manual-clock.js';
 export { capturePackets } from './testing/capture.js';
 export type { CaptureOptions, CaptureSummary, PacketCapture } from './testing/capture.js';
+export { spawnSandbox } from './sandbox/spawn-sandbox.js';
+export type { SandboxSpawnOptions } from './sandbox/spawn-sandbox.js';

@@ -1,5 +1,6 @@
-// What `netns exec` does once it has the namespace: the command runs as if the
-// CLI had become it.
+// What `netns exec` and `netns sandbox` do once they can start the command:
+// it runs as if the CLI had become it.
+import type { ChildProcess } from 'node:child_process';
 import type { NetNS } from '../netns.js';
 import { exitLikeChild, forwardSignals } from './signal-forwarding.js';
 
@@ -9,14 +10,14 @@ export interface Ended {
 }
 
 /**
- * Runs the command in `ns` with the CLI's stdio, passing signals on while it
- * runs; if the CLI is SIGKILLed the command is too. Resolves with how it
- * ended; rejects only when it cannot start (ENOENT for a missing program),
- * with the spawn error.
+ * Starts the command (`start` gives it the CLI's stdio), passing signals on
+ * while it runs. Resolves with how it ended; rejects only when it cannot
+ * start (ENOENT for a missing program, a sandbox the kernel refuses), with
+ * the spawn error.
  */
-export function runChild(ns: NetNS, command: string, args: string[], options: { etc: boolean }): Promise<Ended> {
+export function forwardUntilExit(start: () => ChildProcess): Promise<Ended> {
   return new Promise((resolve, reject) => {
-    const child = ns.spawn(command, args, { stdio: 'inherit', etc: options.etc, parentDeathSignal: 'SIGKILL' });
+    const child = start();
     const undo = forwardSignals(child);
     child.once('error', (error) => {
       undo();
@@ -27,6 +28,11 @@ export function runChild(ns: NetNS, command: string, args: string[], options: { 
       resolve({ code, signal });
     });
   });
+}
+
+/** Runs the command in `ns` with the CLI's stdio; if the CLI is SIGKILLed the command is too. */
+export function runChild(ns: NetNS, command: string, args: string[], options: { etc: boolean }): Promise<Ended> {
+  return forwardUntilExit(() => ns.spawn(command, args, { stdio: 'inherit', etc: options.etc, parentDeathSignal: 'SIGKILL' }));
 }
 
 /** As runChild, then ends the process as the command ended. */

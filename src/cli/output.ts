@@ -1,4 +1,4 @@
-// How our own commands (addrset, demo, runtime) speak: results on stdout
+// How our own commands (addrset, demo, lab, runtime, sandbox) speak: results on stdout
 // (plain or --json), errors on stderr as "netns: CODE: message" (every error
 // a NetnsError with a stable code), exit 0 done, 1 failed, 2 usage. The verbs
 // of ip netns speak as ip does instead (see ip/failure.ts).
@@ -6,6 +6,11 @@ import { ErrorCodes, NetnsError, netnsError, systemError } from '../core/errors.
 
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+
+/** ERR_NETNS_INVALID_ARG that ends the command with the usage status. */
+export function usageError(message: string): Error {
+  return Object.assign(netnsError(ErrorCodes.INVALID_ARG, message), { exitCode: EXIT_USAGE });
+}
 
 export function printResult(value: unknown, json: boolean, asText: () => string[]): void {
   if (json) {

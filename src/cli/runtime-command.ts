@@ -1,13 +1,12 @@
 // `netns runtime <dir>`: fills a folder with the files netns runs besides its
-// JavaScript (addon, exec helper, self-contained worker entry), for a program
+// JavaScript (addon, exec and sandbox helpers, self-contained worker entry), for a program
 // that bundles netns and so no longer has them beside it. The program then
 // runs with NETNS_RUNTIME_DIR=<dir> (see src/core/runtime-files.ts).
 import { chmodSync, constants, copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { ErrorCodes, netnsError } from '../core/errors.js';
 import { installedFile, RUNTIME_DIR_VARIABLE, RUNTIME_FILES, RUNTIME_STAMP, runtimeStamp } from '../core/runtime-files.js';
-import { EXIT_USAGE, printResult } from './output.js';
+import { printResult, usageError } from './output.js';
 
 type Staged = { temporary: string; target: string };
 
@@ -58,11 +57,11 @@ function fillRuntimeDir(dir: string): string[] {
 export function addRuntimeCommand(program: Command): void {
   program
     .command('runtime')
-    .description(`copy the addon, exec helper and worker entry into <dir>, for a bundle that includes netns (run it with ${RUNTIME_DIR_VARIABLE}=<dir>)`)
+    .description(`copy the addon, exec and sandbox helpers and worker entry into <dir>, for a bundle that includes netns (run it with ${RUNTIME_DIR_VARIABLE}=<dir>)`)
     .argument('<dir>', 'folder to fill (created if missing)')
     .option('--json', 'print JSON')
     .action((dir: string, options: { json?: boolean }) => {
-      if (dir.trim() === '') throw Object.assign(netnsError(ErrorCodes.INVALID_ARG, 'dir must name a folder'), { exitCode: EXIT_USAGE });
+      if (dir.trim() === '') throw usageError('dir must name a folder');
       const folder = resolve(dir);
       const files = fillRuntimeDir(folder);
       printResult({ dir: folder, files }, Boolean(options.json), () => [...files, `run the bundle with ${RUNTIME_DIR_VARIABLE}=${folder}`]);

@@ -1,10 +1,11 @@
 // The commands of ours that `ip netns` has no verb for (addrset, demo, lab,
-// runtime), parsed by commander, which only these calls load.
+// runtime, sandbox), parsed by commander, which only these calls load.
 import { Command, CommanderError } from 'commander';
 import { addAddrsetCommands } from './addrset-commands.js';
 import { addDemoCommand } from './demo-command.js';
 import { addLabCommands } from './lab-commands.js';
 import { addRuntimeCommand } from './runtime-command.js';
+import { addSandboxCommand } from './sandbox-command.js';
 import { asNetnsError, EXIT_FAILURE, EXIT_USAGE, reportError, reportUsageError } from './output.js';
 
 export function buildToolsProgram(): Command {
@@ -18,6 +19,7 @@ export function buildToolsProgram(): Command {
   addDemoCommand(program);
   addLabCommands(program);
   addRuntimeCommand(program);
+  addSandboxCommand(program);
   return program;
 }
 
@@ -38,4 +40,4 @@ export function toolsHelp(): string {
   return buildToolsProgram().helpInformation();
 }
 
-export const TOOL_COMMANDS = ['addrset', 'demo', 'lab', 'runtime'];
+export const TOOL_COMMANDS = ['addrset', 'demo', 'lab', 'runtime', 'sandbox'];

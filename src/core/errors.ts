@@ -52,6 +52,8 @@ export const ErrorCodes = {
   NON_ERROR_THROWN: 'ERR_NETNS_NON_ERROR_THROWN',
   /** The kernel lacks the module a request needs (a qdisc kind, tc classifier or action: sch_netem, cls_matchall, act_gact); the message names it, the kernel's error is the cause. */
   UNSUPPORTED: 'ERR_NETNS_UNSUPPORTED',
+  /** A rootless sandbox could not be made: the kernel or the distribution forbids unprivileged user namespaces here; the message names the setting. */
+  USERNS_DENIED: 'ERR_NETNS_USERNS_DENIED',
 } as const;
 
 /** One of this package's own codes. */

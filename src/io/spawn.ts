@@ -1,16 +1,16 @@
 // Child processes started inside a namespace. Node spawns the small exec
-// helper built with the addon, handing it the namespace as fd 3 and a status
-// pipe as fd 4; the helper switches and execs the command. So the result is a
-// real ChildProcess (stdio, kill, exit codes), and a failed switch or exec
-// arrives as an 'error' event with a proper code, as Node reports spawn errors.
+// helper built with the addon (see helper-process.ts), handing it the
+// namespace as fd 3 and a status pipe as fd 4; the helper switches and execs
+// the command.
 import type { ChildProcess, SpawnOptions, StdioOptions } from 'node:child_process';
-import type { Readable } from 'node:stream';
-import { childProcess, net, os, util } from '../core/builtins.js';
-import { ErrorCodes, fromNodeError, netnsError, systemError, type NetnsError } from '../core/errors.js';
+import { childProcess, net } from '../core/builtins.js';
+import { ErrorCodes, netnsError, systemError, type NetnsError } from '../core/errors.js';
 import { execHelperPath, native } from '../core/native.js';
 import type { NsHandle } from '../core/handle.js';
 import { own } from '../core/own.js';
-import { MAX_TIMER_MS } from '../core/timer-limit.js';
+import { checkCommand, checkSpawnOptions, deathSignalNumber, fromNodeSpawnError, reportThroughEvents, stdioTriple, type HelperReport } from './helper-process.js';
+
+const STATUS_FD = 4;
 
 /**
  * Node's spawn options, less `shell`, `argv0`, `uid` and `gid`, which are
@@ -69,21 +69,6 @@ export interface ExecFileResult {
   stderr: string;
 }
 
-const STDIO_STRINGS = new Set(['pipe', 'inherit', 'ignore', 'overlapped']);
-
-function stdioTriple(stdio: unknown): unknown[] {
-  if (stdio === undefined) return ['pipe', 'pipe', 'pipe'];
-  if (typeof stdio === 'string') {
-    if (!STDIO_STRINGS.has(stdio)) throw netnsError(ErrorCodes.INVALID_ARG, `stdio must be 'pipe', 'inherit', 'ignore' or an array, got ${JSON.stringify(stdio)}`);
-    return [stdio, stdio, stdio];
-  }
-  if (!Array.isArray(stdio)) throw netnsError(ErrorCodes.INVALID_ARG, `stdio must be 'pipe', 'inherit', 'ignore' or an array, got ${String(stdio)}`);
-  const list = [...(stdio as unknown[])];
-  if (list.length > 3) throw netnsError(ErrorCodes.INVALID_ARG, 'only stdio[0..2] can be set: fds 3 and 4 carry the namespace and the status');
-  while (list.length < 3) list.push('pipe');
-  return list;
-}
-
 function etcName(ns: NsHandle): string {
   if (ns.name === undefined) {
     throw netnsError(ErrorCodes.INVALID_ARG, `{ etc: true } needs a namespace opened or created by name, not ${ns.path}`);
@@ -91,79 +76,18 @@ function etcName(ns: NsHandle): string {
   return ns.name;
 }
 
-function checkCommand(command: unknown, args: unknown): asserts args is string[] {
-  if (typeof command !== 'string' || command === '') throw netnsError(ErrorCodes.INVALID_ARG, 'command must be a non-empty string');
-  if (!Array.isArray(args) || args.some((arg) => typeof arg !== 'string')) {
-    throw netnsError(ErrorCodes.INVALID_ARG, 'args must be an array of strings');
-  }
-}
-
-/**
- * Options must be an object; those that would start something outside the
- * namespace (or silently mean something else) are refused, whether or not the
- * types allow them: plain JavaScript callers pass anything.
- */
 function checkOptions(options: unknown): asserts options is NetnsSpawnOptions & { input?: unknown } {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw netnsError(ErrorCodes.INVALID_ARG, `options must be an object, got ${options === null ? 'null' : typeof options}`);
-  }
-  const { shell, argv0, etc, env, uid, gid, timeout } = options as Record<string, unknown>;
-  if (env !== undefined && (env === null || typeof env !== 'object')) {
-    throw netnsError(ErrorCodes.INVALID_ARG, `env must be an object, got ${env === null ? 'null' : typeof env}`); // Node would take a string's characters as names
-  }
-  if (shell !== undefined && shell !== false) {
-    throw netnsError(
-      ErrorCodes.INVALID_ARG,
-      "{ shell } is not supported: Node would start the shell in the host's namespace; run ['sh', ['-c', script]] instead, which starts inside it",
-    );
-  }
-  if (argv0 !== undefined) {
-    throw netnsError(ErrorCodes.INVALID_ARG, '{ argv0 } is not supported: it would name the exec helper, not the command');
-  }
-  if (timeout !== undefined && (!Number.isSafeInteger(timeout) || (timeout as number) < 0 || (timeout as number) > MAX_TIMER_MS)) {
-    // Node would set such a timer to 1 ms and kill the command at once
-    throw netnsError(ErrorCodes.INVALID_ARG, `timeout must be an integer from 0 (none) to ${MAX_TIMER_MS} ms, got ${String(timeout)}`);
-  }
+  checkSpawnOptions(options);
+  const { etc } = options;
   if (etc !== undefined && typeof etc !== 'boolean') throw netnsError(ErrorCodes.INVALID_ARG, `etc must be a boolean, got ${String(etc)}`);
-  if (uid !== undefined || gid !== undefined) {
-    throw netnsError(
-      ErrorCodes.INVALID_ARG,
-      '{ uid, gid } are not supported: Node drops privileges before the helper can enter the namespace; drop them in the command (setpriv --reuid=... cmd)',
-    );
-  }
-}
-
-/** The signal's number, 0 for none: what the exec helper hands to prctl. */
-function deathSignalNumber(signal: unknown): number {
-  if (signal === undefined) return 0;
-  const { signals } = os().constants;
-  if (typeof signal !== 'string' || !Object.hasOwn(signals, signal)) {
-    throw netnsError(ErrorCodes.INVALID_ARG, `parentDeathSignal must be a signal name such as 'SIGKILL' or 'SIGTERM', got ${util().inspect(signal)}`);
-  }
-  return signals[signal as NodeJS.Signals];
-}
-
-// Node's own argument errors (a bad cwd, env, uid, stdio entry, ...) carry its
-// ERR_INVALID_ARG_* codes; ours say ERR_NETNS_INVALID_ARG, keeping Node's as the
-// cause. Anything else Node throws (EAGAIN, ENOMEM...) keeps its code, wrapped.
-function fromNodeSpawnError(error: unknown, ns: NsHandle, command: string): unknown {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !/^ERR_(INVALID_ARG_|OUT_OF_RANGE|UNKNOWN_SIGNAL)/.test(code)) return fromNodeError(error, whileRunning(ns, command));
-  return netnsError(ErrorCodes.INVALID_ARG, (error as Error).message, { cause: error });
 }
 
 function whileRunning(ns: NsHandle, command: string): string {
   return `(${command} in the namespace ${ns.path})`;
 }
 
-/** The helper's "<stage> <errno>" report. */
-function parseReport(report: string): { stage: string; errno: number } {
-  const [stage = 'exec', errno = '0'] = report.trim().split(' ');
-  return { stage, errno: Number(errno) };
-}
-
 // Turns the helper's report into the error Node would give.
-function spawnFailure({ stage, errno }: { stage: string; errno: number }, command: string, args: string[]): Error {
+function spawnFailure({ stage, errno }: HelperReport, command: string, args: string[]): Error {
   const error = stage === 'exec' ? systemError(errno, `spawn ${command}`, command) : systemError(errno, stage);
   if (stage !== 'exec') error.message += ` (while entering the namespace for ${command})`;
   return Object.assign(error, { spawnargs: args });
@@ -187,57 +111,16 @@ export function spawnIn(ns: NsHandle, command: string, args: string[] = [], opti
   try {
     child = childProcess().spawn(execHelperPath(), [etcArg, ...guard, command, ...args], {
       ...rest,
-      stdio: [...triple, nsFd, 'pipe', ...inheritFds] as StdioOptions,
+      stdio: [...triple, nsFd, 'pipe', ...inheritFds] as StdioOptions, // nsFd is fd 3, the status pipe fd 4
     });
   } catch (error) {
-    throw fromNodeSpawnError(error, ns, command);
+    throw fromNodeSpawnError(error, whileRunning(ns, command));
   } finally {
     ns.release(); // the child has its own copy of the descriptor by now
   }
   Object.assign(child, { spawnfile: command, spawnargs: [command, ...args] });
-  reportThroughEvents(child, command, args, whileRunning(ns, command));
+  reportThroughEvents(child, STATUS_FD, (report) => spawnFailure(report, command, args), whileRunning(ns, command));
   return child;
-}
-
-// Holds 'spawn', 'exit' and 'close' back until the status pipe has told
-// whether exec happened, so 'spawn' means the command itself is running (inside
-// the namespace) and the order is always Node's: spawn, exit, close. On failure
-// emits 'error' then 'close' (code -errno) instead, as Node does. Node emits
-// 'close' from its own listener on the status pipe, which runs before ours, so
-// 'close' must be held as well.
-// An 'error' Node raises itself (the helper could not be started, a kill()
-// failed) becomes a NetnsError with Node's code, naming the namespace (`where`).
-function reportThroughEvents(child: ChildProcess, command: string, args: string[], where: string): void {
-  const status = child.stdio[4] as Readable;
-  const emit = child.emit.bind(child) as (event: string, ...args: unknown[]) => boolean;
-  const held = new Map<string, unknown[]>();
-  let report = '';
-  let known = false;
-  child.emit = ((event: string, ...eventArgs: unknown[]) => {
-    if ((event === 'spawn' || event === 'exit' || event === 'close') && !known) {
-      held.set(event, eventArgs);
-      return true;
-    }
-    if (report !== '' && (event === 'spawn' || event === 'exit')) return false; // the helper's own exit, not the command's
-    if (event === 'close' && report !== '') return emit('close', -parseReport(report).errno, null);
-    if (event === 'error') return emit('error', fromNodeError(eventArgs[0], where));
-    return emit(event, ...eventArgs);
-  }) as ChildProcess['emit'];
-  status.setEncoding('utf8');
-  status.on('data', (chunk: string) => (report += chunk));
-  status.on('error', () => {});
-  status.on('close', () => {
-    known = true;
-    if (report !== '') {
-      emit('error', spawnFailure(parseReport(report), command, args));
-      if (held.has('close')) child.emit('close');
-      return;
-    }
-    for (const event of ['spawn', 'exit', 'close']) {
-      const eventArgs = held.get(event);
-      if (eventArgs) emit(event, ...eventArgs);
-    }
-  });
 }
 
 // Some programs (nft -f -) open /dev/stdin by path, which fails on the
