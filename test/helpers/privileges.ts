@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { hasEffectiveCapability } from '../../dist/testing.js';
 
 /** Whether the root suite can run here; in CI its absence is an error, never a skip. */
@@ -7,3 +8,10 @@ if (!privileged) {
   if (process.env.CI) throw new Error('CI must run the root suite: CAP_SYS_ADMIN is missing');
   console.warn('netns tests: no CAP_SYS_ADMIN, so the root suite is skipped (run as root to include it)');
 }
+
+/**
+ * Whether the suite runs in a user namespace (the rootless run through
+ * `netns sandbox`): root there, with every capability, but only one uid
+ * mapped and none of real root's powers over the host.
+ */
+export const inUserNamespace = !/^\s*0\s+0\s+4294967295\s*$/.test(readFileSync('/proc/self/uid_map', 'utf8'));

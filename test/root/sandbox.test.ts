@@ -1,0 +1,157 @@
+// `netns sandbox` and spawnSandbox (issue 27): a user without root gets a
+// user + mount + network namespace in which it is root, with a /run/netns of
+// its own, and builds real test networks there; the command's status and
+// signals pass through; nothing is left on the host. Run as real root, the
+// commands go through `setpriv` to nobody; run inside a user namespace
+// already (the suite's rootless run), the suite's user is unprivileged on the
+// host as it is, and the sandbox nests.
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NetNS } from '../../dist/index.js';
+import { spawnSandbox } from '../../dist/testing.js';
+import { CLI_PATH } from '../helpers/cli-path.js';
+import { fixture, recorder, start, watchExit } from '../helpers/exec-cli.js';
+import { assertNobodyCanReach } from '../helpers/nobody-access.js';
+import { inUserNamespace, privileged } from '../helpers/privileges.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+/** Real root drops to nobody; a user namespace's root is nobody to the host already. */
+const unprivileged = inUserNamespace ? [] : ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all'];
+const sandboxArgv = (...command: string[]): string[] => [...unprivileged, process.execPath, CLI_PATH, 'sandbox', '--', ...command];
+
+interface Outcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(argv: string[]): Promise<Outcome> {
+  return new Promise((resolve) => {
+    execFile(argv[0]!, argv.slice(1), { cwd: root, encoding: 'utf8', env: { ...process.env, PATH: '/usr/sbin:/usr/bin:/sbin:/bin' } }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+      resolve({ code, signal: (error?.signal as NodeJS.Signals | undefined) ?? null, stdout, stderr });
+    });
+  });
+}
+
+/** What the host would show of a sandbox left behind: named namespaces, links, mounts. */
+function hostState(): { netns: string[]; links: string[]; mounts: string } {
+  return {
+    netns: NetNS.list().map((entry) => entry.name),
+    links: readdirSync('/sys/class/net').sort(),
+    mounts: readFileSync('/proc/self/mountinfo', 'utf8'),
+  };
+}
+
+describe.skipIf(!privileged)('netns sandbox: rootless namespaces, test networks and commands', () => {
+  const hostName = `nssbx-${process.pid}`;
+  beforeAll(async () => {
+    assertNobodyCanReach(CLI_PATH);
+    (await NetNS.create(hostName)).close(); // the sandbox must not see it
+  });
+  afterAll(async () => {
+    await NetNS.delete(hostName).catch(() => {});
+  });
+
+  it('as an unprivileged user, builds a two-host test network, passes TCP traffic and leaves no trace', async () => {
+    const before = hostState();
+    const result = await run(sandboxArgv(process.execPath, 'examples/readme/rootless.mjs'));
+    expect(result, result.stderr).toMatchObject({ code: 0, stdout: 'b received: hello from a, uid 0\n' });
+    expect(hostState()).toEqual(before);
+  });
+
+  it('is root of its own namespaces inside: lo up, an empty /run/netns, the host\'s other /run entries, a sysfs of its own', async () => {
+    const hostRun = readdirSync('/run').filter((name) => !name.startsWith('netns'));
+    const script = [
+      'id -u',
+      'cat /proc/self/uid_map',
+      'ip -o link show lo',
+      'ls -A /run/netns | wc -l',
+      'ls -A /sys/class/net',
+      'ls -A /run',
+      'stat -L -c %i /proc/self/ns/net',
+      'ip netns add inner && ip netns list && ip -n inner -o link show lo',
+    ].join(' && echo -- && ');
+    const result = await run(sandboxArgv('sh', '-c', script));
+    expect(result.code, result.stderr).toBe(0);
+    const [uid, uidMap, lo, netnsCount, sysNet, run_, inode, inner] = result.stdout.split('--\n').map((part) => part.trim());
+    expect(uid).toBe('0');
+    expect(uidMap).toMatch(/^0\s+\d+\s+1$/);
+    expect(lo).toMatch(/<LOOPBACK,UP,LOWER_UP>/);
+    expect(netnsCount).toBe('0');
+    expect(sysNet).toBe('lo');
+    expect(run_!.split('\n')).toEqual(expect.arrayContaining([...hostRun, 'netns']));
+    expect(Number(inode)).not.toBe(statSync('/proc/self/ns/net').ino);
+    expect(inner).toMatch(/^inner\n1: lo: /);
+    expect(NetNS.list().map((entry) => entry.name)).not.toContain('inner');
+  });
+
+  it('ends with the command\'s exit status, or dies of the signal that killed it', async () => {
+    expect(await run(sandboxArgv('sh', '-c', 'exit 7'))).toMatchObject({ code: 7, signal: null });
+    expect(await run(sandboxArgv('sh', '-c', 'kill -TERM $$'))).toMatchObject({ code: null, signal: 'SIGTERM' });
+  });
+
+  it('passes the signals sent to the CLI on to the command', async () => {
+    const started = start([...unprivileged, process.execPath, CLI_PATH, 'sandbox', '--', ...recorder(['SIGTERM', 'SIGUSR1'])], { cwd: root });
+    expect(await started.stdout.next()).toMatch(/^ready \d+$/);
+    started.child.kill('SIGUSR1');
+    expect(await started.stdout.next()).toBe('SIGUSR1');
+    started.child.kill('SIGTERM');
+    expect(await started.stdout.next()).toBe('SIGTERM');
+    started.child.stdin!.end();
+    expect(await started.exit).toEqual([7, null]);
+  });
+
+  it('names the setting when user namespaces are forbidden (user.max_user_namespaces=0 in the sandbox\'s own user namespace)', async () => {
+    const nested = `echo 0 > /proc/sys/user/max_user_namespaces && exec "${process.execPath}" "${CLI_PATH}" sandbox -- true`;
+    const result = await run(sandboxArgv('sh', '-c', nested));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('ERR_NETNS_USERNS_DENIED');
+    expect(result.stderr).toContain('sysctl user.max_user_namespaces is 0');
+    expect(result.stderr).toContain('while making the sandbox for true');
+  });
+
+  it('refuses a missing command and bad options', async () => {
+    expect(await run([process.execPath, CLI_PATH, 'sandbox'])).toMatchObject({ code: 2 });
+    const missing = await run(sandboxArgv('/nonexistent/program'));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("ENOENT: no such file or directory, spawn /nonexistent/program");
+    expect(() => spawnSandbox('')).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+    expect(() => spawnSandbox('true', [], { etc: true } as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+    expect(() => spawnSandbox('true', [], { uid: 65534 } as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+    expect(() => spawnSandbox('true', [], { shell: true } as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+  });
+});
+
+describe.skipIf(!privileged)('spawnSandbox from a multi-threaded process', () => {
+  it('starts the command in a sandbox of its own: spawn, output and exit as with child_process.spawn', async () => {
+    const child = spawnSandbox('sh', ['-c', 'id -u; stat -L -c %i /proc/self/ns/net'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    await once(child, 'spawn');
+    expect(await once(child, 'close')).toEqual([0, null]);
+    const [uid, inode] = stdout.trim().split('\n');
+    expect(uid).toBe('0');
+    expect(Number(inode)).not.toBe(statSync('/proc/self/ns/net').ino);
+  });
+
+  it('emits error ENOENT (and close with -errno) for a program that does not exist', async () => {
+    const child = spawnSandbox('/nonexistent/program', [], { stdio: 'ignore' });
+    const [error] = await once(child, 'error');
+    expect(error).toMatchObject({ code: 'ENOENT', syscall: 'spawn /nonexistent/program' });
+  });
+
+  it('lets the command die with the parent when asked (parentDeathSignal)', async () => {
+    // a parent that spawns the sandbox, prints the command's pid and is then SIGKILLed
+    const parent = start([process.execPath, fixture('sandbox-parent.mjs')], { cwd: root });
+    const pid = Number(await parent.stdout.next());
+    const { exited } = await watchExit(pid);
+    parent.child.kill('SIGKILL');
+    await parent.exit;
+    await exited; // the sandboxed `sleep` would otherwise run on for 1000 s
+  });
+});
