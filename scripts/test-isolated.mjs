@@ -10,13 +10,19 @@
 // addresses, routes, rules, and /run/netns entries of the suite's prefixes. If
 // anything differs afterwards, the run FAILS and says what changed.
 //
-// Without CAP_SYS_ADMIN: vitest runs as it is, the root tests skip and say so;
-// under CI that is an error.
+// Without CAP_SYS_ADMIN (not root): the same, inside a rootless sandbox
+// (`netns sandbox`: a user, mount and network namespace in which the user is
+// root), so the root suite runs without root; the few tests that need real
+// root skip there and say why. Where the system forbids user namespaces, only
+// the unit tests run and the root tests skip and say so; under CI that is an
+// error.
 //
 // usage: node scripts/test-isolated.mjs [vitest arguments...]   (npm test runs it with "run")
 //
 // Self-contained on purpose: this process stays in the real namespace and is
-// the last line of defence, so it loads none of the code under test, and
+// the last line of defence, so it loads none of the code under test (the
+// sandbox is entered through the built CLI only by a user without root, who
+// cannot change this machine's network anyway), and
 // repeats the one small check the package has (hasEffectiveCapability in
 // src/capabilities.ts). It looks for nft itself: the package no longer needs
 // it, the tests' cross-checks do.
@@ -29,6 +35,7 @@ import { nobodyCannotReach } from './nobody-access.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
+const cli = join(root, 'dist', 'cli', 'netns.cjs');
 const say = (line) => process.stderr.write(`netns tests: ${line}\n`);
 
 /** Commands a root run needs, with the Debian package that has each. */
@@ -185,15 +192,30 @@ async function inner(args) {
   return run(process.execPath, [vitest, ...args], { ...env, NETNS_TEST_NETNS: String(here) });
 }
 
-async function outer(args) {
-  if (!hasSysAdmin()) {
-    if (process.env.CI) {
-      say('CI must run the root suite, but CAP_SYS_ADMIN is missing: run it as root');
-      return 1;
-    }
-    say('no CAP_SYS_ADMIN: only the unit tests run; the root suite is SKIPPED (run as root to include it)');
-    return run(process.execPath, [vitest, ...args], process.env);
+/** Why a rootless sandbox cannot be made here (the CLI's error, naming the setting), or undefined. */
+function sandboxRefusal() {
+  const probe = spawnSync(process.execPath, [cli, 'sandbox', '--', 'true'], { encoding: 'utf8' });
+  if (probe.error) return probe.error.message;
+  return probe.status === 0 ? undefined : probe.stderr.trim() || `netns sandbox -- true exited ${probe.status ?? probe.signal}`;
+}
+
+// Not root: this script again, as root of a rootless sandbox, where it takes the root path.
+async function inSandbox(args) {
+  const refusal = sandboxRefusal();
+  if (refusal === undefined) {
+    say('not root: running the whole suite in a rootless sandbox (netns sandbox: a user, mount and network namespace of its own; nothing on this machine changes); tests that need real root skip and say why');
+    return run(process.execPath, [cli, 'sandbox', '--', process.execPath, fileURLToPath(import.meta.url), ...args], process.env);
   }
+  if (process.env.CI) {
+    say(`CI must run the root suite, but this user has no CAP_SYS_ADMIN and no rootless sandbox can be made: ${refusal}`);
+    return 1;
+  }
+  say(`no CAP_SYS_ADMIN and no rootless sandbox (${refusal}): only the unit tests run; the root suite is SKIPPED (run as root to include it)`);
+  return run(process.execPath, [vitest, ...args], process.env);
+}
+
+async function outer(args) {
+  if (!hasSysAdmin()) return inSandbox(args);
   const missing = missingPrerequisites();
   if (missing.length > 0) {
     say(`the root suite cannot run: missing ${missing.join(', ')}`);
