@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+import { BUILT_FILES } from '../../scripts/prebuilds.mjs';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -80,7 +81,7 @@ async function install(dir: string): Promise<void> {
   // above for speed, so this repository's build stands in for it.
   const release = join(dir, 'node_modules', 'netns', 'build', 'Release');
   mkdirSync(release, { recursive: true });
-  for (const file of ['netns.node', 'netns-exec']) copyFileSync(join(repo, 'build', 'Release', file), join(release, file));
+  for (const { built } of BUILT_FILES) copyFileSync(join(repo, 'build', 'Release', built), join(release, built));
   // `node --import tsx` resolves tsx from the project; its own dependencies resolve from the repository (symlinks are followed).
   symlinkSync(join(repo, 'node_modules', 'tsx'), join(dir, 'node_modules', 'tsx'));
 }

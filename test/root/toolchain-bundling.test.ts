@@ -103,11 +103,11 @@ describe.skipIf(!privileged)('withNetNS from real toolchains', () => {
       symlinkSync(victim, `${runtime}/netns-runtime.json`);
       const filled = await project.run(`${project.dir}/node_modules/.bin/netns`, ['runtime', runtime, '--json']);
       expect(readFileSync(victim, 'utf8')).toBe('VICTIM');
-      expect(readdirSync(runtime).sort()).toEqual(['netns-exec', 'netns-runtime.json', 'netns-worker.mjs', 'netns.node']); // no staging left
+      expect(readdirSync(runtime).sort()).toEqual(['netns-exec', 'netns-runtime.json', 'netns-sandbox', 'netns-worker.mjs', 'netns.node']); // no staging left
       expect(filled, filled.stderr).toMatchObject({ code: 0 });
       expect(JSON.parse(filled.stdout)).toEqual({
         dir: runtime,
-        files: ['netns.node', 'netns-exec', 'netns-worker.mjs', 'netns-runtime.json'].map((file) => `${runtime}/${file}`),
+        files: ['netns.node', 'netns-exec', 'netns-sandbox', 'netns-worker.mjs', 'netns-runtime.json'].map((file) => `${runtime}/${file}`),
       });
       const result = await project.node([bundle, name], { env: { NETNS_RUNTIME_DIR: runtime }, cwd: `${project.dir}/deploy` });
       expect(lastJson(result)).toEqual([inode, `net:[${inode}]`]);
