@@ -7,7 +7,9 @@
 // host as it is, and the sandbox nests.
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
@@ -29,9 +31,16 @@ interface Outcome {
   stderr: string;
 }
 
-function run(argv: string[]): Promise<Outcome> {
+// `netns` on PATH, as npm installs it, where nobody can run it.
+const binDir = mkdtempSync(join(tmpdir(), 'nssbx-bin-'));
+writeFileSync(join(binDir, 'netns'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_PATH}" "$@"\n`);
+chmodSync(join(binDir, 'netns'), 0o755);
+chmodSync(binDir, 0o755);
+
+function run(argv: string[], options: { cwd?: string } = {}): Promise<Outcome> {
   return new Promise((resolve) => {
-    execFile(argv[0]!, argv.slice(1), { cwd: root, encoding: 'utf8', env: { ...process.env, PATH: '/usr/sbin:/usr/bin:/sbin:/bin' } }, (error, stdout, stderr) => {
+    const env = { ...process.env, PATH: `${binDir}:/usr/sbin:/usr/bin:/sbin:/bin` };
+    execFile(argv[0]!, argv.slice(1), { cwd: options.cwd ?? root, encoding: 'utf8', env }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
       resolve({ code, signal: (error?.signal as NodeJS.Signals | undefined) ?? null, stdout, stderr });
     });
@@ -47,6 +56,15 @@ function hostState(): { netns: string[]; links: string[]; mounts: string } {
   };
 }
 
+/** The host's lab state files (none when no lab was ever up). */
+function labStateFiles(): string[] {
+  try {
+    return readdirSync('/run/netns-lab');
+  } catch {
+    return [];
+  }
+}
+
 describe.skipIf(!privileged)('netns sandbox: rootless namespaces, test networks and commands', () => {
   const hostName = `nssbx-${process.pid}`;
   beforeAll(async () => {
@@ -55,6 +73,7 @@ describe.skipIf(!privileged)('netns sandbox: rootless namespaces, test networks 
   });
   afterAll(async () => {
     await NetNS.delete(hostName).catch(() => {});
+    rmSync(binDir, { recursive: true, force: true });
   });
 
   it('as an unprivileged user, builds a two-host test network, passes TCP traffic and leaves no trace', async () => {
@@ -88,6 +107,17 @@ describe.skipIf(!privileged)('netns sandbox: rootless namespaces, test networks 
     expect(Number(inode)).not.toBe(statSync('/proc/self/ns/net').ino);
     expect(inner).toMatch(/^inner\n1: lo: /);
     expect(NetNS.list().map((entry) => entry.name)).not.toContain('inner');
+  });
+
+  it('runs the lab CLI as written (examples/readme/lab-cli.sh), and keeps lab state in its own /run/netns-lab by default', async () => {
+    const hostLabs = labStateFiles();
+    const script = await run(sandboxArgv('bash', '-euo', 'pipefail', 'examples/readme/lab-cli.sh'));
+    expect(script.code, script.stderr).toBe(0);
+    expect(script.stdout).toContain('dropped: 2 of 20 (10%)');
+    const byDefault = await run(sandboxArgv('sh', '-c', 'netns lab up lab.yaml >/dev/null && ls /run/netns-lab && netns lab down demo'), { cwd: join(root, 'examples', 'readme') });
+    expect(byDefault.code, byDefault.stderr).toBe(0);
+    expect(byDefault.stdout).toMatch(/^demo/m);
+    expect(labStateFiles()).toEqual(hostLabs);
   });
 
   it('ends with the command\'s exit status, or dies of the signal that killed it', async () => {
