@@ -8,11 +8,12 @@ import { benchCniResident } from './cni-resident.js';
 import { benchIo } from './io.js';
 import { benchLab } from './lab.js';
 import { benchNetlink } from './netlink.js';
+import { benchSandbox } from './sandbox.js';
 import { benchStartup } from './startup.js';
 import { benchToolchains } from './toolchains.js';
 import { benchWithNetNS } from './with-netns.js';
 
-const sections = { 'with-netns': benchWithNetNS, toolchains: benchToolchains, io: benchIo, netlink: benchNetlink, addrset: benchAddrset, cni: benchCni, 'cni-resident': benchCniResident, startup: benchStartup, cli: benchCli, lab: benchLab };
+const sections = { 'with-netns': benchWithNetNS, toolchains: benchToolchains, io: benchIo, netlink: benchNetlink, addrset: benchAddrset, cni: benchCni, 'cni-resident': benchCniResident, startup: benchStartup, cli: benchCli, lab: benchLab, sandbox: benchSandbox };
 
 if (process.getuid?.() !== 0) {
   console.error('bench: needs root (CAP_SYS_ADMIN) to create namespaces; run: sudo npm run bench');
