@@ -2,7 +2,7 @@
 // `ip netns`: named namespaces are bind mounts in a run directory, /run/netns
 // unless the caller keeps theirs elsewhere (RunDirOption).
 import { fs } from './core/builtins.js';
-import { callNative, ErrorCodes, fromNative, netnsError, systemError } from './core/errors.js';
+import { callNative, ErrorCodes, fromNative, netnsError, systemError, type NetnsError } from './core/errors.js';
 import { assertValidName, mountableRunDir, runDirOf, type RunDirOption } from './core/names.js';
 import { native } from './core/native.js';
 
@@ -29,6 +29,19 @@ export interface OpenedNamespace {
   ino: number;
 }
 
+/**
+ * The native error, with what a user without root can do when the kernel
+ * refused the mount or the run directory: the code stays the kernel's.
+ */
+function refusedWithHint(error: unknown): NetnsError {
+  const refused = fromNative(error);
+  if (refused.code === 'EPERM' || refused.code === 'EACCES') {
+    refused.message +=
+      ' (making a namespace needs CAP_SYS_ADMIN, and naming one a run directory it may mount on: without root, run in `netns sandbox`, or inside your own user namespace pass { runDir } a folder you own)';
+  }
+  return refused;
+}
+
 /** Makes a namespace: named (runDir/NAME, as `ip netns add`) or anonymous (no name). */
 export async function createNamespace(name?: string, options?: RunDirOption): Promise<OpenedNamespace> {
   if (name !== undefined) assertValidName(name);
@@ -38,7 +51,7 @@ export async function createNamespace(name?: string, options?: RunDirOption): Pr
     const created = await native().createNamespace(runDir, path);
     return { ...created, name, path: path || `/proc/${process.pid}/fd/${created.fd}` };
   } catch (error) {
-    throw fromNative(error);
+    throw refusedWithHint(error);
   }
 }
 
@@ -51,7 +64,7 @@ export async function attachNamespace(name: string, pid: number, options?: RunDi
   try {
     return { ...(await native().attachNamespace(runDir, path, `/proc/${pid}/ns/net`)), name, path };
   } catch (error) {
-    throw fromNative(error);
+    throw refusedWithHint(error);
   }
 }
 

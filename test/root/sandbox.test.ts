@@ -145,6 +145,13 @@ describe.skipIf(!privileged)('netns sandbox: rootless namespaces, test networks 
     expect(result.stderr).toContain('while making the sandbox for true');
   });
 
+  // Real root drops to nobody here; a user namespace has no other uid to drop to (the root run covers it).
+  it.skipIf(inUserNamespace)('without it, NetNS.create as nobody is EPERM that points to the sandbox and to runDir', async () => {
+    const program = `import('${root}dist/index.js').then(({ NetNS }) => NetNS.create('x')).catch((e) => console.log(e.code, e.message))`;
+    const result = await run([...unprivileged, process.execPath, '-e', program]);
+    expect(result.stdout).toMatch(/^EPERM .*run in `netns sandbox`, or inside your own user namespace pass \{ runDir \}/);
+  });
+
   it('refuses a missing command and bad options', async () => {
     expect(await run([process.execPath, CLI_PATH, 'sandbox'])).toMatchObject({ code: 2 });
     const missing = await run(sandboxArgv('/nonexistent/program'));
