@@ -164,14 +164,16 @@ describe.skipIf(!privileged)('fixtures in a run directory of the caller', () => 
 
 // Root of a user namespace only: the network and mount namespaces are the
 // user namespace's, /run (and /run/netns) stay the real root's.
-const rootless = (runDirParent: string) => `
+const rootless = `
   import { mkdtempSync, readdirSync, accessSync, constants } from 'node:fs';
-  const { createTestNetwork, createLab } = await import(${JSON.stringify(testing)});
+  import { tmpdir } from 'node:os';
+  const { createTestNetwork, createLab, sweep } = await import(${JSON.stringify(testing)});
+  const prefix = ${JSON.stringify(prefix)};
   const out = { uid: process.getuid() };
   out.runWritable = (() => { try { accessSync('/run', constants.W_OK); return true; } catch { return false; } })();
-  const runDir = mkdtempSync(${JSON.stringify(`${runDirParent}/`)}) + '/netns';
+  const runDir = mkdtempSync(tmpdir() + '/' + prefix) + '/netns';
   out.runDir = runDir;
-  const network = await createTestNetwork({ prefix: ${JSON.stringify(prefix)}, hosts: { a: { addr: '10.62.0.1/24' }, b: { addr: '10.62.0.2/24' } }, links: [['a', 'b']] }, { runDir });
+  const network = await createTestNetwork({ prefix, hosts: { a: { addr: '10.62.0.1/24' }, b: { addr: '10.62.0.2/24' } }, links: [['a', 'b']] }, { runDir });
   out.made = readdirSync(runDir).length;
   const net = await import('node:net');
   const server = await network.hosts.b.listen(net.createServer((socket) => socket.end('hello from b')), { host: network.address('b'), port: 7000 });
@@ -182,36 +184,43 @@ const rootless = (runDirParent: string) => `
   out.ip = (await network.ip('a', '-br', 'addr', 'show', 'eth0')).includes('10.62.0.1/24');
   await network.delete();
   out.afterDelete = readdirSync(runDir).length;
-  const lab = await createLab({ prefix: ${JSON.stringify(prefix)}, hosts: { a: {}, b: {} }, routers: { r: {} }, links: [['a', 'r'], ['r', 'b']] }, { runDir });
+  const lab = await createLab({ prefix, hosts: { a: {}, b: {} }, routers: { r: {} }, links: [['a', 'r'], ['r', 'b']] }, { runDir });
   out.labDropped = (await lab.connectivity()).dropped;
   await lab.delete();
   out.afterLab = readdirSync(runDir).length;
+  out.sweptRunNetns = await sweep(prefix); // a dead run's leftover there is the real root's: not ours to delete
   // left for the exit hook
-  await createTestNetwork({ prefix: ${JSON.stringify(prefix)}, hosts: { a: {}, b: {} }, links: [['a', 'b']] }, { runDir });
+  await createTestNetwork({ prefix, hosts: { a: {}, b: {} }, links: [['a', 'b']] }, { runDir });
   console.log(JSON.stringify(out));`;
 
 describe.skipIf(!privileged)('fixtures without root (nobody, root of a user namespace)', () => {
   it('build a network and a lab in a runDir of their own, carry TCP, and leave nothing, at exit either', async () => {
     assertNobodyCanReach(testing);
-    const parent = '/tmp';
-    const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(
-        'setpriv',
-        ['--reuid=65534', '--regid=65534', '--clear-groups', 'unshare', '-Urn', '--mount', '--', process.execPath, '--input-type=module', '-e', rootless(parent)],
-        { encoding: 'utf8' },
-        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-      ),
-    );
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
-    const out = JSON.parse(result.stdout) as { runDir: string } & Record<string, unknown>;
+    const crashed = `${prefix}999999999-abcdef-a`;
+    (await NetNS.create(crashed)).close();
+    let runDir: string | undefined;
     try {
-      expect(out).toEqual({ uid: 0, runWritable: false, runDir: expect.stringMatching(/^\/tmp\/.+\/netns$/), made: 2, text: 'hello from b', ip: true, afterDelete: 0, labDropped: { pairs: 0, of: 6 }, afterLab: 0 });
+      const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+        execFile(
+          'setpriv',
+          ['--reuid=65534', '--regid=65534', '--clear-groups', 'unshare', '-Urn', '--mount', '--', process.execPath, '--input-type=module', '-e', rootless],
+          { encoding: 'utf8' },
+          (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+        ),
+      );
+      runDir = /"runDir":"([^"]+)"/.exec(result.stdout)?.[1];
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({
+        ...{ uid: 0, runWritable: false, runDir: expect.stringMatching(new RegExp(`^/tmp/${prefix}.+/netns$`)), made: 2, text: 'hello from b', ip: true },
+        ...{ afterDelete: 0, labDropped: { pairs: 0, of: 6 }, afterLab: 0, sweptRunNetns: [] },
+      });
       // the user namespace is gone with the script: what is left of the run directory is on /tmp, for all to see
-      expect(readdirSync(out.runDir)).toEqual([]);
-      expect(inRunNetns()).toEqual([]);
+      expect(readdirSync(runDir!)).toEqual([]);
+      expect(inRunNetns()).toEqual([crashed]);
     } finally {
-      rmSync(dirname(out.runDir), { recursive: true, force: true });
+      await NetNS.delete(crashed);
+      if (runDir !== undefined) rmSync(dirname(runDir), { recursive: true, force: true });
     }
   });
 });
