@@ -7,11 +7,13 @@
 // `ip`, because that is what it is for.
 import { randomBytes } from 'node:crypto';
 import { ErrorCodes, netnsError } from '../core/errors.js';
+import { mountableRunDir, type RunDirOption } from '../core/names.js';
 import { deleteNamespace } from '../lifecycle.js';
 import { openNetlink, type Netlink } from '../netlink/index.js';
 import { NetNS } from '../netns.js';
-import { deleteNamespacesSync, runIp } from './run-ip.js';
+import { deleteNamespacesSync, runIpIn } from './run-ip.js';
 import { checkedSpec } from './network-spec.js';
+import { fixtureRunDir } from './run-dir.js';
 
 /** One host of a TestNetworkSpec: a namespace of its own. */
 export interface TestHostSpec {
@@ -31,7 +33,7 @@ export interface TestNetworkSpec<H extends string> {
   hosts: Record<H, TestHostSpec>;
   /** Veth pairs, each joining two different hosts; a host's links are eth0, eth1, … in this order. */
   links?: TestLinkSpec<H>[];
-  /** Name prefix (default 'nsfix-'); sweep(prefix) cleans up after crashed runs. */
+  /** Name prefix (default 'nsfix-'); sweep(prefix) cleans up after crashed runs (sweep(prefix, { runDir }) for a network made with a runDir). */
   prefix?: string;
 }
 
@@ -42,13 +44,21 @@ export interface TestNetworkSpec<H extends string> {
 export interface TestNetwork<H extends string> extends AsyncDisposable {
   /** Each host's namespace, with the NetNS I/O methods. */
   readonly hosts: Record<H, NetNS>;
-  /** Each host's namespace name, e.g. for `ip -n NAME`. */
+  /** Each host's namespace name in the run directory (`ip -n NAME` where that is /run/netns). */
   readonly names: Record<H, string>;
+  /** The run directory its namespaces are named in: /run/netns unless createTestNetwork was given another. */
+  readonly runDir: string;
   /** The address of a host without its prefix length. */
   address(host: H): string;
   /** Interfaces made for links, per host, in link order: eth0, eth1, … */
   interfaces(host: H): string[];
-  /** Runs `ip -n <host's namespace> ...args`. */
+  /**
+   * Runs `ip ...args` inside the host's namespace, as `ip -n NAME` does (but
+   * entered by its handle, so it works in any run directory); resolves with
+   * the output. ERR_NETNS_FIXTURE with ip's message when ip fails,
+   * ERR_NETNS_IP_MISSING without ip. A `netns NAME` argument is looked up by
+   * ip in /run/netns: with another runDir, give the path (hosts.b.path).
+   */
   ip(host: H, ...args: string[]): Promise<string>;
   /**
    * Deletes the namespaces (and with them the links) and lets go of the
@@ -64,15 +74,21 @@ export interface TestNetwork<H extends string> extends AsyncDisposable {
  * Makes namespaces joined by veth pairs, for a root-run integration test:
  * each host a namespace named `<prefix><pid>-<random>-<host>` with lo up,
  * each link a veth pair with its addresses, up, all over netlink (no `ip`
- * process). Async; needs CAP_SYS_ADMIN and CAP_NET_ADMIN. A bad spec rejects
- * with ERR_NETNS_INVALID_ARG before anything is made; a step the kernel
- * refuses removes what was made and rejects with ERR_NETNS_FIXTURE naming the
- * namespace and the step in `ip` terms (the netlink error as `cause`).
+ * process). Async; needs CAP_SYS_ADMIN and CAP_NET_ADMIN (in the user
+ * namespace that owns the network and mount namespaces: root of `unshare
+ * -Urn --mount` will do). `options.runDir` names the namespaces in another
+ * run directory than /run/netns (made, and made a shared mount, if need be):
+ * what a user without write access to /run/netns passes. A bad spec or
+ * option rejects with ERR_NETNS_INVALID_ARG before anything is made; a step
+ * the kernel refuses removes what was made and rejects with ERR_NETNS_FIXTURE
+ * naming the namespace and the step in `ip` terms (the netlink error as
+ * `cause`).
  */
-export async function createTestNetwork<H extends string>(given: TestNetworkSpec<H>): Promise<TestNetwork<H>> {
+export async function createTestNetwork<H extends string>(given: TestNetworkSpec<H>, options?: RunDirOption): Promise<TestNetwork<H>> {
   const spec = checkedSpec(given) as Required<TestNetworkSpec<H>>;
+  const runDir = mountableRunDir(fixtureRunDir(options, 'createTestNetwork options'));
   const runPrefix = `${spec.prefix}${process.pid}-${randomBytes(3).toString('hex')}-`;
-  const network = new Network<H>(runPrefix);
+  const network = new Network<H>(runPrefix, runDir);
   try {
     await network.build(spec);
   } catch (error) {
@@ -90,10 +106,16 @@ class Network<H extends string> implements TestNetwork<H> {
   readonly #created: string[] = [];
   readonly #netlink = new Map<H, Netlink>();
   readonly #onExit = () =>
-    deleteNamespacesSync((Object.entries(this.hosts) as [H, NetNS][]).filter(([host]) => this.#created.includes(this.names[host])).map(([host, ns]) => ({ name: this.names[host], dev: ns.dev, inode: ns.inode })));
+    deleteNamespacesSync(
+      (Object.entries(this.hosts) as [H, NetNS][]).filter(([host]) => this.#created.includes(this.names[host])).map(([host, ns]) => ({ name: this.names[host], dev: ns.dev, inode: ns.inode })),
+      this.runDir,
+    );
   #deleted = false;
 
-  constructor(private readonly runPrefix: string) {
+  constructor(
+    private readonly runPrefix: string,
+    readonly runDir: string,
+  ) {
     process.once('exit', this.#onExit);
   }
 
@@ -103,7 +125,7 @@ class Network<H extends string> implements TestNetwork<H> {
       const name = `${this.runPrefix}${host}`;
       this.names[host] = name;
       this.#created.push(name);
-      this.hosts[host] = await NetNS.create(name);
+      this.hosts[host] = await NetNS.create(name, { runDir: this.runDir });
       this.#interfaces.set(host, []);
       this.#netlink.set(host, await openNetlink(this.hosts[host]));
       await this.#configure(host, 'link set lo up', (nl) => nl.links.up('lo'));
@@ -164,8 +186,10 @@ class Network<H extends string> implements TestNetwork<H> {
     return [...(this.#interfaces.get(host) ?? [])];
   }
 
-  ip(host: H, ...args: string[]): Promise<string> {
-    return runIp(['-n', this.names[host], ...args]);
+  async ip(host: H, ...args: string[]): Promise<string> {
+    const ns = Object.hasOwn(this.hosts, host) ? this.hosts[host] : undefined;
+    if (ns === undefined) throw netnsError(ErrorCodes.INVALID_ARG, `network has no host ${JSON.stringify(host)}`);
+    return runIpIn(ns, args);
   }
 
   async delete(): Promise<void> {
@@ -173,7 +197,7 @@ class Network<H extends string> implements TestNetwork<H> {
     this.#deleted = true;
     for (const nl of this.#netlink.values()) nl.close();
     for (const ns of Object.values(this.hosts) as NetNS[]) ns.close();
-    for (const name of this.#created) await deleteNamespace(name).catch(() => {});
+    for (const name of this.#created) await deleteNamespace(name, { runDir: this.runDir }).catch(() => {});
     process.off('exit', this.#onExit);
   }
 

@@ -2,7 +2,9 @@
 // creating process is gone belongs to a crashed run and may be removed.
 // Namespaces of live processes, or with other names, are never touched.
 import { ErrorCodes, netnsError } from '../core/errors.js';
+import type { RunDirOption } from '../core/names.js';
 import { deleteNamespace, listNamespaces } from '../lifecycle.js';
+import { fixtureRunDir } from './run-dir.js';
 
 export const DEFAULT_PREFIX = 'nsfix-';
 
@@ -26,16 +28,21 @@ export function creatorPid(name: string, prefix: string): number | undefined {
  * Deletes the namespaces createTestNetwork made under `prefix` (default
  * 'nsfix-') whose creating process is gone: what crashed test runs left.
  * Namespaces of live processes, and names it did not make, are never touched.
- * Async; resolves with the names it deleted. Run it before a suite.
+ * `runDir` is the run directory the networks were made in (as given to
+ * createTestNetwork or createLab; default /run/netns). Async; resolves with the
+ * names it deleted (one it could not delete is left, unreported);
+ * ERR_NETNS_INVALID_ARG for a bad prefix or runDir, or an unknown option. Run
+ * it before a suite.
  */
-export async function sweep(prefix = DEFAULT_PREFIX): Promise<string[]> {
+export async function sweep(prefix = DEFAULT_PREFIX, options?: RunDirOption): Promise<string[]> {
   if (typeof prefix !== 'string') throw netnsError(ErrorCodes.INVALID_ARG, `prefix must be a string such as '${DEFAULT_PREFIX}', got ${typeof prefix}`);
+  const runDir = fixtureRunDir(options, 'sweep options');
   const removed: string[] = [];
-  for (const { name } of listNamespaces()) {
+  for (const { name } of listNamespaces({ runDir })) {
     const pid = creatorPid(name, prefix);
     if (pid === undefined || pid === process.pid || processAlive(pid)) continue;
-    await deleteNamespace(name).catch(() => {});
-    removed.push(name);
+    // one it may not delete (EACCES: a user namespace's root in the real root's /run/netns) is left, and not reported
+    if (await deleteNamespace(name, { runDir }).then(() => true, () => false)) removed.push(name);
   }
   return removed;
 }

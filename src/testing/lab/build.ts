@@ -14,7 +14,7 @@ import type { LabPlan, PlannedEnd, PlannedLink } from './plan.js';
 export interface LabNode {
   readonly key: string;
   readonly kind: 'host' | 'router' | 'switch';
-  /** The namespace name (`ip netns` shows it). */
+  /** The namespace name in the lab's run directory (`ip netns` shows it where that is /run/netns). */
   readonly name: string;
   ns?: NetNS;
   nl?: Netlink;
@@ -53,10 +53,10 @@ export async function step<T>(node: LabNode, what: string, run: (nl: Netlink, ns
 }
 
 /** Makes every namespace concurrently; a node has `ns` once its namespace is made (a name that was taken is never ours to delete). */
-async function makeNamespaces(nodes: LabNode[]): Promise<void> {
+async function makeNamespaces(nodes: LabNode[], runDir: string): Promise<void> {
   const made = await Promise.allSettled(
     nodes.map(async (node) => {
-      node.ns = await NetNS.create(node.name);
+      node.ns = await NetNS.create(node.name, { runDir });
       node.nl = await openNetlink(node.ns);
     }),
   );
@@ -99,9 +99,9 @@ async function enableForwarding(node: LabNode, ipv6: boolean): Promise<void> {
   if (ipv6) await step(node, 'sysctl -w net.ipv6.conf.all.forwarding=1', (_, ns) => ns.sysctl.set('net.ipv6.conf.all.forwarding', 1));
 }
 
-/** Builds the plan into `nodes` (by key, named already); each node made has its `ns`, for the caller's cleanup. */
-export async function buildLab(plan: LabPlan, nodes: Map<string, LabNode>): Promise<void> {
-  await makeNamespaces([...nodes.values()]);
+/** Builds the plan into `nodes` (by key, named already, in `runDir`); each node made has its `ns`, for the caller's cleanup. */
+export async function buildLab(plan: LabPlan, nodes: Map<string, LabNode>, runDir: string): Promise<void> {
+  await makeNamespaces([...nodes.values()], runDir);
   if (plan.ipv6) await Promise.all([...nodes.values()].map(skipDad));
   const bridges = new Map<string, number>();
   for (const node of nodes.values()) {

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { ErrorCodes, kindOf, netnsError, type NetnsError } from '../../core/errors.js';
 import { refuseUnknownKeys } from '../../core/known-keys.js';
-import { assertValidName } from '../../core/names.js';
+import { assertValidName, checkRunDir, mountableRunDir, type RunDirOption } from '../../core/names.js';
 import { ownOptions } from '../../core/own.js';
 import { MAX_TIMER_MS } from '../../core/timer-limit.js';
 import { openNetlink } from '../../netlink/index.js';
@@ -24,8 +24,12 @@ import { checkLabSpec, LAB_KEY, type LabSpec } from './spec.js';
 import { checkPlanAndNames, checkRunState } from './state.js';
 import { checkImpairment, describeImpairment, type Impairment } from './units.js';
 
-/** How createLab names and keeps what it makes. */
-export interface LabOptions {
+/**
+ * How createLab names and keeps what it makes, and where: `runDir` names the
+ * namespaces in another run directory than /run/netns (what a user without
+ * write access to /run/netns passes, e.g. root of `unshare -Urn --mount`).
+ */
+export interface LabOptions extends RunDirOption {
   /** Names namespaces `<prefix><name>.<node>` instead of `<prefix><pid>-<random>-<node>`: a lab found again by name (the CLI's). */
   name?: string;
   /** Leave the lab in place when the process exits (default false: removed at exit, as createTestNetwork's). */
@@ -52,6 +56,8 @@ export interface LabState {
   plan: LabPlan;
   /** Each node's namespace name. */
   names: Record<string, string>;
+  /** The run directory the names are in (absent: /run/netns). */
+  runDir?: string;
   /** [from, to, impairment] for each impaired direction. */
   impairments: [string, string, Impairment][];
   /** The links that are down, as "a>b" (a and b as planned). */
@@ -84,8 +90,10 @@ const pair = (from: string, to: string): string => `${from}>${to}`;
 export class Lab implements AsyncDisposable {
   /** Each node's namespace, with the NetNS I/O methods (connect, spawn, sysctl...). */
   readonly nodes: Record<string, NetNS> = {};
-  /** Each node's namespace name (`ip -n NAME`, `ip netns exec NAME`). */
+  /** Each node's namespace name in the run directory (`ip -n NAME`, `ip netns exec NAME` where that is /run/netns). */
   readonly names: Record<string, string> = {};
+  /** The run directory the namespaces are named in: /run/netns unless createLab was given another. */
+  readonly runDir: string;
   /** The plan it was built from: segments, interfaces, addresses, routes. */
   readonly plan: LabPlan;
   /** Each node; one whose namespace this lab made (or attached to) has its `ns`. */
@@ -97,13 +105,14 @@ export class Lab implements AsyncDisposable {
   readonly #captures = new Set<PacketCapture>();
   /** The last change queued per link direction, link, or the partitions: changes of one thing run one after another. */
   readonly #queues = new Map<string, Promise<unknown>>();
-  readonly #onExit = (): void => deleteNamespacesSync(this.#identities());
+  readonly #onExit = (): void => deleteNamespacesSync(this.#identities(), this.runDir);
   #deleted = false;
 
   /** @internal Use createLab() or Lab.attach(). */
-  constructor(plan: LabPlan, names: Record<string, string>, keep: boolean) {
+  constructor(plan: LabPlan, names: Record<string, string>, keep: boolean, runDir: string) {
     checkPlanAndNames(plan, names);
     this.plan = plan;
+    this.runDir = runDir;
     for (const { key, kind } of plan.nodes) {
       this.names[key] = names[key]!;
       this.#nodes.set(key, { key, kind, name: names[key]! });
@@ -113,7 +122,7 @@ export class Lab implements AsyncDisposable {
 
   /** @internal Builds the plan; the caller deletes on failure. */
   async build(): Promise<void> {
-    await buildLab(this.plan, this.#nodes);
+    await buildLab(this.plan, this.#nodes, this.runDir);
     for (const node of this.#nodes.values()) this.nodes[node.key] = node.ns!;
     for (const link of this.plan.links) {
       for (const [from, to] of [[link.a.node, link.b.node], [link.b.node, link.a.node]] as const) {
@@ -125,17 +134,18 @@ export class Lab implements AsyncDisposable {
 
   /**
    * A running lab found again from its state (lab.state(), as the CLI keeps
-   * it): opens each namespace by name. Async; ENOENT when one is gone,
-   * ERR_NETNS_INVALID_ARG for a state of the wrong shape.
+   * it): opens each namespace by name in the state's run directory. Async;
+   * ENOENT when one is gone, ERR_NETNS_INVALID_ARG for a state of the wrong
+   * shape.
    */
   static async attach(state: LabState): Promise<Lab> {
     if (typeof state !== 'object' || state === null) throw invalid(`Lab.attach takes a lab's state(), got ${kindOf(state)}`);
     checkPlanAndNames(state.plan, state.names);
     checkRunState(state as unknown as Record<string, unknown>, state.plan);
-    const lab = new Lab(state.plan, state.names, true);
+    const lab = new Lab(state.plan, state.names, true, checkRunDir(state.runDir));
     try {
       for (const node of lab.#nodes.values()) {
-        node.ns = NetNS.open(node.name);
+        node.ns = NetNS.open(node.name, { runDir: lab.runDir });
         node.nl = await openNetlink(node.ns);
         lab.nodes[node.key] = node.ns;
       }
@@ -153,7 +163,7 @@ export class Lab implements AsyncDisposable {
   /** What another process needs to find and work this lab (plain JSON data). */
   state(): LabState {
     const impairments = [...this.#impairments].map(([key, impairment]) => [...(key.split('>') as [string, string]), impairment] as [string, string, Impairment]);
-    return { plan: this.plan, names: { ...this.names }, impairments, down: [...this.#down], partitions: [...this.#partitions.values()], nextPartition: this.#nextPartition };
+    return { plan: this.plan, names: { ...this.names }, runDir: this.runDir, impairments, down: [...this.#down], partitions: [...this.#partitions.values()], nextPartition: this.#nextPartition };
   }
 
   #node(key: unknown): LabNode {
@@ -442,20 +452,23 @@ function namesFor(plan: LabPlan, options: LabOptions): Record<string, string> {
 }
 
 /**
- * Builds a lab (see LabSpec): async; needs CAP_SYS_ADMIN and CAP_NET_ADMIN.
- * A bad spec rejects with ERR_NETNS_INVALID_ARG before anything is made; a
+ * Builds a lab (see LabSpec): async; needs CAP_SYS_ADMIN and CAP_NET_ADMIN
+ * (in the user namespace that owns the network and mount namespaces; with
+ * `options.runDir` where /run/netns is not writable). A bad spec or option
+ * rejects with ERR_NETNS_INVALID_ARG before anything is made; a
  * step the kernel refuses removes what was made and rejects with
  * ERR_NETNS_FIXTURE naming the namespace and the step in `ip` terms.
  */
 export async function createLab(spec: LabSpec, given?: LabOptions): Promise<Lab> {
   const plan = planLab(checkLabSpec(spec));
   const options = ownOptions(given);
-  refuseUnknownKeys(options, ['name', 'keep'], 'createLab options', invalid);
+  refuseUnknownKeys(options, ['name', 'keep', 'runDir'], 'createLab options', invalid);
+  const runDir = mountableRunDir(checkRunDir(options.runDir));
   if (options.keep !== undefined && typeof options.keep !== 'boolean') throw invalid(`createLab: keep must be a boolean, got ${typeof options.keep}`);
   if (options.name !== undefined && (typeof options.name !== 'string' || !LAB_KEY.test(options.name))) {
     throw invalid(`createLab: name must match ${LAB_KEY}, got ${JSON.stringify(options.name)}`);
   }
-  const lab = new Lab(plan, namesFor(plan, options), options.keep === true);
+  const lab = new Lab(plan, namesFor(plan, options), options.keep === true, runDir);
   try {
     await lab.build();
   } catch (error) {

@@ -3,7 +3,7 @@
 // the names it holds, so a damaged file is a coded error, not a TypeError
 // half-way through an attach.
 import { ErrorCodes, kindOf, netnsError, type NetnsError } from '../../core/errors.js';
-import { assertValidName } from '../../core/names.js';
+import { assertValidName, checkRunDir } from '../../core/names.js';
 import { checkLinkName } from '../../netlink/validate.js';
 import type { LabPlan } from './plan.js';
 import { LAB_KEY } from './spec.js';
@@ -70,9 +70,14 @@ export function checkPlanAndNames(plan: unknown, names: unknown): asserts plan i
   }
 }
 
-/** Checks what Lab.attach takes beyond the plan and names (checked already): impairments, links down, partitions, all of known nodes and links. */
+/** Checks what Lab.attach takes beyond the plan and names (checked already): the run directory, impairments, links down, partitions, all of known nodes and links. */
 export function checkRunState(state: Record<string, unknown>, plan: LabPlan): void {
-  const { impairments, down, partitions, nextPartition } = state;
+  const { runDir, impairments, down, partitions, nextPartition } = state;
+  try {
+    checkRunDir(runDir);
+  } catch (error) {
+    throw invalid((error as Error).message);
+  }
   const keys = new Set(plan.nodes.map((node) => node.key));
   const linked = new Set(plan.links.flatMap(({ a, b }) => [`${a.node}>${b.node}`, `${b.node}>${a.node}`]));
   expectKind(impairments, 'array', 'impairments');
