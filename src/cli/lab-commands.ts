@@ -9,7 +9,7 @@ import type { Impairment } from '../testing/lab/units.js';
 import type { Lab } from '../testing/lab/lab.js';
 import { assertNotReplaced, down, replacedNamespaces, stampOf } from './lab-down.js';
 import { chooseLab, createLabFile, type DamagedLab, inspectLab, isDamaged, labNames, loadLab, type NsStamp, removeLab, saveLab, type StoredLab, underLabLock } from './lab-state.js';
-import { EXIT_USAGE, printResult } from './output.js';
+import { printResult, usageError } from './output.js';
 
 /** The prefix of a CLI lab's namespaces when its file gives none: not the fixtures' (sweep() never takes a lab for a crashed test). */
 const CLI_PREFIX = 'nslab-';
@@ -17,7 +17,6 @@ const CLI_PREFIX = 'nslab-';
 /** The longest --timeout of `matrix`: a minute per try is already no lab's. */
 const MAX_TIMEOUT_MS = 60_000;
 
-const usage = (message: string): Error => Object.assign(netnsError(ErrorCodes.INVALID_ARG, message), { exitCode: EXIT_USAGE });
 
 async function up(file: string, options: { name?: string; json?: boolean }): Promise<void> {
   const { loadLabFile } = await import('../testing/lab/file.js');
@@ -122,22 +121,22 @@ async function exec(node: string, command: string[], options: { lab?: string }):
   const stored = await loadLab(chooseLab(options.lab));
   assertNotReplaced(stored);
   const ns = stored.state.names[node];
-  if (ns === undefined || !Object.hasOwn(stored.state.names, node)) throw usage(`lab ${stored.name} has no node ${JSON.stringify(node)} (nodes: ${Object.keys(stored.state.names).join(', ')})`);
+  if (ns === undefined || !Object.hasOwn(stored.state.names, node)) throw usageError(`lab ${stored.name} has no node ${JSON.stringify(node)} (nodes: ${Object.keys(stored.state.names).join(', ')})`);
   // commander keeps the `--` that ends our options when options pass through.
   const [program, ...args] = command[0] === '--' ? command.slice(1) : command;
-  if (program === undefined) throw usage('lab exec needs a command after the node');
+  if (program === undefined) throw usageError('lab exec needs a command after the node');
   await runForwarded(NetNS.open(ns), program!, args, { etc: false });
 }
 
 /** A whole number in [min, max] given on the command line, else a usage error. */
 function wholeNumber(text: string, what: string, min: number, max: number): number {
   const value = /^\d{1,16}$/.test(text) ? Number(text) : NaN;
-  if (!(value >= min && value <= max)) throw usage(`${what} takes a whole number from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  if (!(value >= min && value <= max)) throw usageError(`${what} takes a whole number from ${min} to ${max}, got ${JSON.stringify(text)}`);
   return value;
 }
 
 function familyOf(text: string): 4 | 6 {
-  if (text !== '4' && text !== '6') throw usage(`--family takes 4 or 6, got ${JSON.stringify(text)}`);
+  if (text !== '4' && text !== '6') throw usageError(`--family takes 4 or 6, got ${JSON.stringify(text)}`);
   return Number(text) as 4 | 6;
 }
 
@@ -148,7 +147,7 @@ function impairmentOf(options: Record<string, string | undefined>): Impairment {
     if (options[key] === undefined) continue;
     // A plain decimal only: Number() would take '' for 0 and '0x10' for 16.
     const match = /^(\d+(?:\.\d+)?)%?$/.exec(String(options[key]));
-    if (!match) throw usage(`--${key} takes a percent (5 or 5%), got ${JSON.stringify(options[key])}`);
+    if (!match) throw usageError(`--${key} takes a percent (5 or 5%), got ${JSON.stringify(options[key])}`);
     impairment[key] = Number(match[1]);
   }
   return impairment;
@@ -209,7 +208,7 @@ function addChangeCommands(lab: Command): void {
     .argument('<state>', 'up or down')
     .option('--lab <name>', 'which lab (default: the only one up)')
     .action((a: string, b: string, state: string, options: { lab?: string }) => {
-      if (state !== 'up' && state !== 'down') throw usage(`link state must be up or down, got ${JSON.stringify(state)}`);
+      if (state !== 'up' && state !== 'down') throw usageError(`link state must be up or down, got ${JSON.stringify(state)}`);
       return withLab(options.lab, (l) => (state === 'up' ? l.linkUp(a, b) : l.linkDown(a, b)));
     });
   lab
