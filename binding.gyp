@@ -85,6 +85,7 @@
       "type": "executable",
       "sources": [
         "native/sandbox_helper.c",
+        "native/sandbox_init.c",
         "native/helper_status.c"
       ],
       "cflags": [

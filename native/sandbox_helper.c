@@ -1,12 +1,13 @@
 /*
  * netns-sandbox: the small program `netns sandbox` and spawnSandbox run. In a
  * fresh single-threaded process (a threaded one cannot unshare a user
- * namespace) it makes a new user, mount and network namespace with the caller
- * mapped to root, gives the sandbox a /run of its own (a tmpfs showing the
- * host's entries, except the package's: /run/netns and /run/netns-*), a sysfs
- * of the new network namespace, lo up, and execs the command. No root is
- * needed, and nothing is changed outside: what the command makes dies with the
- * last process in the sandbox.
+ * namespace) it makes a new user, mount, network and PID namespace with the
+ * caller mapped to root, gives the sandbox a /run of its own (a tmpfs showing
+ * the host's entries, except the package's: /run/netns and /run/netns-*), a
+ * sysfs of the new network namespace, lo up, and runs the command under the
+ * PID namespace's first process (sandbox_init.c). No root is needed, and the
+ * host's network is not changed: when the command ends, every process left in
+ * the sandbox is killed and what they made goes with them.
  *
  * Failures go to the close-on-exec status pipe (fd 3) as "<stage> <errno>".
  *
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "helper_status.h"
+#include "sandbox_init.h"
 
 enum { STATUS_FD = 3 };
 
@@ -53,7 +55,7 @@ static void map_caller_to_root(uid_t uid, gid_t gid) {
 
 /* The package's own run-time state: the host's would name namespaces and locks the sandbox cannot use. */
 static int is_hidden(const char *name) {
-  return strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strncmp(name, "netns", 5) == 0;
+  return strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, "netns") == 0 || strncmp(name, "netns-", 6) == 0;
 }
 
 /*
@@ -128,15 +130,22 @@ int main(int argc, char **argv) {
   status_open(STATUS_FD);
   uid_t uid = geteuid();
   gid_t gid = getegid();
-  if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) != 0) report("unshare", errno);
+  /* CLONE_NEWPID takes effect for the children: run_as_sandbox forks the namespace's PID 1 */
+  if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID) != 0) report("unshare", errno);
   map_caller_to_root(uid, gid);
   /* after the new credentials: a change of credentials clears the parent-death signal */
   die_with_parent(atoi(argv[1]), (pid_t)atol(argv[2]));
   /* slave: the host's later mounts still appear; nothing made here goes back */
   if (mount("", "/", NULL, MS_SLAVE | MS_REC, NULL) != 0) report("mount-slave", errno);
+  char cwd[PATH_MAX];
+  int knows_cwd = getcwd(cwd, sizeof cwd) != NULL;
   private_run();
+  /* a working directory under /run would still be in the host's, which the tmpfs now covers */
+  if (knows_cwd && chdir(cwd) != 0) {
+    fprintf(stderr, "netns sandbox: %s is the host's and not shown inside; starting in /\n", cwd);
+    if (chdir("/") != 0) report("chdir", errno);
+  }
   sysfs_of_sandbox();
   loopback_up();
-  execvp(argv[3], argv + 3);
-  report("exec", errno);
+  run_as_sandbox(argv + 3, STATUS_FD);
 }

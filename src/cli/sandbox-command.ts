@@ -8,8 +8,8 @@ async function sandbox(command: string[]): Promise<void> {
   const { spawnSandbox } = await import('../sandbox/spawn-sandbox.js');
   const { forwardUntilExit } = await import('./exec-in.js');
   const { exitLikeChild } = await import('./signal-forwarding.js');
-  // commander keeps the `--` that ends our options when options pass through.
-  const [program, ...args] = command[0] === '--' ? command.slice(1) : command;
+  // commander has taken the `--` that ends our options; a second one is the command's
+  const [program, ...args] = command;
   if (program === undefined) throw usageError('sandbox needs a command, e.g. netns sandbox -- npm test');
   const { code, signal } = await forwardUntilExit(() => spawnSandbox(program, args, { stdio: 'inherit', parentDeathSignal: 'SIGKILL' }));
   exitLikeChild(code, signal);

@@ -7,7 +7,7 @@
 // host as it is, and the sandbox nests.
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +54,20 @@ function hostState(): { netns: string[]; links: string[]; mounts: string } {
     links: readdirSync('/sys/class/net').sort(),
     mounts: readFileSync('/proc/self/mountinfo', 'utf8'),
   };
+}
+
+/** Host pids of the `sleep MARKER` processes. */
+function sleepers(marker: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${marker}\0`;
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
 }
 
 /** The host's lab state files (none when no lab was ever up). */
@@ -118,6 +132,34 @@ describe.skipIf(!privileged)('netns sandbox: rootless namespaces, test networks 
     expect(byDefault.code, byDefault.stderr).toBe(0);
     expect(byDefault.stdout).toMatch(/^demo/m);
     expect(labStateFiles()).toEqual(hostLabs);
+  });
+
+  it('ends every process left in the sandbox when the command ends, and all of it when the CLI is SIGKILLed', async () => {
+    const marker = `${1000 + (process.pid % 1000)}.${Date.now() % 100000}`;
+    // the background sleep is running (as /proc shows it) before the command goes on
+    const startSleep = `sleep ${marker} & until [ "$(tr '\\0' ' ' < /proc/$!/cmdline)" = "sleep ${marker} " ]; do :; done; echo up`;
+    const exited = await run(sandboxArgv('sh', '-c', `${startSleep}; exit 4`));
+    expect(exited).toMatchObject({ code: 4, stdout: 'up\n' });
+    expect(sleepers(marker)).toEqual([]);
+    const started = start([...unprivileged, process.execPath, CLI_PATH, 'sandbox', '--', 'sh', '-c', `${startSleep}; sleep ${marker}`], { cwd: root });
+    expect(await started.stdout.next()).toBe('up');
+    const [sleeper] = sleepers(marker);
+    const { exited: gone } = await watchExit(sleeper!);
+    started.child.kill('SIGKILL');
+    await gone;
+  });
+
+  it('starts in the working directory it was given, or in / when that is a host /run entry the sandbox hides', async () => {
+    expect(await run(sandboxArgv('pwd'), { cwd: '/run/lock' })).toMatchObject({ code: 0, stdout: '/run/lock\n' });
+    const ours = `/run/netns-nssbx-${process.pid}`; // hidden as the package's own state is
+    mkdirSync(ours, { mode: 0o755 });
+    try {
+      const hidden = await run(sandboxArgv('pwd'), { cwd: ours });
+      expect(hidden).toMatchObject({ code: 0, stdout: '/\n' });
+      expect(hidden.stderr).toContain(`netns sandbox: ${ours} is the host's and not shown inside; starting in /`);
+    } finally {
+      rmSync(ours, { recursive: true });
+    }
   });
 
   it('ends with the command\'s exit status, or dies of the signal that killed it', async () => {
