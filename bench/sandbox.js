@@ -1,8 +1,9 @@
 // What a rootless sandbox costs to enter (issue 27): spawnSandbox('true') from
-// this process beside util-linux's `unshare -Urn --mount true` (a user, mount
-// and network namespace, the caller mapped to root, but no private /run, sysfs
-// or lo up), and the whole `netns sandbox -- true` command beside that and
-// `node -e 0`. Wall time to exit, medians, the variants taking turns.
+// this process beside util-linux's `unshare -Urnpf --mount --mount-proc true`
+// (the same user, mount, network and PID namespaces, the caller mapped to
+// root, a /proc mounted, but no private /run, sysfs or lo up), and the whole
+// `netns sandbox -- true` command beside `node -e 0`. Wall time to exit,
+// medians, the variants taking turns.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +26,7 @@ function timeUs(start) {
 export async function benchSandbox() {
   const variants = {
     library: () => spawnSandbox('true', [], { stdio: 'ignore' }),
-    unshare: () => spawn('unshare', ['-Urn', '--mount', 'true'], { stdio: 'ignore' }),
+    unshare: () => spawn('unshare', ['-Urnpf', '--mount', '--mount-proc', 'true'], { stdio: 'ignore' }),
     cli: () => spawn(process.execPath, [cli, 'sandbox', '--', 'true'], { stdio: 'ignore' }),
     node: () => spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' }),
   };
@@ -34,7 +35,8 @@ export async function benchSandbox() {
     for (const [name, start] of Object.entries(variants)) times[name].push(await timeUs(start));
   }
   const ms = (name) => median(times[name]) / 1000;
-  record('sandbox', `spawnSandbox('true') to exit (median of ${RUNS})`, ms('library'), 'ms', 'unshare -Urn --mount true', ms('unshare'));
+  const unshare = 'unshare -Urnpf --mount --mount-proc true';
+  record('sandbox', `spawnSandbox('true') to exit (median of ${RUNS})`, ms('library'), 'ms', unshare, ms('unshare'));
   record('sandbox', 'netns sandbox -- true (whole command)', ms('cli'), 'ms', 'node -e 0', ms('node'));
-  record('sandbox', '  beside unshare', ms('cli'), 'ms', 'unshare -Urn --mount true', ms('unshare'));
+  record('sandbox', '  beside unshare', ms('cli'), 'ms', unshare, ms('unshare'));
 }
