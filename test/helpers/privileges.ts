@@ -15,3 +15,9 @@ if (!privileged) {
  * mapped and none of real root's powers over the host.
  */
 export const inUserNamespace = !/^\s*0\s+0\s+4294967295\s*$/.test(readFileSync('/proc/self/uid_map', 'utf8'));
+
+/** Why a test skips in a user namespace: it needs a privilege only the machine's real root has. */
+export const realRootOnly =
+  'this is a user namespace (a rootless sandbox), where only the caller is mapped and capabilities stop at the namespace: the few tests that need the real root are skipped';
+
+if (privileged && inUserNamespace) console.warn(`netns tests: ${realRootOnly}`);
