@@ -10,7 +10,7 @@ import { AddressSets } from '../../dist/addrset/index.js';
 import { LOCK_DIR } from '../../dist/addrset/table-lock.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
 import { expectTableOnlyIn, hostRuleset } from '../helpers/placement.js';
-import { privileged } from '../helpers/privileges.js';
+import { inUserNamespace, privileged } from '../helpers/privileges.js';
 
 const DAY = 24 * 3600 * 1000;
 const addrset = fileURLToPath(new URL('../../dist/addrset/index.js', import.meta.url));
@@ -103,7 +103,9 @@ describe.skipIf(!privileged)('address sets never destroy what an owner holds (re
 
   // The nft backend's case: its transactions are nft processes that can outlive their writer. (The netlink
   // backend's land or fail within the writer's own sendmsg.) The next writer is on the netlink default.
-  it('3. the nft of a killed writer (nft backend) lands before the next writer reads the table', { timeout: 120_000 }, async () => {
+  // In a user namespace: nft cannot commit a batch of 6000 elements. Its socket stays at net.core.wmem_default, for
+  // SO_SNDBUFFORCE needs CAP_NET_ADMIN in the initial user namespace, and nft (1.0.6) does not fall back to SO_SNDBUF.
+  it.skipIf(inUserNamespace)('3. the nft of a killed writer (nft backend) lands before the next writer reads the table', { timeout: 120_000 }, async () => {
     // The writer itself catches the nft of one of its replaces in flight and stops it (held back, so that
     // it surely lands after its writer died), trying again with other content while one finishes first:
     // watching from here, a busy machine could let every nft finish unseen.
