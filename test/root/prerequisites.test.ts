@@ -132,19 +132,35 @@ describe.skipIf(!privileged)('missing prerequisites', () => {
     });
   }
 
-  // In a user namespace: setpriv --reuid=65534 fails, for the namespace maps only its caller (no uid 65534 to become).
-  it.skipIf(inUserNamespace)('an unprivileged run says the root suite is skipped; under CI it fails instead', async () => {
-    assertNobodyCanReach(launcher);
-    const asNobody = ['--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', process.execPath, launcher, '--version'];
+  /** `launcher --version` run by `prefix`, without CI in its environment unless `ci`. */
+  const launch = (prefix: string[], ci: boolean) => {
     const { CI: _ci, ...env } = process.env;
-    const local = await new Promise<Omit<Run, 'pid'>>((resolve) =>
-      execFile('setpriv', asNobody, { encoding: 'utf8', env }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })),
+    return new Promise<Omit<Run, 'pid'>>((resolve) =>
+      execFile(prefix[0]!, [...prefix.slice(1), process.execPath, launcher, '--version'], { encoding: 'utf8', env: ci ? { ...env, CI: '1' } : env }, (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      ),
     );
-    expect(local.code).toBe(0);
+  };
+
+  // In a user namespace: setpriv --reuid=65534 fails, for the namespace maps only its caller (no uid 65534 to become).
+  it.skipIf(inUserNamespace)('an unprivileged run goes into a rootless sandbox, under CI too', async () => {
+    assertNobodyCanReach(launcher);
+    const asNobody = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all'];
+    for (const ci of [false, true]) {
+      const result = await launch(asNobody, ci);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain('not root: running the whole suite in a rootless sandbox');
+    }
+  });
+
+  it('a run with neither CAP_SYS_ADMIN nor a rootless sandbox says the root suite is skipped; under CI it fails instead', async () => {
+    // A user namespace of its own that may make no other (user.max_user_namespaces=0 there), and no capability left.
+    const forbidden = `echo 0 > /proc/sys/user/max_user_namespaces && exec setpriv --inh-caps=-all --bounding-set=-all "$@"`;
+    const noSandbox = ['unshare', '--user', '--map-root-user', '--', 'sh', '-c', forbidden, 'sh'];
+    const local = await launch(noSandbox, false);
+    expect(local.code, local.stderr).toBe(0);
     expect(local.stderr).toContain('the root suite is SKIPPED');
-    const ci = await new Promise<Omit<Run, 'pid'>>((resolve) =>
-      execFile('setpriv', asNobody, { encoding: 'utf8', env: { ...env, CI: '1' } }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })),
-    );
+    const ci = await launch(noSandbox, true);
     expect(ci.code).toBe(1);
     expect(ci.stderr).toContain('CI must run the root suite');
   });
