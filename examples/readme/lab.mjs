@@ -10,7 +10,7 @@ const lab = await createLab({
 try {
   console.log(String(await lab.connectivity())); // who reaches whom, as pingAll: … dropped: 0 of 20 (0%)
   const capture = await lab.capture('c', 's2', { file: `/tmp/lab-${process.pid}.pcap` }); // c's end of c–s2
-  await lab.nodes.a.execFile('ping', ['-c', '1', lab.address('c')]);
+  await lab.nodes.a.execFile('ping', ['-c', '3', '-i', '0.2', lab.address('c')]); // one reply is enough: r1→r2 loses 1%
   console.log('captured', (await capture.stop()).packets, 'packets'); // `tcpdump -r FILE` reads it
   const cut = await lab.partition(['a'], ['c']); // both ways, until healed
   console.log((await lab.connectivity()).dropped); // { pairs: 2, of: 20 }: a's and c's own drops, at once

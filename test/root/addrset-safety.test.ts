@@ -160,6 +160,24 @@ describe.skipIf(!privileged)('address sets never destroy what an owner holds (re
     }
   });
 
+  // Where test 3 cannot run: the nft backend's refusal says why, and the netlink backend commits the same batch.
+  it.runIf(inUserNamespace)('3b. in a user namespace a batch over nft\'s socket buffer is EMSGSIZE saying why; the netlink backend takes it', async () => {
+    const addresses = Array.from({ length: 6000 }, (_, i) => `10.9.${i >> 8}.${i & 255}`);
+    const viaNft = await AddressSets.open({ netns: network.hosts.d, table: 'too_long', backend: 'nft' });
+    try {
+      await expect(viaNft.ensure('big', addresses)).rejects.toMatchObject({ code: 'EMSGSIZE', message: expect.stringContaining('the default netlink backend has no such limit') });
+    } finally {
+      await viaNft.close();
+    }
+    const viaNetlink = await AddressSets.open({ netns: network.hosts.d, table: 'too_long' });
+    try {
+      const ref = await viaNetlink.ensure('big', addresses);
+      expect((await kernelSets(network.hosts.d, 'too_long')).get(ref.v4)?.length).toBeGreaterThan(0);
+    } finally {
+      await viaNetlink.close();
+    }
+  });
+
   it('5. one writer per table: a second process is refused; a read-only one may look', async () => {
     const agent = await AddressSets.open({ netns: network.hosts.d, table: 'shared' });
     try {

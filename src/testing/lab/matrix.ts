@@ -4,7 +4,10 @@
 // destination's kernel sent a reset) means reachable; a timeout, no route, or
 // a local firewall's drop means not. Any other failure (out of descriptors, a
 // closed lab) is not an answer about the network: the matrix rejects with it.
-// No raw socket, no ping process, no listener needed.
+// While no attempt has answered, another starts a third of the timeout
+// later: on a lossy link (loss 1%) one lost SYN would otherwise read as a
+// partition, and the kernel's own SYN retry comes only after a second. No raw
+// socket, no ping process, no listener needed.
 import type { NetnsError } from '../../core/errors.js';
 import type { NetNS } from '../../netns.js';
 
@@ -23,10 +26,15 @@ export interface ConnectivityMatrix {
 /** The destination port: discard, which nothing here listens on; a refusal proves the path as well as a connection. */
 const PROBE_PORT = 9;
 const CONCURRENCY = 128;
+/** Attempts per pair while none answers: a pair on a path losing p of its packets reads as dropped with chance p³. */
+const ATTEMPTS = 3;
 /** What a failed attempt says about the path: not reached. EPERM: an nftables drop on the way out (a partition). */
 const UNREACHED = new Set(['ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EHOSTDOWN', 'EPERM', 'EACCES']);
 
-async function reaches(from: NetNS, host: string, timeout: number): Promise<boolean> {
+type Attempt = boolean | 'timeout' | { error: unknown };
+
+/** true: an answer came; false: the path says no at once; 'timeout': nothing came; else what went wrong. */
+async function attempt(from: NetNS, host: string, timeout: number): Promise<Attempt> {
   try {
     const socket = await from.connect({ host, port: PROBE_PORT, timeout });
     socket.destroy();
@@ -34,9 +42,36 @@ async function reaches(from: NetNS, host: string, timeout: number): Promise<bool
   } catch (error) {
     const code = (error as NetnsError).code;
     if (code === 'ECONNREFUSED') return true;
+    if (code === 'ETIMEDOUT') return 'timeout';
     if (UNREACHED.has(code)) return false;
-    throw error;
+    return { error };
   }
+}
+
+/** Resolves after `ms`, or when `settled` does, whichever is first; the timer never outlives it. */
+function pause(ms: number, settled: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), settled.then(() => {})]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Attempts start a third of the timeout apart until one answers, all ending
+ * by the timeout: one that settles before the next starts has answered (only
+ * the deadline times them out), the pair takes no longer than one attempt
+ * would, and every attempt has settled when it returns.
+ */
+async function reaches(from: NetNS, host: string, timeout: number): Promise<boolean> {
+  const spacing = Math.floor(timeout / ATTEMPTS);
+  const attempts: Promise<Attempt>[] = [];
+  let answered = false;
+  for (let i = 0; i < ATTEMPTS && !answered; i++) {
+    attempts.push(attempt(from, host, timeout - i * spacing).finally(() => (answered = true)));
+    if (i < ATTEMPTS - 1) await pause(spacing, Promise.race(attempts));
+  }
+  const answers = await Promise.all(attempts);
+  const failure = answers.find((answer): answer is { error: unknown } => typeof answer === 'object');
+  if (failure) throw failure.error;
+  return answers.includes(true);
 }
 
 /** Runs the tasks, at most `limit` at a time, in order of results. */
