@@ -6,15 +6,14 @@
 // is run by its own test, through CniHarness, as a runtime runs it.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { sweep } from '../../dist/testing.js';
 import { privileged } from '../helpers/privileges.js';
-import { CLI_PATH } from '../helpers/cli-path.js';
+import { netnsBinDir } from '../helpers/netns-on-path.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -26,9 +25,7 @@ interface Run {
   stderr: string;
 }
 
-const binDir = mkdtempSync(join(tmpdir(), 'nsdoc-bin-'));
-writeFileSync(join(binDir, 'netns'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_PATH}" "$@"\n`);
-chmodSync(join(binDir, 'netns'), 0o755);
+const binDir = netnsBinDir('nsdoc-bin-');
 
 const pids: number[] = [];
 

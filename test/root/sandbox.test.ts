@@ -7,14 +7,14 @@
 // host as it is, and the sandbox nests.
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { spawnSandbox } from '../../dist/testing.js';
 import { CLI_PATH } from '../helpers/cli-path.js';
+import { netnsBinDir } from '../helpers/netns-on-path.js';
 import { fixture, recorder, start, watchExit } from '../helpers/exec-cli.js';
 import { assertNobodyCanReach } from '../helpers/nobody-access.js';
 import { inUserNamespace, privileged } from '../helpers/privileges.js';
@@ -31,11 +31,7 @@ interface Outcome {
   stderr: string;
 }
 
-// `netns` on PATH, as npm installs it, where nobody can run it.
-const binDir = mkdtempSync(join(tmpdir(), 'nssbx-bin-'));
-writeFileSync(join(binDir, 'netns'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_PATH}" "$@"\n`);
-chmodSync(join(binDir, 'netns'), 0o755);
-chmodSync(binDir, 0o755);
+const binDir = netnsBinDir('nssbx-bin-');
 
 function run(argv: string[], options: { cwd?: string } = {}): Promise<Outcome> {
   return new Promise((resolve) => {
