@@ -22,8 +22,12 @@ static struct sigaction original[NSIG];
 static volatile pid_t relay_target;
 static pid_t relay_parent;
 
-/* SIGKILL and SIGSTOP cannot be caught, SIGCHLD is about our own children, a fault's signal must not be held. */
+/*
+ * SIGKILL and SIGSTOP cannot be caught, SIGCHLD is about our own children, a
+ * fault's signal must not be held, and glibc keeps 32 up to SIGRTMIN for itself.
+ */
 static int is_relayed(int signal) {
+  if (signal >= 32 && signal < SIGRTMIN) return 0;
   switch (signal) {
     case SIGKILL: case SIGSTOP: case SIGCHLD: case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGTRAP: case SIGSYS:
       return 0;
@@ -61,17 +65,14 @@ static void relay_signals(void (*handler)(int, siginfo_t *, void *), int keep_or
   action.sa_flags = SA_SIGINFO | SA_RESTART;
   sigfillset(&action.sa_mask);
   for (int signal = 1; signal < NSIG; signal++) {
-    if (signal >= 32 && signal < SIGRTMIN) continue; /* glibc's own */
-    if (!is_relayed(signal)) continue;
-    sigaction(signal, &action, keep_original ? &original[signal] : NULL);
+    if (is_relayed(signal)) sigaction(signal, &action, keep_original ? &original[signal] : NULL);
   }
 }
 
 /* The command gets the dispositions and mask the helper was started with. */
 static void restore_signals(const sigset_t *mask) {
   for (int signal = 1; signal < NSIG; signal++) {
-    if ((signal >= 32 && signal < SIGRTMIN) || !is_relayed(signal)) continue;
-    sigaction(signal, &original[signal], NULL);
+    if (is_relayed(signal)) sigaction(signal, &original[signal], NULL);
   }
   sigprocmask(SIG_SETMASK, mask, NULL);
 }

@@ -12,21 +12,22 @@ import { renderJson, renderText } from './render.js';
 import { lockTable } from './table-lock.js';
 
 const FAMILY_OF_TYPE: Record<string, Family> = { ipv4_addr: 4, ipv6_addr: 6 };
-const KERNEL_ERRORS: [RegExp, ErrorCode][] = [
+// nft enlarges its netlink socket with SO_SNDBUFFORCE, which needs CAP_NET_ADMIN
+// in the initial user namespace; without it (a rootless sandbox) a batch over
+// wmem_default (~3000 elements) fails. The netlink backend falls back to SO_SNDBUF.
+const TOO_LONG_HINT =
+  ' (the batch is larger than nft could make its netlink socket: in a user namespace nft cannot force its buffer size; the default netlink backend has no such limit)';
+
+/** nft's words for a kernel refusal, the code it becomes, and what to add to nft's message. */
+const KERNEL_ERRORS: [RegExp, ErrorCode, string?][] = [
   [/Device or resource busy/, 'EBUSY'],
   [/No such file or directory/, 'ENOENT'],
   [/element does not exist/, 'ENOENT'], // nft's own check, against its cache, for an interval set
   [/File exists/, 'EEXIST'],
   [/Operation not permitted/, 'EPERM'],
   [/interval overlaps/, ErrorCodes.ADDRSET_OVERLAP],
-  [/Message too long/, 'EMSGSIZE'],
+  [/Message too long/, 'EMSGSIZE', TOO_LONG_HINT],
 ];
-
-// nft enlarges its netlink socket with SO_SNDBUFFORCE, which needs CAP_NET_ADMIN
-// in the initial user namespace; without it (a rootless sandbox) a batch over
-// wmem_default (~3000 elements) fails. The netlink backend falls back to SO_SNDBUF.
-const TOO_LONG_HINT =
-  ' (the batch is larger than nft could make its netlink socket: in a user namespace nft cannot force its buffer size; the default netlink backend has no such limit)';
 
 export interface NftOutput {
   stdout: string;
@@ -155,8 +156,7 @@ async function run(exec: NftExec, args: string[], input: string, inheritFd: numb
 
 function nftError(args: string[], output: NftOutput): NetnsError {
   const firstError = output.stderr.split('\n').find((line) => line.startsWith('Error:')) ?? output.stderr.trim();
-  const code = KERNEL_ERRORS.find(([pattern]) => pattern.test(output.stderr))?.[1] ?? ErrorCodes.NFT;
-  const hint = code === 'EMSGSIZE' ? TOO_LONG_HINT : '';
+  const [, code = ErrorCodes.NFT, hint = ''] = KERNEL_ERRORS.find(([pattern]) => pattern.test(output.stderr)) ?? [];
   const error = netnsError(code, `nft ${args.join(' ')}: ${firstError.replace(/^Error: /, '') || `exit ${output.code}`}${hint}`);
   return Object.assign(error, { stderr: output.stderr });
 }

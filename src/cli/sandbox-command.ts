@@ -2,15 +2,13 @@
 // (see src/sandbox/spawn-sandbox.ts), with the CLI's stdio, signals passed on
 // and the CLI ending as the command ended, as `netns exec` does.
 import type { Command } from 'commander';
-import { usageError } from './output.js';
 
 async function sandbox(command: string[]): Promise<void> {
   const { spawnSandbox } = await import('../sandbox/spawn-sandbox.js');
   const { forwardUntilExit } = await import('./exec-in.js');
   const { exitLikeChild } = await import('./signal-forwarding.js');
-  // commander has taken the `--` that ends our options; a second one is the command's
-  const [program, ...args] = command;
-  if (program === undefined) throw usageError('sandbox needs a command, e.g. netns sandbox -- npm test');
+  // commander has taken the `--` that ends our options (a second one is the command's), and refuses no command
+  const [program, ...args] = command as [string, ...string[]];
   const { code, signal } = await forwardUntilExit(() => spawnSandbox(program, args, { stdio: 'inherit', parentDeathSignal: 'SIGKILL' }));
   exitLikeChild(code, signal);
 }

@@ -72,7 +72,7 @@ export interface LabState {
 export interface ConnectivityOptions {
   /** Which addresses to try (default 4). */
   family?: 4 | 6;
-  /** How long an attempt may take, in ms (default 1000); a pair whose attempt times out is tried twice more. */
+  /** How long a pair's probe may take, in ms (default 1000); while none has answered, two more attempts start a third of it apart. */
   timeout?: number;
   /** Which nodes to probe between (default: every host and router). */
   nodes?: string[];
