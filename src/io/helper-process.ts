@@ -26,11 +26,18 @@ export function stdioTriple(stdio: unknown): unknown[] {
   return list;
 }
 
+/**
+ * A NUL byte is refused here, naming it in the caller's terms: Node would
+ * refuse it too, but by its index in the helper's argv ("args[3]").
+ */
 export function checkCommand(command: unknown, args: unknown): asserts args is string[] {
   if (typeof command !== 'string' || command === '') throw netnsError(ErrorCodes.INVALID_ARG, 'command must be a non-empty string');
   if (!Array.isArray(args) || args.some((arg) => typeof arg !== 'string')) {
     throw netnsError(ErrorCodes.INVALID_ARG, 'args must be an array of strings');
   }
+  if (command.includes('\0')) throw netnsError(ErrorCodes.INVALID_ARG, `command must not hold a NUL byte, got ${JSON.stringify(command)}`);
+  const withNul = (args as string[]).findIndex((arg) => arg.includes('\0'));
+  if (withNul >= 0) throw netnsError(ErrorCodes.INVALID_ARG, `args[${withNul}] must not hold a NUL byte, got ${JSON.stringify(args[withNul])}`);
 }
 
 /**

@@ -15,7 +15,7 @@ import { NetNS } from '../../dist/index.js';
 import { spawnSandbox } from '../../dist/testing.js';
 import { CLI_PATH } from '../helpers/cli-path.js';
 import { netnsBinDir } from '../helpers/netns-on-path.js';
-import { fixture, recorder, start, watchExit } from '../helpers/exec-cli.js';
+import { fixture, Lines, recorder, start, watchExit } from '../helpers/exec-cli.js';
 import { assertNobodyCanReach } from '../helpers/nobody-access.js';
 import { inUserNamespace, privileged } from '../helpers/privileges.js';
 
@@ -199,6 +199,12 @@ describe.skipIf(!privileged)('netns sandbox: rootless namespaces, test networks 
     expect(() => spawnSandbox('true', [], { etc: true } as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
     expect(() => spawnSandbox('true', [], { uid: 65534 } as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
     expect(() => spawnSandbox('true', [], { shell: true } as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+    // past their limits, and what plain JavaScript passes
+    for (const options of [{ timeout: 2 ** 31 }, { timeout: -1 }, { parentDeathSignal: 'SIGNOPE' }, { parentDeathSignal: 9 }, { stdio: ['pipe', 'pipe', 'pipe', 'pipe'] }, { env: 'PATH=/bin' }]) {
+      expect(() => spawnSandbox('true', [], options as never), JSON.stringify(options)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+    }
+    expect(() => spawnSandbox('true', ['x', 'y\0'])).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG', message: expect.stringMatching(/^args\[1\] must not hold a NUL byte/) }));
+    expect(() => spawnSandbox('true', [42] as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
   });
 });
 
@@ -218,6 +224,30 @@ describe.skipIf(!privileged)('spawnSandbox from a multi-threaded process', () =>
     const child = spawnSandbox('/nonexistent/program', [], { stdio: 'ignore' });
     const [error] = await once(child, 'error');
     expect(error).toMatchObject({ code: 'ENOENT', syscall: 'spawn /nonexistent/program' });
+  });
+
+  it("passes the program's child.kill() on to the command, once", async () => {
+    const [command, ...args] = recorder(['SIGUSR1']);
+    const child = spawnSandbox(command!, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+    const stdout = new Lines(child.stdout!);
+    expect(await stdout.next()).toMatch(/^ready \d+$/);
+    child.kill('SIGUSR1');
+    expect(await stdout.next()).toBe('SIGUSR1');
+    child.stdin!.end(); // the recorder exits 7 when its stdin ends
+    expect(await once(child, 'exit')).toEqual([7, null]);
+    expect((await stdout.rest()).slice(1)).toEqual(['SIGUSR1']); // not a second time through PID 1
+  });
+
+  it('takes every process of the sandbox with it when the helper itself is SIGKILLed', async () => {
+    const marker = `${2000 + (process.pid % 1000)}.${Date.now() % 100000}`;
+    const script = `sleep ${marker} & until [ "$(tr '\\0' ' ' < /proc/$!/cmdline)" = "sleep ${marker} " ]; do :; done; echo up; wait`;
+    const child = spawnSandbox('sh', ['-c', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    expect(await new Lines(child.stdout!).next()).toBe('up');
+    const [sleeper] = sleepers(marker);
+    const { exited } = await watchExit(sleeper!);
+    child.kill('SIGKILL');
+    expect(await once(child, 'exit')).toEqual([null, 'SIGKILL']);
+    await exited;
   });
 
   it('lets the command die with the parent when asked (parentDeathSignal)', async () => {

@@ -56,6 +56,9 @@ describe('bad input to the I/O and lifecycle functions gets coded errors', () =>
     expect(() => ns.spawn('true', [], { cwd: 5 } as object)).toThrow(invalid);
     expect(() => ns.spawn('true', [], { env: 'PATH=/bin' } as object)).toThrow(invalid);
     expect(() => ns.spawn('true', [], { etc: 'yes' } as object)).toThrow(invalid);
+    // named as the caller numbers them, not by the helper's argv
+    expect(() => ns.spawn('ec\0ho')).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG', message: expect.stringMatching(/^command must not hold a NUL byte/) }));
+    expect(() => ns.spawn('echo', ['a', 'b\0c'])).toThrow(expect.objectContaining({ message: expect.stringMatching(/^args\[1\] must not hold a NUL byte/) }));
     await expect(ns.execFile('cat', [], { input: 42 } as object)).rejects.toEqual(invalid);
     await expect(ns.execFile('cat', [], { stdio: 'inherit' } as object)).rejects.toEqual(invalid);
     // options Node takes but that cannot work, or would be silently ignored, here

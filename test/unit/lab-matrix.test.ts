@@ -44,6 +44,11 @@ describe('connectivity: one pair', () => {
     expect(await probe(['lost', 'lost', 'lost'])).toEqual({ reached: false, timeouts: [90, 60, 30] });
   });
 
+  it('gives no attempt a timeout of 0 when the timeout is too short to split (1 and 2 ms)', async () => {
+    expect(await probe(['lost', 'lost', 'lost'], 1)).toEqual({ reached: false, timeouts: [1, 1, 1] });
+    expect(await probe(['lost', 'lost', 'lost'], 2)).toEqual({ reached: false, timeouts: [2, 2, 2] });
+  });
+
   it('takes a refusal of the path (a partition\'s drop) as final', async () => {
     expect(await probe(['EPERM'])).toEqual({ reached: false, timeouts: [90] });
   });

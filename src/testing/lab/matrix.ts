@@ -56,16 +56,20 @@ function pause(ms: number, settled: Promise<unknown>): Promise<void> {
 
 /**
  * Attempts start a third of the timeout apart until one answers, all ending
- * by the timeout: one that settles before the next starts has answered (only
- * the deadline times them out), the pair takes no longer than one attempt
- * would, and every attempt has settled when it returns.
+ * by the timeout: the pair takes no longer than one attempt would, and every
+ * attempt has settled when it returns.
  */
 async function reaches(from: NetNS, host: string, timeout: number): Promise<boolean> {
   const spacing = Math.floor(timeout / ATTEMPTS);
   const attempts: Promise<Attempt>[] = [];
   let answered = false;
   for (let i = 0; i < ATTEMPTS && !answered; i++) {
-    attempts.push(attempt(from, host, timeout - i * spacing).finally(() => (answered = true)));
+    attempts.push(
+      attempt(from, host, timeout - i * spacing).then((answer) => {
+        if (answer !== 'timeout') answered = true;
+        return answer;
+      }),
+    );
     if (i < ATTEMPTS - 1) await pause(spacing, Promise.race(attempts));
   }
   const answers = await Promise.all(attempts);
