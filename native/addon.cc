@@ -232,7 +232,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     if (!on_main_thread_) {
       if (auto failure = CheckThreadAtHome()) throw ToJsError(env, *failure);
     }
-    if (!io_) io_ = std::make_unique<IoPool>(env, kIoThreads);
+    if (!io_) io_ = &IoPool::Start(env, kIoThreads);
     return *io_;
   }
 
@@ -449,7 +449,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
   const bool on_main_thread_;
   ThreadSwitch switch_;
   bool switch_thread_ = false;
-  std::unique_ptr<IoPool> io_;
+  IoPool* io_ = nullptr;  // owned by the environment's teardown (see io_pool.h)
   Napi::FunctionReference watch_class_;
 };
 

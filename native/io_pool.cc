@@ -52,12 +52,19 @@ std::pair<bool, Napi::Value> Outcome(Napi::Env env, IoJob& job) {
 
 }  // namespace
 
-IoPool::IoPool(Napi::Env env, size_t max_threads) : max_threads_(max_threads) {
-  tsfn_ = Tsfn::New(env, "netns-io", 0, 1, this);
-  tsfn_.Unref(env);
+IoPool& IoPool::Start(Napi::Env env, size_t max_threads) {
+  auto* pool = new IoPool(env, max_threads);  // freed by its thread-safe function's finalizer
+  if (napi_add_env_cleanup_hook(env, &IoPool::Teardown, pool) != napi_ok) {
+    pool->tsfn_.Release();  // no thread exists yet
+    throw Napi::Error::New(env, "cannot register a cleanup hook for the I/O threads");
+  }
+  return *pool;
 }
 
-IoPool::~IoPool() { Shutdown(); }
+IoPool::IoPool(Napi::Env env, size_t max_threads) : max_threads_(max_threads) {
+  tsfn_ = Tsfn::New(env, "netns-io", 0, 1, this, &IoPool::Free);
+  tsfn_.Unref(env);
+}
 
 void IoPool::Submit(Napi::Env env, std::unique_ptr<IoJob> job) {
   if (in_flight_++ == 0) tsfn_.Ref(env);
@@ -230,22 +237,23 @@ void IoPool::Settle(Napi::Env env, std::unique_ptr<IoJob> job) {
 // JS thread, once per job however settling went: the event loop is kept
 // alive only while jobs are in flight.
 void IoPool::Finished(Napi::Env env) noexcept {
-  if (--in_flight_ == 0 && !shut_down_) napi_unref_threadsafe_function(env, tsfn_);
+  if (--in_flight_ == 0) napi_unref_threadsafe_function(env, tsfn_);
 }
 
-void IoPool::Shutdown() {
-  if (shut_down_) return;
-  shut_down_ = true;
+// A job still running finishes first; its result goes to the thread-safe
+// function, which drops it unsettled once the environment is gone (CallJs).
+void IoPool::Teardown(void* data) {
+  auto* pool = static_cast<IoPool*>(data);
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
+    std::lock_guard<std::mutex> lock(pool->mu_);
+    pool->stopping_ = true;
   }
-  cv_.notify_all();
-  for (auto& slot : slots_) {
+  pool->cv_.notify_all();
+  for (auto& slot : pool->slots_) {
     if (slot->thread.joinable()) slot->thread.join();
   }
-  queue_.clear();
-  tsfn_.Release();
+  pool->queue_.clear();
+  pool->tsfn_.Release();
 }
 
 }  // namespace netns

@@ -8,6 +8,17 @@
 // caller checks, see thread_home.h), so none inherits a foreign namespace.
 // Results return through a TypedThreadSafeFunction that keeps the event loop
 // alive only while jobs are in flight.
+//
+// Lifetime: Start registers an environment cleanup hook that joins the
+// threads and releases the thread-safe function; the function's finalizer,
+// after it has dropped any result still queued (CallJs with no env), frees
+// the pool. Nothing else deletes it. Node finalizes instance data and
+// thread-safe functions in an order of its own (Node 24+ finalizes the addon
+// from inside the close of a thread-safe function, holding that function's
+// lock), so no destructor that may run then makes an N-API call. The hook is
+// registered after the thread-safe function, and hooks run in reverse order,
+// so the pool releases its function before Node closes it. Under
+// process.exit() no hook runs and the process ends with its threads.
 #pragma once
 #include <napi.h>
 
@@ -24,15 +35,13 @@ namespace netns {
 
 class IoPool {
  public:
-  IoPool(Napi::Env env, size_t max_threads);
-  ~IoPool();
+  // JS thread only. The pool lives until the environment's teardown.
+  static IoPool& Start(Napi::Env env, size_t max_threads);
   IoPool(const IoPool&) = delete;
   IoPool& operator=(const IoPool&) = delete;
 
   // JS thread only. Takes ownership of the job.
   void Submit(Napi::Env env, std::unique_ptr<IoJob> job);
-  // JS thread only. Stops and joins every thread; queued jobs are dropped.
-  void Shutdown();
 
   size_t threads_created() const { return threads_created_; }
   size_t threads_discarded() const { return threads_discarded_; }
@@ -43,6 +52,12 @@ class IoPool {
     bool exited = false;  // guarded by mu_
   };
 
+  IoPool(Napi::Env env, size_t max_threads);
+  ~IoPool() = default;
+  // The environment's cleanup hook: stops and joins every thread, drops queued
+  // jobs and releases the thread-safe function.
+  static void Teardown(void* pool);
+  static void Free(Napi::Env, void*, IoPool* pool) { delete pool; }
   static void CallJs(Napi::Env env, Napi::Function, IoPool* pool, IoJob* job);
   void ThreadMain(Slot* slot);
   void FailAndLeave(Slot* slot, const Failure& failure);
@@ -65,7 +80,6 @@ class IoPool {
   std::vector<std::unique_ptr<Slot>> slots_;
   size_t idle_threads_ = 0;
   bool stopping_ = false;
-  bool shut_down_ = false;
   // JS thread only:
   size_t in_flight_ = 0;
   int inline_misses_ = 0;
