@@ -65,16 +65,15 @@ bool BoundSocketJob::BindInet() {
 bool BoundSocketJob::BindUnix() {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
-  if (spec_.host.empty() || spec_.host.size() >= sizeof addr.sun_path) {
+  // An abstract name (leading NUL) is its bytes exactly, as the caller padded
+  // them (see sockets.ts); a path ends with a NUL that must fit too.
+  const bool abstract = !spec_.host.empty() && spec_.host[0] == '\0';
+  if (spec_.host.empty() || spec_.host.size() > sizeof addr.sun_path - (abstract ? 0 : 1)) {
     Fail(Failure::Own("ERR_NETNS_INVALID_ARG", "unix socket path must be 1 to 107 bytes"));
     return false;
   }
   memcpy(addr.sun_path, spec_.host.data(), spec_.host.size());
-  // Node (libuv) binds and connects abstract names NUL-padded to the full
-  // sun_path, and an abstract name matches on its length too: do the same.
-  socklen_t len = spec_.host[0] == '\0'
-                      ? static_cast<socklen_t>(sizeof addr)
-                      : static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + spec_.host.size() + 1);
+  auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + spec_.host.size() + (abstract ? 0 : 1));
   fd_.reset(socket(AF_UNIX, type_ | SOCK_CLOEXEC, 0));
   if (!fd_.valid()) {
     Fail(Failure::Sys(errno, "socket"));

@@ -119,8 +119,21 @@ function inNamespace(ns: NsHandle): string {
   return `(in the namespace ${ns.path})`;
 }
 
+// The kernel matches an abstract unix name on its length too. Node 20 binds and
+// connects one NUL-padded to the whole sun_path (108 bytes), Node 22 and later
+// (libuv's uv_pipe_bind2/connect2) with the name's own length: bind as this
+// Node connects, so that a plain net.connect in the namespace finds it.
+const PADS_ABSTRACT_NAMES = Number(process.versions.node.split('.')[0]) < 22;
+const SUN_PATH_BYTES = 108;
+
+function unixBindName(path: string): string {
+  if (!path.startsWith('\0') || !PADS_ABSTRACT_NAMES) return path;
+  return path + '\0'.repeat(SUN_PATH_BYTES - Buffer.byteLength(path));
+}
+
 function bindIn(ns: NsHandle, type: number, target: { host: string; port: number; unix: boolean }, backlog: number) {
-  return runIo(ns, (fd) => native().ioBind(fd, type, target.host, target.port, target.unix, backlog)).catch((error) => {
+  const host = target.unix ? unixBindName(target.host) : target.host;
+  return runIo(ns, (fd) => native().ioBind(fd, type, host, target.port, target.unix, backlog)).catch((error) => {
     throw fromNodeError(withAddress(error, target.unix ? { path: target.host } : target), inNamespace(ns));
   });
 }
