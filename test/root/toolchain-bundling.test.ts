@@ -191,8 +191,9 @@ describe.skipIf(!privileged)('withNetNS from real toolchains', () => {
 
     it('node -p', async () => {
       const result = await project.node(['-p', `${script}, 'started'`, name]);
-      expect(result.stdout.split('\n')[0]).toBe('started');
-      expect(lastJson(result)).toBe(inode);
+      // -p prints its value before the promise settles on Node 20, after it on 22 and later
+      expect(result.stdout.split('\n')).toContain('started');
+      expect(result.stdout.split('\n')).toContain(JSON.stringify(inode));
     });
 
     it('node with options a Worker refuses (--title x, --max-old-space-size, V8 flags)', async () => {
