@@ -78,12 +78,12 @@ describe.skipIf(!privileged)('the packed tarball', () => {
   }
 
   // A project in its own folder, installing `tarball` offline, by default with no compiler on PATH.
-  async function install(name: string, tarball: string, env: Record<string, string> = {}, killAfterMs?: number): Promise<{ dir: string; result: CommandResult }> {
+  async function install(name: string, tarball: string, env: Record<string, string> = {}, killAfterMs?: number, flags: string[] = []): Promise<{ dir: string; result: CommandResult }> {
     const dir = join(work, name);
     mkdirSync(dir);
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, dependencies: { netns: `file:${tarball}` } }));
     writeFileSync(join(dir, 'package-lock.json'), JSON.stringify(lockfile(tarball)));
-    const result = await exec('npm', ['install', '--offline', '--no-audit', '--no-fund'], dir, { ...process.env, PATH: bare.path, ...env }, killAfterMs);
+    const result = await exec('npm', ['install', '--offline', '--no-audit', '--no-fund', ...flags], dir, { ...process.env, PATH: bare.path, ...env }, killAfterMs);
     return { dir, result };
   }
 
@@ -122,6 +122,28 @@ describe.skipIf(!privileged)('the packed tarball', () => {
     expect(seen.inFn).toBe(seen.expected);
     expect(seen.spawned).toBe(seen.expected);
     expect(seen.home).not.toBe(seen.expected);
+  });
+
+  // npm 11 warns of, and a stricter npm skips, a dependency's install script until the user approves it:
+  // the prebuild must serve with no install script run at all.
+  it(`with no install script run, the prebuild serves the README quick start and the CLI (${process.version})`, async () => {
+    const { dir, result } = await install('no-scripts', join(work, TARBALL), {}, undefined, ['--ignore-scripts']);
+    expect(result, result.stderr).toMatchObject({ code: 0 });
+    expect(existsSync(join(dir, 'node_modules', 'netns', 'build'))).toBe(false);
+    const env = { ...process.env, PATH: bare.path, NETNS_ADDON_PATH: '', NETNS_EXEC_HELPER: '', NETNS_RUNTIME_DIR: '' };
+    cpSync(join(packageRoot, 'examples', 'readme', 'quick-start.mjs'), join(dir, 'quick-start.mjs'));
+    const quickStart = await exec(process.execPath, ['quick-start.mjs'], dir, env);
+    expect(quickStart, quickStart.stderr).toMatchObject({ code: 0 });
+    expect(quickStart.stdout).toMatch(/hello from nsdoc-\d+-a/);
+    const cli = (...args: string[]) => exec(join(dir, 'node_modules', '.bin', 'netns'), args, dir, env);
+    const name = `nspkgcli-${process.pid}`;
+    expect(await cli('add', name)).toMatchObject({ code: 0 });
+    try {
+      expect((await cli('list')).stdout.split('\n')).toContain(name);
+    } finally {
+      expect(await cli('del', name)).toMatchObject({ code: 0 });
+    }
+    expect((await cli('list')).stdout.split('\n')).not.toContain(name);
   });
 
   it('without a prebuild for this machine, stops with one message naming what to install', async () => {
