@@ -10,13 +10,12 @@
 // only when that verb is called. Whitespace and comments go; names stay, for
 // readable stack traces.
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeTarget } from './node-target.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'src', 'cli');
-const { engines } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
 // main.ts and help.ts load tools.ts on demand: in the shipped form, that is the other file.
 const toolsApart = {
@@ -30,7 +29,7 @@ const common = {
   bundle: true,
   platform: 'node',
   format: 'cjs',
-  target: `node${engines.node.replace(/^>=\s*/, '')}`,
+  target: nodeTarget(root),
   // The files sit in dist/cli as dist/core/*.js sit in dist/core, so the package's
   // runtime files (addon, exec helper, worker) are found from their URL as from those.
   define: { 'import.meta.url': 'importMetaUrl' },

@@ -9,14 +9,14 @@
 // The same recipe, for a plugin outside this repository, is in
 // docs/cni-packaging.md.
 import { build } from 'esbuild';
-import { chmodSync, readFileSync } from 'node:fs';
+import { chmodSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeTarget } from './node-target.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const example = join(root, 'examples', 'cni-ptp');
 const entries = { 'cni-ptp.cjs': 'main.ts', 'cni-ptp-daemon.cjs': 'daemon.ts' };
-const { engines } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
 for (const [output, entry] of Object.entries(entries)) {
   const outfile = join(example, 'dist', output);
@@ -31,7 +31,7 @@ function bundle(entry, outfile) {
     bundle: true,
     platform: 'node',
     format: 'cjs',
-    target: `node${engines.node.replace(/^>=\s*/, '')}`,
+    target: nodeTarget(root),
     // netns finds its addon and exec helper from its modules' URL (src/core/runtime-files.ts):
     // the bundle gives them a URL in this repository's dist/core, three folders up from the
     // bundle, so they are found in build/Release as when the example ran from dist/. Made

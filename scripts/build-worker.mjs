@@ -4,12 +4,11 @@
 // dist/, so `netns runtime <dir>` copies this file beside the addon for it
 // (see src/core/runtime-files.ts). The ordinary install uses dist/run/worker.js.
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeTarget } from './node-target.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { engines } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
 await build({
   entryPoints: [join(root, 'src', 'run', 'worker.ts')],
@@ -17,7 +16,7 @@ await build({
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: `node${engines.node.replace(/^>=\s*/, '')}`,
+  target: nodeTarget(root),
   // No source map: its sources would name files the package does not ship (tslib's).
   sourcemap: false,
   logLevel: 'warning',
