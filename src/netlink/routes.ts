@@ -105,7 +105,16 @@ export interface Route {
   /** RTNH_F_ONLINK set. */
   onlink: boolean;
   /** The next hops of a multipath route. */
-  multipath?: { gateway?: string; device: number; weight: number; onlink: boolean }[];
+  multipath?: {
+    /** The next hop's address, when it has one. */
+    gateway?: string;
+    /** The output link's index. */
+    device: number;
+    /** 1-256: its share of the traffic. */
+    weight: number;
+    /** RTNH_F_ONLINK set. */
+    onlink: boolean;
+  }[];
   /** Path MTU (RTAX_MTU), when set. */
   mtu?: number;
   /** Advertised MSS (RTAX_ADVMSS), when set. */
