@@ -102,12 +102,20 @@ export type NetnsErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
  */
 export type ErrorCode = NetnsErrorCode | `E${string}` | 'ABORT_ERR';
 
+/**
+ * What a NetnsError carries besides its code and message.
+ * @inline
+ */
 export interface NetnsErrorFields {
+  /** The negative errno of a failed system call, as Node gives it. */
   errno?: number;
+  /** The system call that failed. */
   syscall?: string;
+  /** The file the error is about. */
   path?: string;
   /** A netlink refusal's extended-ACK text (NLMSGERR_ATTR_MSG), as the kernel gave it. */
   extack?: string;
+  /** The error this one wraps, as Error's `cause`. */
   cause?: unknown;
 }
 

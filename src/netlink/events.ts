@@ -178,7 +178,7 @@ export class NetlinkWatcher extends Readable {
     this.#existing = existing;
   }
 
-  /** See Netlink.watch. */
+  /** What {@link Netlink.watch} calls; `nl` is a Netlink. Call that instead. */
   static async open(nl: WatchSource, given?: WatchOptions): Promise<NetlinkWatcher> {
     if (typeof nl !== 'object' || nl === null || typeof nl.handle !== 'object' || nl.handle === null) {
       throw netnsError(ErrorCodes.INVALID_ARG, 'NetlinkWatcher.open takes a Netlink: call nl.watch(options) instead');

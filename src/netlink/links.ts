@@ -43,6 +43,10 @@ export interface Link {
   linkNetnsId?: number;
 }
 
+/**
+ * The settings every kind of LinkSpec shares.
+ * @inline
+ */
 interface CommonSpec {
   /** The new link's name (at most 15 bytes). */
   name: string;

@@ -108,6 +108,10 @@ function checkedOptions(options: unknown): WithNetNSOptions {
   return options as WithNetNSOptions;
 }
 
+/**
+ * A function to send as source text, or a worker module's export.
+ * @inline
+ */
 type Fn<A extends unknown[], R> = ((...args: A) => R) | ModuleExport<A, R>;
 
 function fnSpec(fn: unknown): FnSpec {
