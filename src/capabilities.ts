@@ -4,7 +4,10 @@ import { readFileSync } from 'node:fs';
 import { ErrorCodes, netnsError } from './core/errors.js';
 
 export const CAPABILITIES = { CAP_NET_ADMIN: 12, CAP_SYS_ADMIN: 21 } as const;
-/** A capability this package can test for or drop: 'CAP_NET_ADMIN' or 'CAP_SYS_ADMIN'. */
+/**
+ * A capability this package can test for or drop: 'CAP_NET_ADMIN' or 'CAP_SYS_ADMIN'.
+ * @useDeclaredType
+ */
 export type CapabilityName = keyof typeof CAPABILITIES;
 
 /**

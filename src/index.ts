@@ -1,3 +1,15 @@
+/**
+ * Network namespaces for Node.js: make, name and find them as `ip netns` does
+ * ({@link NetNS}), run a function inside one on a thread this package owns
+ * ({@link withNetNS}), and create servers, sockets and child processes in one.
+ *
+ * Errors are {@link NetnsError}s with a stable `code` ({@link ErrorCode}):
+ * one of {@link ErrorCodes}, or the errno name of a refused system call
+ * (`ENOENT`, `EPERM`, ...). Guides: [design and limits](../docs/design.md),
+ * [named namespaces](../docs/namespaces.md), [toolchains](../docs/toolchains.md).
+ *
+ * @module netns
+ */
 export { ErrorCodes, NetnsError } from './core/errors.js';
 export type { ErrorCode, NetnsErrorCode } from './core/errors.js';
 export { ioStats } from './io/run-io.js';

@@ -1,4 +1,12 @@
-// `netns/testing`: fixtures for root-run integration tests.
+/**
+ * Fixtures for root-run integration tests: test networks, labs, packet
+ * capture, a rootless sandbox, thread capabilities, and in-memory stand-ins
+ * (an address-set backend, a manual clock).
+ *
+ * Guide: [Test networks and labs](../docs/testing.md).
+ *
+ * @module netns/testing
+ */
 export { createTestNetwork } from './testing/network.js';
 export type { TestHostSpec, TestLinkSpec, TestNetwork, TestNetworkSpec } from './testing/network.js';
 export { sweep } from './testing/sweep.js';

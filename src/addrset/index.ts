@@ -1,4 +1,10 @@
-// `netns/addrset`: per-owner address sets kept as nftables sets in a namespace.
+/**
+ * Per-owner address sets kept as nftables sets in a namespace.
+ *
+ * Guide: [Address sets](../../docs/addrset.md).
+ *
+ * @module netns/addrset
+ */
 export { AddressSets, MAX_DELETE_DELAY_MS } from './manager.js';
 export type {
   AddrsetBackendChoice,

@@ -9,18 +9,73 @@ import type { Entry, Family } from './addresses.js';
  * users never build them.
  */
 export type Op =
-  | { op: 'addTable' }
-  | { op: 'addRegistry'; name: string }
+  | {
+      /** Makes our table exist (kept if it does). */
+      op: 'addTable';
+    }
+  | {
+      /** Makes the registry set exist (kept if it does). */
+      op: 'addRegistry';
+      /** The registry set's name. */
+      name: string;
+    }
   /** Makes the set exist and be empty, whatever a crashed writer left under its name. */
-  | { op: 'createSet'; name: string; family: Family }
-  | { op: 'deleteSet'; name: string }
-  | { op: 'flushSet'; name: string }
+  | {
+      /** Makes an owner's set exist, empty. */
+      op: 'createSet';
+      /** The set's name. */
+      name: string;
+      /** The family of its addresses: 4 or 6. */
+      family: Family;
+    }
+  | {
+      /** Removes an owner's set. */
+      op: 'deleteSet';
+      /** The set's name. */
+      name: string;
+    }
+  | {
+      /** Empties an owner's set. */
+      op: 'flushSet';
+      /** The set's name. */
+      name: string;
+    }
   /** Elements as parsed and checked by the manager (their text canonical, as nft lists it). */
-  | { op: 'addElements'; name: string; elements: Entry[] }
-  | { op: 'deleteElements'; name: string; elements: Entry[] }
+  | {
+      /** Adds elements to an owner's set. */
+      op: 'addElements';
+      /** The set's name. */
+      name: string;
+      /** What to add, all of the set's family. */
+      elements: Entry[];
+    }
+  | {
+      /** Removes elements from an owner's set. */
+      op: 'deleteElements';
+      /** The set's name. */
+      name: string;
+      /** What to remove, all of the set's family. */
+      elements: Entry[];
+    }
   /** Registry entry: key is a set name, comment the encoded owner record; replaces any entry there. */
-  | { op: 'putRecord'; registry: string; key: string; comment: string }
-  | { op: 'deleteRecord'; registry: string; key: string };
+  | {
+      /** Writes one registry record. */
+      op: 'putRecord';
+      /** The registry set's name. */
+      registry: string;
+      /** The record's key: an owner's set name. */
+      key: string;
+      /** The encoded owner record, kept as the element's comment. */
+      comment: string;
+    }
+  | {
+      /** Removes one registry record. */
+      op: 'deleteRecord';
+      /** The registry set's name. */
+      registry: string;
+      /** The record's key: an owner's set name. */
+      key: string;
+    };
 
 export interface TableRef {
   family: 'inet';

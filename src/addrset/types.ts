@@ -79,9 +79,19 @@ export interface OwnerDetails {
   /** For pending: when the sets may be destroyed (epoch ms). */
   deadline?: number;
   /** The IPv4 set's name and its elements, as nft lists them (empty when absent). */
-  v4: { name: string; elements: string[] };
+  v4: {
+    /** The set's name in the table. */
+    name: string;
+    /** Its addresses and prefixes, as nft lists them. */
+    elements: string[];
+  };
   /** The IPv6 set's name and its elements, as nft lists them (empty when absent). */
-  v6: { name: string; elements: string[] };
+  v6: {
+    /** The set's name in the table. */
+    name: string;
+    /** Its addresses and prefixes, as nft lists them. */
+    elements: string[];
+  };
 }
 
 /** What AddressSets.gc takes. */
@@ -137,11 +147,45 @@ export interface AddressSetsStats {
 /** The events AddressSets emits, each with one object argument. */
 export interface AddressSetsEvents {
   /** delete() emptied the owner's sets; they are destroyed at `deadline` (epoch ms). */
-  deleteDeferred: [{ owner: string; names: SetRefs; deadline: number }];
+  deleteDeferred: [
+    {
+      /** The owner deleted. */
+      owner: string;
+      /** Its sets' names. */
+      names: SetRefs;
+      /** When they are destroyed (epoch ms). */
+      deadline: number;
+    },
+  ];
   /** ensure() brought a pending owner back before its deadline; it keeps the same sets. */
-  deleteCancelled: [{ owner: string; names: SetRefs }];
+  deleteCancelled: [
+    {
+      /** The owner brought back. */
+      owner: string;
+      /** Its sets' names, unchanged. */
+      names: SetRefs;
+    },
+  ];
   /** A pending owner's sets were destroyed. */
-  destroyed: [{ owner: string; names: SetRefs }];
+  destroyed: [
+    {
+      /** The owner whose sets went. */
+      owner: string;
+      /** The names of the sets destroyed. */
+      names: SetRefs;
+    },
+  ];
   /** The kernel refused to destroy them (EBUSY: a rule still references one); retried after `retryInMs`. */
-  destroyFailed: [{ owner: string; names: SetRefs; error: Error; retryInMs: number }];
+  destroyFailed: [
+    {
+      /** The owner whose sets stay. */
+      owner: string;
+      /** The names of the sets that stay. */
+      names: SetRefs;
+      /** Why the backend failed (`EBUSY` when a rule still references a set). */
+      error: Error;
+      /** Milliseconds until the next attempt. */
+      retryInMs: number;
+    },
+  ];
 }

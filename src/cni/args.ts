@@ -14,7 +14,10 @@ export type ArgKind = 'string' | 'ip' | 'boolean';
 export type ArgSpec = Record<string, ArgKind>;
 
 /** The parsed CNI_ARGS: each declared key that was given, typed by its kind. */
-export type CniArgs<S extends ArgSpec> = { [K in keyof S]?: S[K] extends 'boolean' ? boolean : string } & { IgnoreUnknown?: boolean };
+export type CniArgs<S extends ArgSpec> = { [K in keyof S]?: S[K] extends 'boolean' ? boolean : string } & {
+  /** The runtime's IgnoreUnknown=1 or true: keys the spec does not declare were skipped, not refused. */
+  IgnoreUnknown?: boolean;
+};
 
 const KINDS: readonly string[] = ['string', 'ip', 'boolean'];
 
@@ -88,11 +91,36 @@ export interface WellKnownRuntimeConfig {
   /** Host ports to forward to the container. */
   portMappings: PortMapping[];
   /** Address ranges for IPAM to allocate from, as host-local's `ranges` (a list of range sets). */
-  ipRanges: { subnet: string; rangeStart?: string; rangeEnd?: string; gateway?: string }[][];
+  ipRanges: {
+    /** The subnet, CIDR (e.g. 10.1.2.0/24). */
+    subnet: string;
+    /** The first address IPAM may hand out; the IPAM plugin's default when absent. */
+    rangeStart?: string;
+    /** The last address IPAM may hand out; the IPAM plugin's default when absent. */
+    rangeEnd?: string;
+    /** The gateway address, without a prefix length. */
+    gateway?: string;
+  }[][];
   /** Traffic shaping, rates in bits per second and bursts in bits. */
-  bandwidth: { ingressRate?: number; ingressBurst?: number; egressRate?: number; egressBurst?: number };
+  bandwidth: {
+    /** Traffic into the container, bits per second. */
+    ingressRate?: number;
+    /** The burst of ingress traffic allowed, bits. */
+    ingressBurst?: number;
+    /** Traffic out of the container, bits per second. */
+    egressRate?: number;
+    /** The burst of egress traffic allowed, bits. */
+    egressBurst?: number;
+  };
   /** DNS settings for the container. */
-  dns: { servers?: string[]; searches?: string[]; options?: string[] };
+  dns: {
+    /** Name server addresses. */
+    servers?: string[];
+    /** Search domains. */
+    searches?: string[];
+    /** resolv.conf options (e.g. ndots:2). */
+    options?: string[];
+  };
   /** Static addresses the runtime asks for, CIDR (e.g. 10.10.0.1/24). */
   ips: string[];
   /** The MAC address for the container's interface. */

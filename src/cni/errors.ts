@@ -7,17 +7,27 @@ import type { ErrorObject } from './types.js';
 
 /** The spec's well-known codes, plus Go's 8 and 999 that runtimes already see from Go plugins. */
 export const CniCode = {
+  /** The configuration asks for a CNI version the plugin does not support. */
   INCOMPATIBLE_VERSION: 1,
+  /** A configuration field the plugin does not support; the message names the key and its value. */
   UNSUPPORTED_FIELD: 2,
+  /** The container is unknown or gone: the runtime need not clean up after it (no DEL). */
   UNKNOWN_CONTAINER: 3,
+  /** A required CNI_* variable is missing or invalid; the message names which. */
   INVALID_ENVIRONMENT: 4,
+  /** An I/O failure, such as reading the configuration from stdin. */
   IO_FAILURE: 5,
+  /** Input that does not decode: configuration JSON, a version string. */
   DECODING_FAILURE: 6,
+  /** A configuration that decodes but does not validate. */
   INVALID_NETWORK_CONFIG: 7,
   /** Not in the spec: Go's code for a CNI_NETNS that cannot be used. */
   INVALID_NETNS: 8,
+  /** A transient condition: the runtime should retry later. */
   TRY_AGAIN_LATER: 11,
+  /** STATUS: the plugin cannot serve ADD now. */
   PLUGIN_NOT_AVAILABLE: 50,
+  /** STATUS: the plugin cannot serve ADD, and containers already on the network may have limited connectivity. */
   LIMITED_CONNECTIVITY: 51,
   /**
    * Not in the spec (the plugins' own range, 100 and up): what this package's

@@ -12,7 +12,17 @@ import { listWithAliases } from './veth.js';
 import { checkNetlink, checkNs, checkObject, checkString } from './arg-checks.js';
 
 /** The host end (in `nl`'s namespace) whose alias carries `key` (attachmentKey's) of `network`, if there is one. Async. */
-export async function findHostEnd(nl: Netlink, network: string, key: string): Promise<(Link & { alias?: string }) | undefined> {
+export async function findHostEnd(
+  nl: Netlink,
+  network: string,
+  key: string,
+): Promise<
+  | (Link & {
+      /** The alias that carries the attachment's key. */
+      alias?: string;
+    })
+  | undefined
+> {
   checkNetlink('findHostEnd', nl);
   checkString('findHostEnd', 'network', network);
   checkString('findHostEnd', 'key', key);

@@ -1,7 +1,14 @@
-// `netns/cni`: what Go's skel, types, invoke and ipam packages give a plugin
-// author. Importing it loads neither the addon nor the namespace machinery:
-// a plugin answering VERSION, GC or STATUS starts as fast as Node does, and
-// CNI_NETNS is checked (loading the addon) only for ADD, CHECK and DEL.
+/**
+ * What Go's skel, types, invoke and ipam packages give a CNI plugin author.
+ *
+ * Importing it loads neither the addon nor the namespace machinery:
+ * a plugin answering VERSION, GC or STATUS starts as fast as Node does, and
+ * CNI_NETNS is checked (loading the addon) only for ADD, CHECK and DEL.
+ *
+ * Guide: [CNI plugins](../../docs/cni.md).
+ *
+ * @module netns/cni
+ */
 export { handleCall, pluginMain } from './skel.js';
 export type { CallEnvironment, CallOutcome, CmdArgs, Handler, PluginFunctions, PluginInfo } from './skel.js';
 export { serveResident, shimPath } from './daemon/index.js';

@@ -1,9 +1,16 @@
-// `netns/cni/plumbing`: what Go's pkg/ip and pkg/ipam do between IPAM and the
-// result (interfaces, routes, forwarding, masquerade, CHECK, GC), over
-// netlink. A separate entry from `netns/cni` because importing these loads the
-// netlink modules and their address parser, and calling them the addon: a
-// plugin imports them where ADD, CHECK or DEL needs them, and VERSION, GC and
-// STATUS start without them.
+/**
+ * What Go's pkg/ip and pkg/ipam do between IPAM and the result (interfaces,
+ * routes, forwarding, masquerade, CHECK, GC), over netlink.
+ *
+ * A separate entry from `netns/cni` because importing these loads the
+ * netlink modules and their address parser, and calling them the addon: a
+ * plugin imports them where ADD, CHECK or DEL needs them, and VERSION, GC and
+ * STATUS start without them.
+ *
+ * Guide: [CNI plumbing](../../docs/cni-plumbing.md).
+ *
+ * @module netns/cni/plumbing
+ */
 export { configureInterface, DAD_TIMEOUT_MS, ipsFor } from './interface.js';
 export { listWithAliases, setAlias, setupVeth } from './veth.js';
 export type { Veth, VethOptions } from './veth.js';

@@ -16,7 +16,12 @@ export interface IpConfig020 {
   /** The gateway, without a prefix length. */
   gateway?: string;
   /** Routes in this family: destination CIDR and optional next hop. */
-  routes?: { dst: string; gw?: string }[];
+  routes?: {
+    /** The destination, CIDR. */
+    dst: string;
+    /** The next hop; when absent, the plugin's default gateway. */
+    gw?: string;
+  }[];
 }
 
 /** A 0.1.0 / 0.2.0 result: at most one IPv4 and one IPv6 address, no interfaces. */

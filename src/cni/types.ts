@@ -84,7 +84,10 @@ export interface Result {
 /** A 0.3.0 / 0.3.1 / 0.4.0 result: as 1.0 plus `ips[].version`. */
 export interface Result040 extends Omit<Result, 'ips'> {
   /** As Result's, each with its family, '4' or '6'. */
-  ips?: (IpConfig & { version: '4' | '6' })[];
+  ips?: (IpConfig & {
+    /** The address's family. */
+    version: '4' | '6';
+  })[];
 }
 
 /** One attachment the runtime still holds (GC's `cni.dev/valid-attachments`). */
@@ -106,7 +109,11 @@ export interface NetConf {
   /** Capabilities the plugin declares (e.g. portMappings: true): the runtime then passes them in runtimeConfig. */
   capabilities?: Record<string, boolean>;
   /** The IPAM plugin to delegate addressing to (`type`), with its own keys; see execAdd. */
-  ipam?: { type: string; [key: string]: unknown };
+  ipam?: {
+    /** The IPAM plugin's executable name, looked up in CNI_PATH (e.g. host-local). */
+    type: string;
+    [key: string]: unknown;
+  };
   /** DNS settings the network asks for. */
   dns?: Dns;
   /** Well-known plugins' key: masquerade traffic leaving the container's subnet (see addMasquerade). */

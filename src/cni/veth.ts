@@ -46,9 +46,21 @@ export interface VethOptions {
 /** The pair setupVeth made, each end ready to put in a result's `interfaces`. */
 export interface Veth {
   /** The host end: name, MAC and MTU. */
-  host: Interface & { mac: string; mtu: number };
+  host: Interface & {
+    /** Its link-layer address, as the kernel chose it. */
+    mac: string;
+    /** Its MTU in bytes. */
+    mtu: number;
+  };
   /** The container end: name, MAC, MTU and sandbox (the container namespace's path). */
-  container: Interface & { mac: string; mtu: number; sandbox: string };
+  container: Interface & {
+    /** Its link-layer address: VethOptions.mac, or the kernel's random one. */
+    mac: string;
+    /** Its MTU in bytes. */
+    mtu: number;
+    /** The container namespace's path, for the result's `sandbox`. */
+    sandbox: string;
+  };
 }
 
 const randomName = (): string => `veth${randomBytes(4).toString('hex')}`;
@@ -137,7 +149,12 @@ export async function setAlias(nl: Netlink, link: string | number, alias: string
 }
 
 /** Every link of `nl`'s namespace with its alias (IFLA_IFALIAS), which links.list() does not read. Async. */
-export async function listWithAliases(nl: Netlink): Promise<(Link & { alias?: string })[]> {
+export async function listWithAliases(nl: Netlink): Promise<
+  (Link & {
+    /** The alias (IFLA_IFALIAS); absent when the link has none. */
+    alias?: string;
+  })[]
+> {
   checkNetlink('listWithAliases', nl);
   const messages = await nl.handle.dump(RTM_GETLINK, ifinfomsg(), [], 'list links');
   return messages

@@ -5,42 +5,79 @@ import { os, util } from './builtins.js';
  * errors keep Node's errno names: ENOENT, EPERM, ...).
  */
 export const ErrorCodes = {
+  /** The path or descriptor given is not a network namespace. */
   NOT_NETNS: 'ERR_NETNS_NOT_NETNS',
+  /** The handle (a NetNS, a netlink handle) was closed. */
   CLOSED: 'ERR_NETNS_CLOSED',
+  /** A namespace name `ip netns` would refuse: empty, `.` or `..`, with a `/` or a control character, or over 255 bytes. */
   INVALID_NAME: 'ERR_NETNS_INVALID_NAME',
+  /** A path with a NUL byte. */
   INVALID_PATH: 'ERR_NETNS_INVALID_PATH',
+  /** A wrong argument, or an option the call refuses (the message names it). */
   INVALID_ARG: 'ERR_NETNS_INVALID_ARG',
+  /** Internal safety check: a namespace switch on a thread this package does not own. */
   MAIN_THREAD: 'ERR_NETNS_MAIN_THREAD',
+  /** Internal safety check: a switch on a thread that is already switched. */
   SWITCHED: 'ERR_NETNS_SWITCHED',
+  /** Internal safety check: a thread failed to return to its own namespace (it exits and never runs again). */
   POISONED: 'ERR_NETNS_POISONED',
+  /** withNetNS: the pool thread exited before answering, or pool threads cannot start (the message says why). */
   WORKER_EXITED: 'ERR_NETNS_WORKER_EXITED',
+  /** The addon, the exec helper or the worker entry is missing; the message lists every path tried. */
   ADDON_MISSING: 'ERR_NETNS_ADDON_MISSING',
+  /** `NETNS_RUNTIME_DIR` holds files of another version of this package: fill it again. */
   RUNTIME_MISMATCH: 'ERR_NETNS_RUNTIME_MISMATCH',
+  /** withNetNS: closePool() ended the call. */
   POOL_CLOSED: 'ERR_NETNS_POOL_CLOSED',
+  /** withNetNS: an argument or result that cannot be structured-cloned. */
   NOT_CLONEABLE: 'ERR_NETNS_NOT_CLONEABLE',
+  /** An error that came without a code: a bug, please report it. */
   UNKNOWN: 'ERR_NETNS_UNKNOWN',
+  /** A NetNS I/O method called inside withNetNS's `fn` (the thread is already in a namespace). */
   SWITCHED_THREAD: 'ERR_NETNS_SWITCHED_THREAD',
+  /** A sysctl outside `net.*`: those are host-wide, not per namespace. */
   SYSCTL_SCOPE: 'ERR_NETNS_SYSCTL_SCOPE',
+  /** A malformed sysctl key or value. */
   INVALID_SYSCTL: 'ERR_NETNS_INVALID_SYSCTL',
+  /** createTestNetwork failed; the netlink error is the `cause`. */
   FIXTURE: 'ERR_NETNS_FIXTURE',
+  /** `ip` (iproute2) is not installed; only TestNetwork.ip() needs it. */
   IP_MISSING: 'ERR_NETNS_IP_MISSING',
+  /** The `nft` address-set backend failed; the message has nft's stderr. */
   NFT: 'ERR_NETNS_NFT',
+  /** `nft` (nftables) is not installed; only the address sets' `backend: 'nft'` needs it. */
   NFT_MISSING: 'ERR_NETNS_NFT_MISSING',
+  /** Not an IP address or CIDR prefix. */
   ADDRSET_INVALID_ADDRESS: 'ERR_NETNS_ADDRSET_INVALID_ADDRESS',
+  /** Two of an owner's entries overlap. */
   ADDRSET_OVERLAP: 'ERR_NETNS_ADDRSET_OVERLAP',
+  /** An owner that is empty, not well-formed Unicode, or over 1,024 bytes. */
   ADDRSET_INVALID_OWNER: 'ERR_NETNS_ADDRSET_INVALID_OWNER',
+  /** An owner that was never `ensure`d. */
   ADDRSET_UNKNOWN_OWNER: 'ERR_NETNS_ADDRSET_UNKNOWN_OWNER',
+  /** Two owners hash to the same set names. */
   ADDRSET_NAME_COLLISION: 'ERR_NETNS_ADDRSET_NAME_COLLISION',
+  /** A bad AddressSets option. */
   ADDRSET_INVALID_OPTION: 'ERR_NETNS_ADDRSET_INVALID_OPTION',
+  /** The AddressSets was closed. */
   ADDRSET_CLOSED: 'ERR_NETNS_ADDRSET_CLOSED',
+  /** Another process writes the table; the message names its pid. */
   ADDRSET_LOCKED: 'ERR_NETNS_ADDRSET_LOCKED',
+  /** A change through an AddressSets opened `readOnly`. */
   ADDRSET_READ_ONLY: 'ERR_NETNS_ADDRSET_READ_ONLY',
+  /** `gc` called without the list of live owners. */
   ADDRSET_LIVE_REQUIRED: 'ERR_NETNS_ADDRSET_LIVE_REQUIRED',
+  /** `netns/netlink`: input refused before anything was sent. */
   NETLINK_INVALID: 'ERR_NETNS_NETLINK_INVALID',
+  /** `netns/netlink`: a dump the kernel interrupted (NLM_F_DUMP_INTR) on every attempt (DUMP_ATTEMPTS). */
   NETLINK_DUMP_INTERRUPTED: 'ERR_NETNS_NETLINK_DUMP_INTERRUPTED',
+  /** `netns/netlink`: a reply that does not parse. */
   NETLINK_MALFORMED: 'ERR_NETNS_NETLINK_MALFORMED',
+  /** A CNI CHECK helper found a difference; the message names it. */
   CNI_CHECK: 'ERR_NETNS_CNI_CHECK',
+  /** collectGarbage removed a veth whose alias names no attachment to release from IPAM, or CniHarness.gc left something unreleased (`errors`). */
   CNI_GC_UNRELEASED: 'ERR_NETNS_CNI_GC_UNRELEASED',
+  /** serveResident: another resident daemon serves that socket. */
   CNI_DAEMON_RUNNING: 'ERR_NETNS_CNI_DAEMON_RUNNING',
   /** ns.delete() on a handle with no name in a run directory (NetNS.fromPid, current, an anonymous or other path). */
   NOT_NAMED: 'ERR_NETNS_NOT_NAMED',
@@ -65,12 +102,20 @@ export type NetnsErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
  */
 export type ErrorCode = NetnsErrorCode | `E${string}` | 'ABORT_ERR';
 
+/**
+ * What a NetnsError carries besides its code and message.
+ * @inline
+ */
 export interface NetnsErrorFields {
+  /** The negative errno of a failed system call, as Node gives it. */
   errno?: number;
+  /** The system call that failed. */
   syscall?: string;
+  /** The file the error is about. */
   path?: string;
   /** A netlink refusal's extended-ACK text (NLMSGERR_ATTR_MSG), as the kernel gave it. */
   extack?: string;
+  /** The error this one wraps, as Error's `cause`. */
   cause?: unknown;
 }
 

@@ -41,6 +41,11 @@ function warnAboutDiscardedThreads(): void {
 }
 
 /** The I/O threads of this thread's environment: how many were started and how many were replaced after a failed restore. */
-export function ioStats(): { threadsCreated: number; threadsDiscarded: number } {
+export function ioStats(): {
+  /** I/O threads started so far, replacements included. */
+  threadsCreated: number;
+  /** I/O threads given up because they could not return to their own namespace (each one warned NETNS_RESTORE_FAILED). */
+  threadsDiscarded: number;
+} {
   return native().ioStats();
 }

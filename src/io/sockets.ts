@@ -35,9 +35,15 @@ const PROTOCOL_MAX = 2 ** 31 - 1;
 // setTimeout's limit: longer delays fire at once.
 const TIMEOUT_MAX = 2 ** 31 - 1;
 
-/** The address family of ns.socket(): unix, inet, inet6, netlink or packet. */
+/**
+ * The address family of ns.socket(): unix, inet, inet6, netlink or packet.
+ * @useDeclaredType
+ */
 export type SocketDomain = keyof typeof DOMAINS;
-/** The socket type of ns.socket(): stream, dgram, raw or seqpacket. */
+/**
+ * The socket type of ns.socket(): stream, dgram, raw or seqpacket.
+ * @useDeclaredType
+ */
 export type SocketType = keyof typeof TYPES;
 
 /** Where ns.listen() binds: a numeric host and port, or a unix path. */

@@ -29,13 +29,19 @@ export const ADDRESS_FLAGS = {
   mcautojoin: 0x400,
   stableprivacy: 0x800,
 } as const;
-/** IFA_F_* flags by the names `ip address` prints (nodad, tentative, permanent...). */
+/**
+ * IFA_F_* flags by the names `ip address` prints (nodad, tentative, permanent...).
+ * @useDeclaredType
+ */
 export type AddressFlag = keyof typeof ADDRESS_FLAGS;
 /** What a caller may ask for (the rest the kernel sets). */
 const SETTABLE: readonly AddressFlag[] = ['nodad', 'optimistic', 'homeaddress', 'managetempaddr', 'noprefixroute', 'mcautojoin'];
 
 export const SCOPES = { global: C.RT_SCOPE_UNIVERSE, site: 200, link: C.RT_SCOPE_LINK, host: C.RT_SCOPE_HOST } as const;
-/** An address or route scope by name, as `ip` prints it. */
+/**
+ * An address or route scope by name, as `ip` prints it.
+ * @useDeclaredType
+ */
 export type ScopeName = keyof typeof SCOPES;
 export const scopeName = namesOf(SCOPES);
 

@@ -8,7 +8,19 @@ import { ErrorCodes, netnsError } from '../core/errors.js';
 import { NLA_HDRLEN, NLA_TYPE_MASK } from './constants.js';
 
 /** One attribute to send: a leaf with its payload, or a nest of attributes. */
-export type Attribute = { type: number; value: Buffer } | { type: number; nested: Attribute[] };
+export type Attribute =
+  | {
+      /** The attribute type (e.g. IFLA_IFNAME). */
+      type: number;
+      /** The payload, without header or padding (both are added when sent). */
+      value: Buffer;
+    }
+  | {
+      /** The attribute type, with NLA_F_NESTED or'd in where the kernel wants it. */
+      type: number;
+      /** The attributes inside the nest. */
+      nested: Attribute[];
+    };
 
 const align4 = (n: number): number => (n + 3) & ~3;
 const MAX_NLA_LEN = 0xffff;
@@ -17,17 +29,21 @@ const MAX_NLA_LEN = 0xffff;
 export const attr = {
   /** A Buffer is taken as it is (not copied): it is read when the request is sent. */
   bytes: (type: number, value: Buffer | Uint8Array): Attribute => ({ type, value: Buffer.isBuffer(value) ? value : Buffer.from(value) }),
+  /** One byte. */
   u8: (type: number, n: number): Attribute => ({ type, value: Buffer.from([n]) }),
+  /** Little-endian: netlink integers are in host order, and both targets (x64, arm64) are little-endian. */
   u16: (type: number, n: number): Attribute => {
     const value = Buffer.alloc(2);
     value.writeUInt16LE(n);
     return { type, value };
   },
+  /** Unsigned, little-endian as u16; a negative n is taken modulo 2^32. */
   u32: (type: number, n: number): Attribute => {
     const value = Buffer.alloc(4);
     value.writeUInt32LE(n >>> 0);
     return { type, value };
   },
+  /** Signed, little-endian as u16 (e.g. an nsid, where -1 means none). */
   s32: (type: number, n: number): Attribute => {
     const value = Buffer.alloc(4);
     value.writeInt32LE(n);
@@ -37,6 +53,7 @@ export const attr = {
   string: (type: number, s: string): Attribute => ({ type, value: Buffer.from(`${s}\0`) }),
   /** Without a NUL: IFLA_INFO_KIND is sent this way by ip (the kernel accepts both). */
   rawString: (type: number, s: string): Attribute => ({ type, value: Buffer.from(s) }),
+  /** A nest of attributes; `type` is sent as given, so or NLA_F_NESTED into it where the kernel wants it. */
   nest: (type: number, nested: Attribute[]): Attribute => ({ type, nested }),
 };
 

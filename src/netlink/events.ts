@@ -37,14 +37,50 @@ export type EventAction = 'existing' | 'new' | 'delete';
 
 /** What a NetlinkWatcher yields: a link, address, route or neighbour change, the end of the initial dump, or an overflow. */
 export type NetlinkEvent =
-  | { type: 'link'; action: EventAction; link: Link }
-  | { type: 'address'; action: EventAction; address: Address }
-  | { type: 'route'; action: EventAction; route: Route }
-  | { type: 'neighbour'; action: EventAction; neighbour: Neighbour }
+  | {
+      /** A link changed (WatchOptions.links). */
+      type: 'link';
+      /** Listed, added or changed, or removed. */
+      action: EventAction;
+      /** The link as the message describes it (as it was, for a removal). */
+      link: Link;
+    }
+  | {
+      /** An address changed (WatchOptions.addresses). */
+      type: 'address';
+      /** Listed, added or changed, or removed. */
+      action: EventAction;
+      /** The address as the message describes it. */
+      address: Address;
+    }
+  | {
+      /** A route changed (WatchOptions.routes). */
+      type: 'route';
+      /** Listed, added or changed, or removed. */
+      action: EventAction;
+      /** The route as the message describes it. */
+      route: Route;
+    }
+  | {
+      /** A neighbour entry changed (WatchOptions.neighbours). */
+      type: 'neighbour';
+      /** Listed, added or changed, or removed. */
+      action: EventAction;
+      /** The entry as the message describes it. */
+      neighbour: Neighbour;
+    }
   /** The end of a dump's `existing` objects: what follows are changes. */
-  | { type: 'synced' }
+  | {
+      /** The dump is over. */
+      type: 'synced';
+    }
   /** The kernel dropped events (error.code 'ENOBUFS'); with `existing`, a new dump follows. */
-  | { type: 'overflow'; error: NetnsError };
+  | {
+      /** Events were lost. */
+      type: 'overflow';
+      /** A NetnsError with code 'ENOBUFS'. */
+      error: NetnsError;
+    };
 
 /** What nl.watch() reports: the kinds asked for (none: nothing but overflows), and with `existing` the current objects first. */
 export interface WatchOptions {
@@ -142,7 +178,7 @@ export class NetlinkWatcher extends Readable {
     this.#existing = existing;
   }
 
-  /** See Netlink.watch. */
+  /** What {@link Netlink.watch} calls; `nl` is a Netlink. Call that instead. */
   static async open(nl: WatchSource, given?: WatchOptions): Promise<NetlinkWatcher> {
     if (typeof nl !== 'object' || nl === null || typeof nl.handle !== 'object' || nl.handle === null) {
       throw netnsError(ErrorCodes.INVALID_ARG, 'NetlinkWatcher.open takes a Netlink: call nl.watch(options) instead');

@@ -37,7 +37,19 @@ export interface NetlinkHandleOptions {
 }
 
 /** The outcome of one request of a batch. */
-export type Settled = { ok: true; messages: NetlinkMessage[] } | { ok: false; error: NetnsError };
+export type Settled =
+  | {
+      /** The kernel accepted the request. */
+      ok: true;
+      /** Its replies, without the terminal ACK or DONE; none for a request only acknowledged. */
+      messages: NetlinkMessage[];
+    }
+  | {
+      /** The kernel refused the request, or its answer was malformed. */
+      ok: false;
+      /** The kernel's errno name as code (its extended-ACK text in `extack`), or ERR_NETNS_NETLINK_MALFORMED. */
+      error: NetnsError;
+    };
 
 /**
  * One netlink socket bound to one namespace, and the request/reply discipline on

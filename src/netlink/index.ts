@@ -1,7 +1,14 @@
-// `netns/netlink`: rtnetlink inside a namespace, without an `ip` process.
-// openNetlink(ns) is the shape of vishvananda/netlink's NewHandleAt(ns) and
-// pyroute2's IPRoute(netns=...): a handle whose socket was made inside the
-// namespace, with typed operations grouped by object.
+/**
+ * rtnetlink inside a namespace, without an `ip` process.
+ *
+ * {@link openNetlink}(ns) is the shape of vishvananda/netlink's
+ * NewHandleAt(ns) and pyroute2's IPRoute(netns=...): a handle whose socket was
+ * made inside the namespace, with typed operations grouped by object.
+ *
+ * Guide: [Netlink](../../docs/netlink.md).
+ *
+ * @module netns/netlink
+ */
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { NsHandle } from '../core/handle.js';
 import { Addresses } from './addresses.js';

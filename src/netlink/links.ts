@@ -43,6 +43,10 @@ export interface Link {
   linkNetnsId?: number;
 }
 
+/**
+ * The settings every kind of LinkSpec shares.
+ * @inline
+ */
 interface CommonSpec {
   /** The new link's name (at most 15 bytes). */
   name: string;
@@ -61,12 +65,57 @@ interface CommonSpec {
 /** What links.add() makes: a dummy, bridge, veth (with its peer, maybe in another namespace), vlan, macvlan or ipvlan, with common settings. */
 export type LinkSpec = CommonSpec &
   (
-    | { kind: 'veth'; peer: { name: string; netns?: NsHandle; mtu?: number; mac?: string; txQueueLength?: number } }
-    | { kind: 'bridge' }
-    | { kind: 'dummy' }
-    | { kind: 'vlan'; parent: LinkRef; id: number }
-    | { kind: 'macvlan'; parent: LinkRef; mode?: keyof typeof MACVLAN_MODES }
-    | { kind: 'ipvlan'; parent: LinkRef; mode?: keyof typeof IPVLAN_MODES; flags?: keyof typeof IPVLAN_FLAGS }
+    | {
+        /** A pair of linked interfaces: what enters one leaves the other. */
+        kind: 'veth';
+        /** The other end, made in the same message. */
+        peer: {
+          /** Its name (at most 15 bytes). */
+          name: string;
+          /** The namespace to make it in (a NetNS); the netlink handle's when absent. */
+          netns?: NsHandle;
+          /** Its MTU in bytes; the kernel's default when absent. */
+          mtu?: number;
+          /** Its link-layer address; a random one when absent. */
+          mac?: string;
+          /** Its IFLA_TXQLEN; the kernel's default (1000) when absent. */
+          txQueueLength?: number;
+        };
+      }
+    | {
+        /** A software switch: enslave links to it with `master`. */
+        kind: 'bridge';
+      }
+    | {
+        /** A link that discards what is sent through it: a home for addresses and routes. */
+        kind: 'dummy';
+      }
+    | {
+        /** An 802.1Q VLAN on top of `parent`. */
+        kind: 'vlan';
+        /** The link it is stacked on, by name or index. */
+        parent: LinkRef;
+        /** The VLAN id, 1-4094. */
+        id: number;
+      }
+    | {
+        /** A link of its own MAC address on top of `parent`. */
+        kind: 'macvlan';
+        /** The link it is stacked on, by name or index. */
+        parent: LinkRef;
+        /** 'private', 'vepa', 'bridge' (the default), 'passthru' or 'source', as `ip link ... type macvlan mode`. */
+        mode?: keyof typeof MACVLAN_MODES;
+      }
+    | {
+        /** A link sharing `parent`'s MAC address. */
+        kind: 'ipvlan';
+        /** The link it is stacked on, by name or index. */
+        parent: LinkRef;
+        /** 'l2' (the default), 'l3' or 'l3s'. */
+        mode?: keyof typeof IPVLAN_MODES;
+        /** 'bridge' (the default), 'private' or 'vepa'. */
+        flags?: keyof typeof IPVLAN_FLAGS;
+      }
   );
 
 /** What links.set() changes in one message; only the fields given. */

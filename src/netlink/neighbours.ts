@@ -30,12 +30,18 @@ export const NEIGHBOUR_STATES = {
   permanent: 0x80,
 } as const;
 const stateName = namesOf(NEIGHBOUR_STATES);
-/** A neighbour entry's NUD state by name, as `ip neigh` prints it. */
+/**
+ * A neighbour entry's NUD state by name, as `ip neigh` prints it.
+ * @useDeclaredType
+ */
 export type NeighbourState = keyof typeof NEIGHBOUR_STATES;
 
 /** NTF_* a caller may set, as `ip neigh` names them (`proxy` is its own option). */
 export const NEIGHBOUR_FLAGS = { extern_learn: C.NTF_EXT_LEARNED, router: C.NTF_ROUTER } as const;
-/** NTF_* flags a caller may set, by name. */
+/**
+ * NTF_* flags a caller may set, by name.
+ * @useDeclaredType
+ */
 export type NeighbourFlag = keyof typeof NEIGHBOUR_FLAGS;
 
 /** What neighbours.add() / replace() take: an IP `address` on `link`, with its link-layer address and state. */

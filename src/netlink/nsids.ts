@@ -20,7 +20,13 @@ import { checkKeys, SPEC_KEYS } from './keys.js';
 import { own } from './validate.js';
 
 /** A namespace: a NetNS, a name or path as NetNS.open takes, or a process's (by its pid). */
-export type NsidTarget = NsHandle | string | { pid: number };
+export type NsidTarget =
+  | NsHandle
+  | string
+  | {
+      /** A process whose network namespace is meant. */
+      pid: number;
+    };
 
 /** One entry of nsids.list(): the id a namespace has for a peer namespace, as `ip netns list-id` prints it. */
 export interface NsidEntry {

@@ -27,10 +27,16 @@ import {
 } from './validate.js';
 
 export const ROUTE_TYPES = { unicast: 1, local: 2, broadcast: 3, anycast: 4, multicast: 5, blackhole: 6, unreachable: 7, prohibit: 8, throw: 9 } as const;
-/** A route's type (RTN_*) by name, as `ip route` prints it. */
+/**
+ * A route's type (RTN_*) by name, as `ip route` prints it.
+ * @useDeclaredType
+ */
 export type RouteType = keyof typeof ROUTE_TYPES;
 export const ROUTE_PROTOCOLS = { redirect: 1, kernel: 2, boot: 3, static: 4, ra: 9, dhcp: 16 } as const;
-/** Who installed a route (RTPROT_*), by name; other values stay numbers. */
+/**
+ * Who installed a route (RTPROT_*), by name; other values stay numbers.
+ * @useDeclaredType
+ */
 export type RouteProtocol = keyof typeof ROUTE_PROTOCOLS;
 const protocolName = namesOf(ROUTE_PROTOCOLS);
 const typeName = namesOf(ROUTE_TYPES);
@@ -105,7 +111,16 @@ export interface Route {
   /** RTNH_F_ONLINK set. */
   onlink: boolean;
   /** The next hops of a multipath route. */
-  multipath?: { gateway?: string; device: number; weight: number; onlink: boolean }[];
+  multipath?: {
+    /** The next hop's address, when it has one. */
+    gateway?: string;
+    /** The output link's index. */
+    device: number;
+    /** 1-256: its share of the traffic. */
+    weight: number;
+    /** RTNH_F_ONLINK set. */
+    onlink: boolean;
+  }[];
   /** Path MTU (RTAX_MTU), when set. */
   mtu?: number;
   /** Advertised MSS (RTAX_ADVMSS), when set. */

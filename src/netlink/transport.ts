@@ -7,13 +7,26 @@ import { native } from '../core/native.js';
 /** The socket operations under a NetlinkHandle: the addon's by default; a fake in unit tests (NetlinkHandleOptions.transport). */
 export interface NetlinkTransport {
   /** A netlink socket made inside the namespace `nsFd` refers to; the socket keeps that namespace for life. */
-  open(nsFd: number, protocol: number): Promise<{ fd: number; portId: number }>;
+  open(
+    nsFd: number,
+    protocol: number,
+  ): Promise<{
+    /** The socket's descriptor, now the handle's. */
+    fd: number;
+    /** The port id the kernel bound it to (nl_pid), which replies are addressed to. */
+    portId: number;
+  }>;
   /**
    * A netlink socket made on the calling thread, in its own namespace, with no
    * switch (so no CAP_SYS_ADMIN needed). Optional: a transport without it is
    * always asked to open() inside a namespace descriptor.
    */
-  openHere?(protocol: number): { fd: number; portId: number };
+  openHere?(protocol: number): {
+    /** The socket's descriptor, now the handle's. */
+    fd: number;
+    /** The port id the kernel bound it to (nl_pid), which replies are addressed to. */
+    portId: number;
+  };
   /**
    * Sends the messages in one sendmsg and returns every reply to their seqs,
    * or null when every request was simply acknowledged; quiet: the messages

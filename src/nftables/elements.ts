@@ -54,6 +54,7 @@ export interface WireElement {
 /**
  * A key as an unsigned integer: a number for keys of 4 bytes (IPv4; exact,
  * and far cheaper than a bigint in a 100,000-element batch), a bigint for longer ones.
+ * @inline
  */
 export type KeyValue = number | bigint;
 

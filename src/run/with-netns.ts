@@ -108,6 +108,10 @@ function checkedOptions(options: unknown): WithNetNSOptions {
   return options as WithNetNSOptions;
 }
 
+/**
+ * A function to send as source text, or a worker module's export.
+ * @inline
+ */
 type Fn<A extends unknown[], R> = ((...args: A) => R) | ModuleExport<A, R>;
 
 function fnSpec(fn: unknown): FnSpec {
@@ -122,6 +126,14 @@ function fnSpec(fn: unknown): FnSpec {
  * its arguments, globals, `require` and `import()`, not its enclosing scope.
  * In place of fn, an export of a module named with workerModule() runs the
  * module's own code, imported once per pool thread.
+ *
+ * Rejects with what fn threw (name, message, stack and code kept; a thrown
+ * non-Error is ERR_NETNS_NON_ERROR_THROWN), ERR_NETNS_NOT_CLONEABLE for an
+ * argument or result that cannot be structured-cloned, ENOENT for a name
+ * that does not exist, EPERM without CAP_SYS_ADMIN,
+ * ERR_NETNS_WORKER_EXITED when the worker exits first,
+ * ERR_NETNS_POOL_CLOSED when closePool() ends the call, and an AbortError
+ * (`code: 'ABORT_ERR'`) when `options.signal` aborts.
  */
 export function withNetNS<A extends unknown[], R>(target: NetnsTarget, fn: Fn<A, R>, ...args: A): Promise<Awaited<R>>;
 export function withNetNS<A extends unknown[], R>(

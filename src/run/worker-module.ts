@@ -19,8 +19,15 @@ export interface ModuleExport<A extends unknown[] = unknown[], R = unknown> {
   readonly [exportType]?: (...args: A) => R;
 }
 
+/**
+ * Any function: never[] parameters accept a function of any arguments.
+ * @inline
+ */
 type Callable = (...args: never[]) => unknown;
-// Without the module's type, any arguments are allowed (never[] would allow none).
+/**
+ * Without the module's type, any arguments are allowed (never[] would allow none).
+ * @inline
+ */
 type AnyExports = Record<string, (...args: any[]) => unknown>;
 
 /** The function exports of module type `M` (e.g. `typeof import('./work.js')`). */

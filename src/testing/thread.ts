@@ -15,7 +15,12 @@ export function dropThreadCapability(name: CapabilityName): void {
 }
 
 /** The namespace identity (device and inode) of the calling thread, read synchronously through /proc/thread-self: inside withNetNS's fn, the namespace it runs in. */
-export function threadNetns(): { dev: number; inode: number } {
+export function threadNetns(): {
+  /** The nsfs device number, as NetNS.dev. */
+  dev: number;
+  /** The namespace's inode, as NetNS.inode. */
+  inode: number;
+} {
   const { dev, ino } = callNative(() => native().threadNetns());
   return { dev, inode: ino };
 }

@@ -1,7 +1,14 @@
-// `netns/cni/testing`: a runtime's side of CNI for a plugin's own tests, as
-// libcni runs plugins (environment, stdin, chains with prevResult, the result
-// cache), plus Go's testutils version helpers. It runs executables and never
-// loads the addon, so it works in any test runner.
+/**
+ * A runtime's side of CNI for a plugin's own tests.
+ *
+ * It runs plugins as libcni does (environment, stdin, chains with prevResult,
+ * the result cache), plus Go's testutils version helpers. It runs executables
+ * and never loads the addon, so it works in any test runner.
+ *
+ * Guide: [Testing a CNI plugin](../../../docs/cni-testing.md).
+ *
+ * @module netns/cni/testing
+ */
 export { CniHarness } from './harness.js';
 export type { ChainResult, GcArgs, HarnessOptions, RuntimeConf } from './harness.js';
 export { loadConfList, parseConfList } from './conflist.js';

@@ -18,7 +18,12 @@ export interface ConnectivityMatrix {
   /** reachable[i][j]: nodes[i] reached nodes[j]; null on the diagonal. */
   readonly reachable: readonly (readonly (boolean | null)[])[];
   /** How many ordered pairs did not reach each other, and of how many. */
-  readonly dropped: { readonly pairs: number; readonly of: number };
+  readonly dropped: {
+    /** Ordered pairs that did not reach each other. */
+    readonly pairs: number;
+    /** All ordered pairs of distinct nodes: n × (n - 1) for n nodes. */
+    readonly of: number;
+  };
   /** The matrix as a table: ✓ reached, ✗ not, · itself; then "dropped: N of M (P%)". */
   toString(): string;
 }

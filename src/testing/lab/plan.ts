@@ -56,7 +56,12 @@ export interface LabPlan {
   /** Whether segments have IPv6 subnets too. */
   ipv6: boolean;
   /** Every node, hosts first, then routers, then switches, each in spec order. */
-  nodes: { key: string; kind: LabNodeKind }[];
+  nodes: {
+    /** The node's name in the spec. */
+    key: string;
+    /** Host, router or switch. */
+    kind: LabNodeKind;
+  }[];
   /** The broadcast domains, in the order their first link appears. */
   segments: Segment[];
   /** The links, in spec order. */
