@@ -110,8 +110,9 @@ describe.skipIf(!privileged)(`a process that used netns exits by itself (${proce
       const worker = new Worker(${JSON.stringify(`${importNetns}
         const { parentPort } = await import('node:worker_threads');
         const ns = await NetNS.create();
-        for (let i = 0; i < 50; i++) ns.readFile('/proc/sys/net/ipv4/ip_forward').catch(() => {});
         parentPort.postMessage('busy');
+        // never ends by itself: terminate() always finds jobs in flight
+        for (;;) await Promise.all(Array.from({ length: 8 }, () => ns.readFile('/proc/sys/net/ipv4/ip_forward')));
       `)}, { eval: true, type: 'module' });
       await new Promise((resolve) => worker.once('message', resolve));
       console.log('terminated', await worker.terminate());
