@@ -47,24 +47,23 @@ void FdWatch::Start(const FdReader& reader) {
   reader_ = &reader;
   uv_loop_t* loop = nullptr;
   if (napi_get_uv_event_loop(env, &loop) != napi_ok) throw Napi::Error::New(env, "no event loop");
-  auto poll = std::make_unique<uv_poll_t>();
-  int rc = uv_poll_init(loop, poll.get(), fd_.get());
+  auto poll = std::make_unique<PollHandle>();
+  int rc = uv_poll_init(loop, &poll->handle, fd_.get());
   if (rc != 0) {
     fd_.reset();
     throw ToJsError(env, Failure::Sys(-rc, "uv_poll_init"));
   }
   poll_ = poll.release();  // from here only uv_close frees it
-  poll_->data = this;
-  rc = uv_poll_start(poll_, UV_READABLE, &FdWatch::OnReadable);
+  poll_->handle.data = this;
+  if (napi_add_async_cleanup_hook(env, &FdWatch::OnTeardown, poll_, &poll_->hook) != napi_ok) {
+    Shutdown();
+    throw Napi::Error::New(env, "cannot register a cleanup hook");
+  }
+  rc = uv_poll_start(&poll_->handle, UV_READABLE, &FdWatch::OnReadable);
   if (rc != 0) {
     Shutdown();
     throw ToJsError(env, Failure::Sys(-rc, "uv_poll_start"));
   }
-  if (napi_add_env_cleanup_hook(env, &FdWatch::OnTeardown, this) != napi_ok) {
-    Shutdown();
-    throw Napi::Error::New(env, "cannot register a cleanup hook");
-  }
-  hooked_ = true;
   SetRef(true);
 }
 
@@ -98,7 +97,7 @@ Napi::Value FdWatch::CloseJs(const Napi::CallbackInfo& info) {
 // A paused handle is inactive, so (as a paused net.Socket) it holds no loop.
 Napi::Value FdWatch::PauseJs(const Napi::CallbackInfo& info) {
   paused_ = true;
-  if (poll_) uv_poll_stop(poll_);
+  if (poll_) uv_poll_stop(&poll_->handle);
   return info.Env().Undefined();
 }
 
@@ -110,7 +109,7 @@ Napi::Value FdWatch::ResumeJs(const Napi::CallbackInfo& info) {
 
 std::optional<Failure> FdWatch::Poll() {
   if (!poll_ || paused_) return std::nullopt;
-  int rc = uv_poll_start(poll_, UV_READABLE, &FdWatch::OnReadable);
+  int rc = uv_poll_start(&poll_->handle, UV_READABLE, &FdWatch::OnReadable);
   if (rc != 0) return Failure::Sys(-rc, "uv_poll_start");
   return std::nullopt;
 }
@@ -120,30 +119,35 @@ void FdWatch::SetRef(bool ref) {
   if (ref == ref_) return;
   ref_ = ref;
   if (ref) {
-    uv_ref(reinterpret_cast<uv_handle_t*>(poll_));
+    uv_ref(reinterpret_cast<uv_handle_t*>(&poll_->handle));
     Ref();
   } else {
-    uv_unref(reinterpret_cast<uv_handle_t*>(poll_));
+    uv_unref(reinterpret_cast<uv_handle_t*>(&poll_->handle));
     Unref();
   }
 }
 
 // uv_close stops the poll (and takes the fd out of epoll) at once, so the fd
-// can be closed now; the handle's memory waits for the close callback.
+// can be closed now; the handle's memory and the cleanup hook wait for the
+// close callback.
 void FdWatch::Shutdown() {
-  if (hooked_) napi_remove_env_cleanup_hook(Env(), &FdWatch::OnTeardown, this);
-  hooked_ = false;
-  poll_->data = nullptr;
-  uv_close(reinterpret_cast<uv_handle_t*>(poll_), [](uv_handle_t* handle) { delete reinterpret_cast<uv_poll_t*>(handle); });
+  poll_->handle.data = nullptr;
+  uv_close(reinterpret_cast<uv_handle_t*>(&poll_->handle), &FdWatch::OnClosed);
   poll_ = nullptr;
   fd_.reset();
 }
 
-// Node drops the hook itself once it has run: nothing to remove.
-void FdWatch::OnTeardown(void* data) {
-  auto* self = static_cast<FdWatch*>(data);
-  self->hooked_ = false;
-  self->Shutdown();
+void FdWatch::OnClosed(uv_handle_t* handle) {
+  auto* poll = reinterpret_cast<PollHandle*>(handle);  // the handle is its first member
+  if (poll->hook) napi_remove_async_cleanup_hook(poll->hook);
+  delete poll;
+}
+
+// The environment is going: a watch still open is closed; one closing already
+// ends the hook from its close callback.
+void FdWatch::OnTeardown(napi_async_cleanup_hook_handle, void* data) {
+  auto* poll = static_cast<PollHandle*>(data);
+  if (auto* self = static_cast<FdWatch*>(poll->handle.data)) self->Shutdown();
 }
 
 void FdWatch::OnReadable(uv_poll_t* handle, int status, int) {

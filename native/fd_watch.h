@@ -6,11 +6,12 @@
 // Lifetime: the handle is closed, and the descriptor with it, exactly once:
 // by close(), by the garbage collector (only possible while unref'd: a ref'd
 // watch holds itself alive, as a net.Socket does), or by the environment's
-// teardown through a cleanup hook. Not an async cleanup hook: that one holds
-// the napi_env until an immediate after teardown, which postpones the addon's
-// own finalizer past the point where Node has freed its thread-safe function.
-// Node still turns the loop once after the cleanup hooks (to close its own
-// handles), and that runs the uv_close callback.
+// teardown. An async cleanup hook is held from Start until libuv has run the
+// handle's close callback, however the close began: a Worker's teardown
+// unloads this library once its hooks are done, and a close callback still
+// pending then would run in unmapped code (SIGSEGV). The addon's own teardown
+// makes no N-API call from a destructor (io_pool.h), so holding the
+// environment that long is safe.
 #pragma once
 #include <napi.h>
 #include <sys/types.h>
@@ -54,8 +55,16 @@ class FdWatch : public Napi::ObjectWrap<FdWatch> {
   Napi::Value PauseJs(const Napi::CallbackInfo& info);
   Napi::Value ResumeJs(const Napi::CallbackInfo& info);
 
+  // The libuv handle, and the hook that holds the environment's teardown
+  // until the handle's close callback has run.
+  struct PollHandle {
+    uv_poll_t handle;
+    napi_async_cleanup_hook_handle hook = nullptr;
+  };
+
   static void OnReadable(uv_poll_t* handle, int status, int events);
-  static void OnTeardown(void* self);
+  static void OnTeardown(napi_async_cleanup_hook_handle hook, void* poll);
+  static void OnClosed(uv_handle_t* handle);
   void Drain();
   std::optional<Failure> Poll();  // (re)starts polling unless closed or paused
   bool Deliver(Napi::Value error, std::vector<uint8_t>& data);
@@ -64,13 +73,12 @@ class FdWatch : public Napi::ObjectWrap<FdWatch> {
 
   const FdReader* reader_ = nullptr;
   // Heap-allocated: the handle outlives this object until its close callback runs.
-  uv_poll_t* poll_ = nullptr;  // null until started, and once closed
+  PollHandle* poll_ = nullptr;  // null until started, and once closed
   UniqueFd fd_;
   bool ref_ = false;
   bool paused_ = false;
   Napi::FunctionReference on_data_;
   std::unique_ptr<Napi::AsyncContext> context_;
-  bool hooked_ = false;
 };
 
 }  // namespace netns

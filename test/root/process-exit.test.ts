@@ -121,6 +121,49 @@ describe.skipIf(!privileged)(`a process that used netns exits by itself (${proce
     expect(result.stdout.trim()).toBe('terminated 1');
   });
 
+  // A watch's close callback must run before the Worker's teardown unloads the
+  // addon: on Node 20-24 a netlink or namespace watch still open at a Worker's
+  // end crashed the whole process (SIGSEGV) with the callback in unmapped code.
+  const watchingWorker = (ending: string) => `${importNetns}
+    const { openNetlink } = await import(${JSON.stringify(distUrl('netlink/index.js'))});
+    const { parentPort } = await import('node:worker_threads');
+    const links = await (await openNetlink()).watch({ links: true });
+    const names = NetNS.watch();
+    parentPort.postMessage('open');
+    ${ending}
+  `;
+
+  it('after Worker threads ended with netlink and namespace watches open', async () => {
+    const result = await run(`
+      import { Worker } from 'node:worker_threads';
+      const endings = {
+        terminated: '',
+        'process.exit': 'process.exit(0);',
+        'threw': 'throw new Error("on purpose");',
+      };
+      for (const [how, ending] of Object.entries(endings)) {
+        const worker = new Worker(${JSON.stringify(watchingWorker('__ENDING__'))}.replace('__ENDING__', ending), { eval: true, type: 'module' });
+        worker.on('error', () => {});
+        await new Promise((resolve) => worker.once('message', resolve));
+        if (how === 'terminated') await worker.terminate();
+        else await new Promise((resolve) => worker.once('exit', resolve));
+        console.log(how);
+      }
+    `);
+    expectExited(result);
+    expect(result.stdout.trim().split('\n')).toEqual(['terminated', 'process.exit', 'threw']);
+  });
+
+  it('under process.exit() while a Worker holds watches open', async () => {
+    const result = await run(`
+      import { Worker } from 'node:worker_threads';
+      const worker = new Worker(${JSON.stringify(watchingWorker(''))}, { eval: true, type: 'module' });
+      await new Promise((resolve) => worker.once('message', resolve));
+      process.exit(4);
+    `);
+    expectExited(result, 4);
+  });
+
   it('after createTestNetwork and createLab', async () => {
     const result = await run(`${importTesting}
       const network = await testing.createTestNetwork({ prefix: 'nsexit-', hosts: { a: {}, b: {} }, links: [['a', 'b']] });
