@@ -15,9 +15,11 @@
         "native/netlink_watch.cc",
         "native/nsfd.cc",
         "native/packet_capture.cc",
+        "native/recv_fd.cc",
         "native/run_dir_entry.cc",
         "native/run_dir_watch.cc",
         "native/run_program.cc",
+        "native/spawn_child.cc",
         "native/thread_home.cc",
         "native/thread_switch.cc"
       ],

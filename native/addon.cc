@@ -22,6 +22,7 @@
 #include "netlink_watch.h"
 #include "nsfd.h"
 #include "packet_capture.h"
+#include "recv_fd.h"
 #include "run_dir_watch.h"
 #include "run_program.h"
 #include "thread_home.h"
@@ -52,7 +53,7 @@ std::string StringArgument(const Napi::CallbackInfo& info, size_t index, const c
 
 // Each job owns its own descriptor, so closing the NetNS handle meanwhile is
 // safe; until the job holds it, the UniqueFd closes it if anything throws.
-UniqueFd DupNamespaceFd(Napi::Env env, int fd) {
+UniqueFd DupFd(Napi::Env env, int fd) {
   UniqueFd dup(fcntl(fd, F_DUPFD_CLOEXEC, 3));
   if (!dup.valid()) throw ToJsError(env, Failure::Sys(errno, "fcntl"));
   return dup;
@@ -75,6 +76,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("strerror", &NetnsAddon::StrerrorJs),
         InstanceMethod("tryLockFile", &NetnsAddon::TryLockFileJs),
         InstanceMethod("peerCredentials", &NetnsAddon::PeerCredentialsJs),
+        InstanceMethod("receiveRights", &NetnsAddon::ReceiveRightsJs),
         InstanceMethod("pipe", &NetnsAddon::PipeJs),
         InstanceMethod("threadNetns", &NetnsAddon::ThreadNetnsJs),
         InstanceMethod("becomeSwitchThread", &NetnsAddon::BecomeSwitchThreadJs),
@@ -101,6 +103,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("deleteNamespace", &NetnsAddon::DeleteNamespaceJs),
         InstanceMethod("attachNamespace", &NetnsAddon::AttachNamespaceJs),
         InstanceMethod("runProgram", &NetnsAddon::RunProgramJs),
+        InstanceMethod("killProgram", &NetnsAddon::KillProgramJs),
     });
   }
 
@@ -168,6 +171,16 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     peer.Set("uid", static_cast<double>(cred.uid));
     peer.Set("gid", static_cast<double>(cred.gid));
     return peer;
+  }
+
+  // receiveRights(socketFd, onData) -> an FdWatch that reads once (see
+  // recv_fd.h). It polls a duplicate: the socket stays its net.Socket's, to
+  // be resumed once the watch is closed.
+  Napi::Value ReceiveRightsJs(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    UniqueFd dup = DupFd(env, FdArgument(info, 0));
+    Napi::Number fd = Napi::Number::New(env, dup.release());
+    return NewWatch(fd, info[1], kRightsReader);
   }
 
   // strerror(errno): Node's negative errno or a positive one.
@@ -254,7 +267,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     int type = IntArgument(info, 2, "type");
     int protocol = IntArgument(info, 3, "protocol");
     return Submit(env, [&] {
-      return std::make_unique<SocketJob>(env, DupNamespaceFd(env, FdArgument(info, 0)), domain, type, protocol);
+      return std::make_unique<SocketJob>(env, DupFd(env, FdArgument(info, 0)), domain, type, protocol);
     });
   }
 
@@ -263,7 +276,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     Napi::Env env = info.Env();
     int protocol = IntArgument(info, 1, "protocol");
     return Submit(env, [&] {
-      return std::make_unique<NetlinkSocketJob>(env, DupNamespaceFd(env, FdArgument(info, 0)), protocol);
+      return std::make_unique<NetlinkSocketJob>(env, DupFd(env, FdArgument(info, 0)), protocol);
     });
   }
 
@@ -337,7 +350,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     int snaplen = IntArgument(info, 2, "snaplen");
     if (snaplen < 1 || snaplen > kMaxSnaplen) throw Napi::RangeError::New(env, "snaplen must be 1 to 262144");
     return Submit(env, [&] {
-      return std::make_unique<PacketSocketJob>(env, DupNamespaceFd(env, FdArgument(info, 0)), std::move(interface),
+      return std::make_unique<PacketSocketJob>(env, DupFd(env, FdArgument(info, 0)), std::move(interface),
                                                snaplen);
     });
   }
@@ -362,8 +375,11 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     return Napi::Number::New(info.Env(), bytes);
   }
 
-  // runProgram(path, env, stdin) -> Promise<{ status, signal, stdout, stderr }> (see run_program.h)
+  // runProgram(path, env, stdin) -> { pid, exit: Promise<{ status, signal, stdout, stderr }> } (see run_program.h)
   Napi::Value RunProgramJs(const Napi::CallbackInfo& info) { return RunProgram(info); }
+
+  // killProgram(pid) -> whether a program runProgram started was still there to kill
+  Napi::Value KillProgramJs(const Napi::CallbackInfo& info) { return KillProgram(info); }
 
   // socketNetns(fd) -> the fd of the namespace the socket belongs to
   Napi::Value SocketNetnsJs(const Napi::CallbackInfo& info) {
@@ -382,7 +398,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     spec.unix_path = info[4].ToBoolean();
     spec.backlog = IntArgument(info, 5, "backlog");
     return Submit(env, [&] {
-      return std::make_unique<BoundSocketJob>(env, DupNamespaceFd(env, FdArgument(info, 0)), type, std::move(spec));
+      return std::make_unique<BoundSocketJob>(env, DupFd(env, FdArgument(info, 0)), type, std::move(spec));
     });
   }
 
@@ -391,7 +407,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     Napi::Env env = info.Env();
     std::string path = StringArgument(info, 1, "path");
     return Submit(env, [&] {
-      return std::make_unique<ReadFileJob>(env, DupNamespaceFd(env, FdArgument(info, 0)), std::move(path));
+      return std::make_unique<ReadFileJob>(env, DupFd(env, FdArgument(info, 0)), std::move(path));
     });
   }
 
@@ -401,7 +417,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     std::string path = StringArgument(info, 1, "path");
     std::string data = StringArgument(info, 2, "data");
     return Submit(env, [&] {
-      return std::make_unique<WriteFileJob>(env, DupNamespaceFd(env, FdArgument(info, 0)), std::move(path),
+      return std::make_unique<WriteFileJob>(env, DupFd(env, FdArgument(info, 0)), std::move(path),
                                             std::move(data));
     });
   }

@@ -2,18 +2,22 @@
  * netns-cni-shim: installed as a CNI plugin's binary (copied or linked under
  * the plugin's name), it forwards each call to the plugin's resident daemon
  * (serveResident in netns/cni) and passes the answer on as if the plugin had
- * run here: its whole environment and stdin go over a unix socket, and the
- * daemon's stdout, stderr and exit status come back.
+ * run here: its whole environment and stdin go over a unix socket, with its
+ * network namespace (the daemon runs the call there, as a plugin process acts
+ * where it runs), and the daemon's stdout, stderr and exit status come back.
  *
  * Socket: $NETNS_CNI_SOCKET, else /run/netns-cni/<basename of argv[0]>.sock.
  * Deadline for the whole call: $NETNS_CNI_TIMEOUT seconds (1 to 86400,
- * default 120); after it the shim gives up (the daemon may still finish).
+ * default 120); after it the shim gives up and exits, and the daemon, seeing
+ * the connection end before its answer, cancels the call (its handler rolls
+ * back what it made). So does a shim killed mid-call.
  * A daemon that cannot be reached is CNI error 11 (try again later), naming
  * the socket; a connection lost or timed out mid-call is 999. Either error is
  * printed on stdout as the spec has it, with exit status 1.
  *
  * Wire format: src/cni/daemon/protocol.ts. Plain C, linked statically, with
- * no heap: every buffer is fixed, the daemon's stdout at most MAX_STDOUT bytes.
+ * no heap: every buffer is fixed, the daemon's stdout at most MAX_STDOUT bytes
+ * and stdin at most MAX_STDIN (static, so only the pages used are touched).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +46,7 @@ extern char **environ;
 
 static char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static char answer[MAX_STDOUT];
+static char config[MAX_STDIN];
 static char chunk[65536];
 static int64_t deadline_ms;
 
@@ -199,39 +204,78 @@ static uint32_t get_u32(const char *at) {
   return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
 }
 
-/* The header and every NAME=value with its NUL, as /proc/PID/environ holds them. */
-static int send_environment(int fd) {
-  size_t length = 0;
-  for (char **entry = environ; *entry != NULL; entry++) length += strlen(*entry) + 1;
-  if (length > MAX_ENV) fail(CNI_INVALID_ENV, "the environment is larger than the daemon accepts", 0);
-  char header[8];
-  memcpy(header, "NCS1", 4);
-  put_u32(header + 4, (uint32_t)length);
-  if (write_all(fd, header, sizeof header) != 0) return -1;
-  for (char **entry = environ; *entry != NULL; entry++) {
-    if (write_all(fd, *entry, strlen(*entry) + 1) != 0) return -1;
+/*
+ * The plugin's stdin, to its end: its length goes first in the request. Without
+ * a command, or for VERSION, the plugin reads no stdin (a runtime may not even
+ * close it). Read before connecting, so a slow writer holds no daemon connection.
+ */
+static size_t read_stdin(void) {
+  const char *command = getenv("CNI_COMMAND");
+  if (command == NULL || command[0] == '\0' || strcmp(command, "VERSION") == 0) return 0;
+  size_t total = 0;
+  for (;;) {
+    /* One byte past the limit is read into `chunk`, to tell "exactly full" from "too long". */
+    ssize_t n = total < MAX_STDIN ? read_some(STDIN_FILENO, config + total, MAX_STDIN - total) : read_some(STDIN_FILENO, chunk, 1);
+    if (n < 0) fail(CNI_INTERNAL, "cannot read the configuration from stdin", errno);
+    if (n == 0) return total;
+    if (total == MAX_STDIN) fail(CNI_INTERNAL, "the configuration on stdin is larger than the daemon accepts", 0);
+    total += (size_t)n;
   }
-  return 0;
 }
 
 /*
- * The plugin's stdin, to its end, then a half-close. Without a command, or
- * for VERSION, the plugin reads no stdin (a runtime may not even close it).
+ * The header goes with a descriptor of this process's network namespace
+ * (SCM_RIGHTS): the daemon receives it with the first bytes it reads.
  */
-static int send_stdin(int fd) {
-  const char *command = getenv("CNI_COMMAND");
-  if (command != NULL && command[0] != '\0' && strcmp(command, "VERSION") != 0) {
-    size_t total = 0;
-    for (;;) {
-      ssize_t n = read_some(STDIN_FILENO, chunk, sizeof chunk);
-      if (n < 0) fail(CNI_INTERNAL, "cannot read the configuration from stdin", errno);
-      if (n == 0) break;
-      total += (size_t)n;
-      if (total > MAX_STDIN) fail(CNI_INTERNAL, "the configuration on stdin is larger than the daemon accepts", 0);
-      if (write_all(fd, chunk, (size_t)n) != 0) return -1;
-    }
+static int send_header(int fd, const char *header, size_t length) {
+  int ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+  if (ns < 0) fail(CNI_INTERNAL, "cannot open its own network namespace (/proc/self/ns/net)", errno);
+  union {
+    char bytes[CMSG_SPACE(sizeof(int))];
+    struct cmsghdr align;
+  } control;
+  memset(&control, 0, sizeof control);
+  struct iovec iov = {.iov_base = (void *)header, .iov_len = length};
+  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.bytes, .msg_controllen = sizeof control.bytes};
+  struct cmsghdr *rights = CMSG_FIRSTHDR(&msg);
+  rights->cmsg_level = SOL_SOCKET;
+  rights->cmsg_type = SCM_RIGHTS;
+  rights->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(rights), &ns, sizeof ns);
+  ssize_t sent;
+  while ((sent = sendmsg(fd, &msg, 0)) < 0) {
+    if (errno == EINTR) continue;
+    if ((errno == EAGAIN || errno == EWOULDBLOCK) && wait_for(fd, POLLOUT) == 0) continue;
+    break;
   }
-  return shutdown(fd, SHUT_WR);
+  int err = errno;
+  close(ns); /* once sent, the kernel holds it for the daemon */
+  if (sent < 0) {
+    errno = err;
+    return -1;
+  }
+  return write_all(fd, header + sent, length - (size_t)sent);
+}
+
+/*
+ * The header (with the namespace), every NAME=value with its NUL (as
+ * /proc/PID/environ holds them), then stdin. No half-close after it: the
+ * connection stays open until the answer, and its end before then tells the
+ * daemon that this caller is gone.
+ */
+static int send_request(int fd, size_t stdin_length) {
+  size_t length = 0;
+  for (char **entry = environ; *entry != NULL; entry++) length += strlen(*entry) + 1;
+  if (length > MAX_ENV) fail(CNI_INVALID_ENV, "the environment is larger than the daemon accepts", 0);
+  char header[12];
+  memcpy(header, "NCS3", 4);
+  put_u32(header + 4, (uint32_t)length);
+  put_u32(header + 8, (uint32_t)stdin_length);
+  if (send_header(fd, header, sizeof header) != 0) return -1;
+  for (char **entry = environ; *entry != NULL; entry++) {
+    if (write_all(fd, *entry, strlen(*entry) + 1) != 0) return -1;
+  }
+  return write_all(fd, config, stdin_length);
 }
 
 static void lost(int err) __attribute__((noreturn));
@@ -260,9 +304,10 @@ int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN); /* a closed socket or stdout is an error return, not death */
   choose_socket(argv[0] != NULL ? argv[0] : "");
   choose_deadline();
+  size_t stdin_length = read_stdin();
   int fd = connect_daemon();
   /* A daemon that refuses the request answers before reading it all: read the answer whatever sending did. */
-  if (send_environment(fd) == 0) send_stdin(fd);
+  send_request(fd, stdin_length);
   char header[16];
   if (read_exact(fd, header, sizeof header) != 0) lost(errno);
   if (memcmp(header, "NCR1", 4) != 0) fail(CNI_INTERNAL, "the resident daemon's answer is not one this shim reads (another version?)", 0);

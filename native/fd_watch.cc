@@ -175,7 +175,8 @@ void FdWatch::OnReadable(uv_poll_t* handle, int status, int) {
 
 // Reads what is queued. A failed read (ENOBUFS: the kernel dropped netlink
 // events for want of room) is reported after what was read before it, and
-// reading goes on: a netlink socket keeps delivering after an overflow.
+// reading goes on: a netlink socket keeps delivering after an overflow. A
+// reader that reads once stops the watch after its first read, whatever it brought.
 void FdWatch::Drain() {
   Napi::Env env = Env();
   std::vector<uint8_t> data;
@@ -183,15 +184,21 @@ void FdWatch::Drain() {
   while (poll_ && data.size() < kBatch) {
     ssize_t got = reader_->read(fd_.get(), buffer.data(), buffer.size());
     if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    int err = errno;
+    if (reader_->once) {
+      paused_ = true;
+      uv_poll_stop(&poll_->handle);
+    }
     if (got < 0) {
-      int err = errno;
       std::vector<uint8_t> none;
       if (!Deliver(env.Null(), data)) return;
       if (!Deliver(ToJsError(env, Failure::Sys(err, reader_->syscall)).Value(), none)) return;
+      if (reader_->once) return;
       continue;
     }
     data.insert(data.end(), buffer.begin(), buffer.begin() + got);
     data.resize(Align4(data.size()), 0);
+    if (reader_->once) break;
   }
   if (!data.empty()) Deliver(env.Null(), data);
 }

@@ -34,6 +34,9 @@ struct FdReader {
   // One read into `buffer`: its length, or -1 with errno set (EAGAIN when
   // nothing is queued). Retries EINTR itself.
   ssize_t (*read)(int fd, uint8_t* buffer, size_t size);
+  // Read once, then stop polling as pause() does: for a descriptor whose
+  // first message is all the watch is for (its owner then reads elsewhere).
+  bool once = false;
 };
 
 class FdWatch : public Napi::ObjectWrap<FdWatch> {

@@ -3,17 +3,21 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <system_error>
+#include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "failure.h"
 #include "js_error.h"
+#include "spawn_child.h"
 #include "unique_fd.h"
 
 namespace netns {
@@ -23,6 +27,22 @@ struct Pipe {
   UniqueFd read;
   UniqueFd write;
 };
+
+// The programs started here and not yet reaped. KillProgram signals only a
+// pid in this set, under its lock, and a program leaves it (under the same
+// lock) just before it is reaped: until then its pid, at worst a zombie's,
+// cannot have been given to another process, so a kill never reaches a
+// stranger. Process-wide (pids are) and never destroyed: a libuv thread may
+// still reap during teardown.
+struct Unreaped {
+  std::mutex lock;
+  std::unordered_set<pid_t> pids;
+};
+
+Unreaped& Running() {
+  static auto* running = new Unreaped();
+  return *running;
+}
 
 // Close-on-exec ends, neither of them 0, 1 or 2: the child's dup2 onto its
 // stdio must make a new descriptor (dup2 of a descriptor onto itself would
@@ -44,38 +64,14 @@ std::optional<Failure> MakePipe(Pipe& pipe) {
   return std::nullopt;
 }
 
-// Frees the spawn attributes and file actions however the start goes.
-struct SpawnSetup {
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attr;
-  SpawnSetup() {
-    posix_spawn_file_actions_init(&actions);
-    posix_spawnattr_init(&attr);
-  }
-  ~SpawnSetup() {
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-  }
-  SpawnSetup(const SpawnSetup&) = delete;
-  SpawnSetup& operator=(const SpawnSetup&) = delete;
-};
-
-// Node ignores SIGPIPE and a thread may block signals; the program gets what
-// a program started from a shell gets (libuv's spawn does the same).
-void DefaultSignals(posix_spawnattr_t& attr) {
-  sigset_t all, none;
-  sigfillset(&all);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-}
-
-class RunWorker : public Napi::AsyncWorker {
+// One started program until it is reaped: its pipes served and its exit
+// read on a thread of its own. Not on libuv's shared pool (an AsyncWorker):
+// a delegate held one of its threads (4 by default) for its whole run, so a
+// resident daemon's fifth IPAM at once waited, and Node's async fs with it.
+class ProgramRun {
  public:
-  RunWorker(Napi::Env env, pid_t pid, UniqueFd in, UniqueFd out, UniqueFd err, std::string input)
-      : Napi::AsyncWorker(env, "netns:runProgram"),
-        deferred_(Napi::Promise::Deferred::New(env)),
+  ProgramRun(Napi::Env env, pid_t pid, UniqueFd in, UniqueFd out, UniqueFd err, std::string input)
+      : deferred_(Napi::Promise::Deferred::New(env)),
         pid_(pid),
         in_(std::move(in)),
         out_(std::move(out)),
@@ -84,10 +80,17 @@ class RunWorker : public Napi::AsyncWorker {
 
   Napi::Promise Promise() const { return deferred_.Promise(); }
 
- protected:
   // Pipes and waitpid only: nothing here depends on this thread's namespace.
-  void Execute() override {
+  // The program is waited for without reaping it (WNOWAIT), then leaves the
+  // running set and is reaped under its lock (see Unreaped).
+  void Wait() {
     Serve();
+    siginfo_t exited;
+    while (waitid(P_PID, static_cast<id_t>(pid_), &exited, WEXITED | WNOWAIT) < 0) {
+      if (errno != EINTR) break;  // cannot happen for our own child; waitpid below says what went wrong
+    }
+    std::lock_guard<std::mutex> hold(Running().lock);
+    Running().pids.erase(pid_);
     int status = 0;
     while (waitpid(pid_, &status, 0) < 0) {
       if (errno != EINTR) {
@@ -98,18 +101,20 @@ class RunWorker : public Napi::AsyncWorker {
     status_ = status;
   }
 
-  void OnOK() override {
-    Napi::Env env = Env();
-    if (wait_errno_ != 0) return deferred_.Reject(ToJsError(env, Failure::Sys(wait_errno_, "waitpid")).Value());
+  // On the JavaScript thread, once the program is reaped; env is null when
+  // the environment is being torn down (nothing is settled then).
+  static void Settle(Napi::Env env, Napi::Function, std::nullptr_t*, ProgramRun* run) {
+    std::unique_ptr<ProgramRun> owned(run);
+    if (env == nullptr) return;
+    if (run->wait_errno_ != 0) return run->deferred_.Reject(ToJsError(env, Failure::Sys(run->wait_errno_, "waitpid")).Value());
     Napi::Object exit = Napi::Object::New(env);
-    exit.Set("status", WIFEXITED(status_) ? Napi::Value(Napi::Number::New(env, WEXITSTATUS(status_))) : env.Null());
-    exit.Set("signal", WIFSIGNALED(status_) ? Napi::Value(Napi::Number::New(env, WTERMSIG(status_))) : env.Null());
-    exit.Set("stdout", Napi::Buffer<char>::Copy(env, stdout_.data(), stdout_.size()));
-    exit.Set("stderr", Napi::Buffer<char>::Copy(env, stderr_.data(), stderr_.size()));
-    deferred_.Resolve(exit);
+    int status = run->status_;
+    exit.Set("status", WIFEXITED(status) ? Napi::Value(Napi::Number::New(env, WEXITSTATUS(status))) : env.Null());
+    exit.Set("signal", WIFSIGNALED(status) ? Napi::Value(Napi::Number::New(env, WTERMSIG(status))) : env.Null());
+    exit.Set("stdout", Napi::Buffer<char>::Copy(env, run->stdout_.data(), run->stdout_.size()));
+    exit.Set("stderr", Napi::Buffer<char>::Copy(env, run->stderr_.data(), run->stderr_.size()));
+    run->deferred_.Resolve(exit);
   }
-
-  void OnError(const Napi::Error& error) override { deferred_.Reject(error.Value()); }
 
  private:
   // Writes stdin and reads both outputs at once, so that a program filling
@@ -154,6 +159,8 @@ class RunWorker : public Napi::AsyncWorker {
   int wait_errno_ = 0;
 };
 
+using ProgramTsfn = Napi::TypedThreadSafeFunction<std::nullptr_t, ProgramRun, &ProgramRun::Settle>;
+
 std::vector<std::string> StringList(Napi::Env env, Napi::Value value, const char* what) {
   if (!value.IsArray()) throw Napi::TypeError::New(env, std::string(what) + " must be an array of strings");
   Napi::Array list = value.As<Napi::Array>();
@@ -180,29 +187,56 @@ Napi::Value RunProgram(const Napi::CallbackInfo& info) {
   for (Pipe* pipe : {&in, &out, &err}) {
     if (auto failure = MakePipe(*pipe)) throw ToJsError(env, *failure);
   }
-  SpawnSetup setup;
-  posix_spawn_file_actions_adddup2(&setup.actions, in.read.get(), 0);
-  posix_spawn_file_actions_adddup2(&setup.actions, out.write.get(), 1);
-  posix_spawn_file_actions_adddup2(&setup.actions, err.write.get(), 2);
-  DefaultSignals(setup.attr);
   std::vector<char*> argv = {path.data(), nullptr};
   std::vector<char*> envp;
   for (std::string& entry : env_strings) envp.push_back(entry.data());
   envp.push_back(nullptr);
+  ChildProgram program{path.c_str(), argv.data(), envp.data(), {in.read.get(), out.write.get(), err.write.get()}};
   pid_t pid;
-  // glibc starts the child with CLONE_VFORK and reports a failed exec here.
-  int rc = posix_spawn(&pid, path.c_str(), &setup.actions, &setup.attr, argv.data(), envp.data());
-  if (rc != 0) throw ToJsError(env, Failure::Sys(rc, "spawn", path));
+  {
+    // Under the lock: the program is in the set before any thread can reap it.
+    std::lock_guard<std::mutex> hold(Running().lock);
+    pid = SpawnDyingWithParent(program);
+    if (pid > 0) Running().pids.insert(pid);
+  }
+  if (pid < 0) throw ToJsError(env, Failure::Sys(-pid, "spawn", path));
   in.read.reset();
   out.write.reset();
   err.write.reset();
-  // The worker must not block on a write the program does not read.
+  // Its thread must not block on a write the program does not read.
   fcntl(in.write.get(), F_SETFL, O_NONBLOCK);
-  auto* worker = new RunWorker(env, pid, std::move(in.write), std::move(out.read), std::move(err.read),
-                               std::string(input.Data(), input.Length()));
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  auto* run = new ProgramRun(env, pid, std::move(in.write), std::move(out.read), std::move(err.read),
+                             std::string(input.Data(), input.Length()));
+  Napi::Object started = Napi::Object::New(env);
+  started.Set("pid", Napi::Number::New(env, pid));
+  started.Set("exit", run->Promise());
+  // The function keeps the event loop alive while the program runs, as the work of an AsyncWorker did.
+  auto settle = ProgramTsfn::New(env, "netns:runProgram", 0, 1);
+  try {
+    std::thread([settle, run]() mutable {
+      run->Wait();
+      if (settle.BlockingCall(run) != napi_ok) delete run;  // the environment is closing: nobody to tell
+      settle.Release();
+    }).detach();
+  } catch (const std::system_error& error) {
+    // No thread to wait on it (EAGAIN: the thread limit): the program must not run unwatched.
+    kill(pid, SIGKILL);
+    run->Wait();
+    delete run;
+    settle.Release();
+    throw ToJsError(env, Failure::Sys(error.code().value(), "pthread_create", path));
+  }
+  return started;
+}
+
+Napi::Value KillProgram(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsNumber()) throw Napi::TypeError::New(env, "pid must be a number");
+  pid_t pid = info[0].As<Napi::Number>().Int32Value();
+  std::lock_guard<std::mutex> hold(Running().lock);
+  bool running = Running().pids.count(pid) != 0;
+  if (running) kill(pid, SIGKILL);
+  return Napi::Boolean::New(env, running);
 }
 
 }  // namespace netns

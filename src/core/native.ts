@@ -24,6 +24,14 @@ export interface NativeBinding {
   tryLockFile(path: string): number;
   /** SO_PEERCRED of a connected unix socket: who connected (a resident CNI daemon's check). */
   peerCredentials(fd: number): { pid: number; uid: number; gid: number };
+  /**
+   * Polls a duplicate of the unix stream socket `fd` (left to its owner) and reads once, as soon as anything
+   * came (native/recv_fd.h): onData gets one record, i32 descriptor (-1 when none or several came, all then
+   * closed), u32 how many came, u32 byte count, the bytes (little-endian, padded to 4); an end of stream is a
+   * record with no bytes. The descriptor, O_CLOEXEC, is the caller's to close. Close the watch before reading
+   * the socket otherwise.
+   */
+  receiveRights(fd: number, onData: (error: Error | null, data: Buffer | null) => void): NativeFdWatch;
   pipe(): { read: number; write: number };
   threadNetns(): NsIdentity;
   becomeSwitchThread(): void;
@@ -78,10 +86,12 @@ export interface NativeBinding {
   /** Bytes of the next packet queued on the packet socket, 0 when none is. */
   packetQueued(fd: number): number;
   /**
-   * Runs `path` (argv [path], exactly `env`, default signals) to its end with `stdin` written and both
+   * Starts `path` (argv [path], exactly `env`, default signals) and runs it to its end with `stdin` written and both
    * outputs read (native/run_program.h); throws at once (ENOENT, ETXTBSY...) if it cannot be started.
    */
-  runProgram(path: string, env: string[], stdin: Buffer): Promise<{ status: number | null; signal: number | null; stdout: Buffer; stderr: Buffer }>;
+  runProgram(path: string, env: string[], stdin: Buffer): { pid: number; exit: Promise<{ status: number | null; signal: number | null; stdout: Buffer; stderr: Buffer }> };
+  /** SIGKILLs a program runProgram started, unless it was reaped already (then false): never a reused pid. */
+  killProgram(pid: number): boolean;
   /** A new descriptor of the network namespace the socket `fd` belongs to (SIOCGSKNS; needs CAP_NET_ADMIN there). */
   socketNetns(fd: number): number;
 }
