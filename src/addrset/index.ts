@@ -6,6 +6,7 @@
  * @module netns/addrset
  */
 export { AddressSets, MAX_DELETE_DELAY_MS } from './manager.js';
+export { SharedAddressSets, type ShareOptions, type SharedAddressSetsOptions } from './shared.js';
 export type {
   AddrsetBackendChoice,
   AddressSetsEvents,

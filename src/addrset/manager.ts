@@ -355,9 +355,10 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     await this.#pipeline?.idle();
   }
 
-  /** Counters of this instance (owners by state, transactions, destroys), read synchronously. */
+  /** Counters of this instance (owners by state, transactions, destroys) and its next deadline, read synchronously. */
   stats(): AddressSetsStats {
     const count = (status: string) => [...this.#byHash.values()].filter((state) => state.status === status).length;
+    const deadlines = [...this.#byHash.values()].filter((state) => state.status === 'pending').map((state) => state.deadline!);
     return {
       live: count('live'),
       pending: count('pending'),
@@ -366,6 +367,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
       failedTransactions: this.#pipeline?.failedTransactions ?? 0,
       destroyed: this.#destroyed,
       destroyFailures: this.#destroyFailures,
+      ...(deadlines.length === 0 ? {} : { nextDeadline: deadlines.reduce((a, b) => Math.min(a, b)) }),
     };
   }
 

@@ -142,6 +142,8 @@ export interface AddressSetsStats {
   destroyed: number;
   /** Destroys the kernel refused (each is retried, e.g. after EBUSY). */
   destroyFailures: number;
+  /** The earliest deadline of a pending owner (epoch ms), absent when none is pending; already past for a destroy the kernel refused. */
+  nextDeadline?: number;
 }
 
 /** The events AddressSets emits, each with one object argument. */

@@ -1,0 +1,222 @@
+// SharedAddressSets over the in-memory backend (which models the writer lock
+// and counts transactions): calls at once share one writer and its
+// transactions, the last to leave gives the lock back, a look that finds no
+// table creates nothing, one call's failure is its own, and a lease held too
+// long lets a writer waiting elsewhere in first; a table left with a delete
+// pending is opened again at its deadline (on a manual clock) with no call.
+import { describe, expect, it } from 'vitest';
+import { NetNS } from '../../dist/index.js';
+import { AddressSets, SharedAddressSets } from '../../dist/addrset/index.js';
+import { ManualClock, MemoryBackend } from '../../dist/testing.js';
+
+/** A backend whose lock() and table deletions are counted (the in-memory one deletes no table: it keeps it). */
+function countingBackend() {
+  const backend = new MemoryBackend() as MemoryBackend & { removeTableIfEmpty?: () => Promise<boolean> };
+  const lock = backend.lock.bind(backend);
+  const counts = { locks: 0, tableDeletes: 0 };
+  backend.lock = (options) => {
+    counts.locks++;
+    return lock(options);
+  };
+  backend.removeTableIfEmpty = async () => {
+    counts.tableDeletes++;
+    return false;
+  };
+  return { backend, counts };
+}
+
+/** Resolves once the lock is free, by taking it without waiting (rejects if it is held); not counted. */
+async function lockIsFree(backend: MemoryBackend): Promise<void> {
+  (await MemoryBackend.prototype.lock.call(backend, { timeoutMs: 0 })).release();
+}
+
+/** Resolves once `done()` holds: a timer's run is started by the clock, and has no promise to await. */
+function until(done: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => (done() ? resolve() : setImmediate(check));
+    check();
+  });
+}
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe('SharedAddressSets (in-memory backend)', () => {
+  const netns = NetNS.current();
+  const options = (backend: MemoryBackend) => ({ netns, table: 'shared', deleteDelayMs: 0, backend });
+
+  it('calls at once share one writer (one lock) and its transactions; the last to leave releases the lock', async () => {
+    const { backend, counts } = countingBackend();
+    const shared = new SharedAddressSets();
+    const owners = Array.from({ length: 20 }, (_, i) => `pod-${i}`);
+    const refs = await Promise.all(owners.map((owner, i) => shared.use(options(backend), (sets) => sets.ensure(owner, [`10.9.0.${i + 1}`]))));
+    expect(counts.locks).toBe(1);
+    // The table and registry, then the ensures of one turn together: far fewer transactions than calls.
+    expect(backend.transactions).toBeLessThanOrEqual(3);
+    refs.forEach((ref, i) => expect(backend.elements(ref.v4)).toEqual([`10.9.0.${i + 1}`]));
+    expect(shared.size).toBe(0);
+    await lockIsFree(backend);
+  });
+
+  it('calls one after another each open and close the writer', async () => {
+    const { backend, counts } = countingBackend();
+    const shared = new SharedAddressSets();
+    await shared.use(options(backend), (sets) => sets.ensure('a', ['10.9.1.1']));
+    await lockIsFree(backend);
+    await shared.use(options(backend), (sets) => sets.ensure('b', ['10.9.1.2']));
+    expect(counts.locks).toBe(2);
+  });
+
+  it('onlyExisting on a missing table runs nothing and creates nothing; with deleteTableIfEmpty the last to leave deletes the emptied table', async () => {
+    const { backend, counts } = countingBackend();
+    const shared = new SharedAddressSets();
+    let ran = false;
+    expect(await shared.use(options(backend), async () => (ran = true), { onlyExisting: true })).toBeUndefined();
+    expect(ran).toBe(false);
+    expect(backend.setNames()).toEqual([]);
+
+    await shared.use(options(backend), (sets) => sets.ensure('a', ['10.9.2.1']));
+    const gate = deferred();
+    // Two DELs at once: the first leaves while the second still holds the writer; the table goes only when both are done.
+    const first = shared.use(options(backend), (sets) => sets.delete('a').then(() => sets.destroyDue()), { onlyExisting: true, deleteTableIfEmpty: true });
+    const second = shared.use(options(backend), async (sets) => {
+      await gate.promise;
+      return sets.stats().pending;
+    }, { onlyExisting: true, deleteTableIfEmpty: true });
+    await first;
+    expect(counts.tableDeletes).toBe(0); // the second is still in
+    gate.resolve();
+    await second;
+    expect(counts.tableDeletes).toBe(1);
+    expect(backend.setNames()).toEqual(['as_owners']); // the owner's sets destroyed (deleteDelayMs 0), the registry empty
+    await lockIsFree(backend);
+  });
+
+  it("one call's failure is its own: the others land, and the writer is still released", async () => {
+    const { backend } = countingBackend();
+    const shared = new SharedAddressSets();
+    const calls = [
+      shared.use(options(backend), (sets) => sets.ensure('good-1', ['10.9.3.1'])),
+      shared.use(options(backend), (sets) => sets.ensure('bad', ['not an address'])),
+      shared.use(options(backend), async () => {
+        throw new Error('the handler failed');
+      }),
+      shared.use(options(backend), (sets) => sets.ensure('good-2', ['10.9.3.2'])),
+    ];
+    const outcomes = await Promise.allSettled(calls);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect(shared.size).toBe(0);
+    await lockIsFree(backend);
+  });
+
+  it('a lease held past maxHoldMs takes no one new: a writer waiting elsewhere gets the lock before the next call', async () => {
+    const { backend } = countingBackend();
+    const shared = new SharedAddressSets({ maxHoldMs: 0, handoffMs: 0 });
+    const order: string[] = [];
+    const gate = deferred();
+    const long = shared.use(options(backend), async (sets) => {
+      await sets.ensure('long', ['10.9.4.1']);
+      await gate.promise;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    // Another process's writer queues for the lock, then a new call arrives: it must not join the old lease.
+    const elsewhere = AddressSets.open(options(backend)).then(async (sets) => {
+      order.push('elsewhere');
+      await sets.close();
+    });
+    const next = shared.use(options(backend), async () => void order.push('next'));
+    gate.resolve();
+    await Promise.all([long, elsewhere, next]);
+    expect(order).toEqual(['elsewhere', 'next']);
+  });
+
+  describe('a delete pending when the last user leaves', () => {
+    const DELAY = 5_000;
+    const delayed = (backend: MemoryBackend, clock: ManualClock) => ({ ...options(backend), deleteDelayMs: DELAY, clock });
+    const del = (shared: SharedAddressSets, backend: MemoryBackend, clock: ManualClock, owner: string) =>
+      shared.use(delayed(backend, clock), (sets) => sets.delete(owner).then(() => sets.destroyDue()), { onlyExisting: true, deleteTableIfEmpty: true });
+
+    it('is destroyed at its deadline with no further call, and the emptied table deleted', async () => {
+      const { backend, counts } = countingBackend();
+      const clock = new ManualClock();
+      const shared = new SharedAddressSets();
+      const refs = await shared.use(delayed(backend, clock), (sets) => sets.ensure('a', ['10.9.5.1']));
+      expect(shared.armed).toBe(0); // nothing pending: no timer
+      await del(shared, backend, clock, 'a');
+      expect(backend.elements(refs.v4)).toEqual([]); // emptied, its destroy pending
+      expect(shared.armed).toBe(1);
+      await lockIsFree(backend); // the timer holds no lock while it waits
+      await clock.advance(DELAY - 1);
+      expect(clock.pending).toBe(1);
+      expect(counts.locks).toBe(2);
+      await clock.advance(1);
+      await until(() => counts.tableDeletes === 1 && shared.size === 0);
+      expect(backend.setNames()).toEqual(['as_owners']);
+      expect(counts.locks).toBe(3);
+      expect(shared.armed).toBe(0);
+      await lockIsFree(backend);
+    });
+
+    it('the owner ensured again before the deadline keeps its sets, and no run is left armed', async () => {
+      const { backend, counts } = countingBackend();
+      const clock = new ManualClock();
+      const shared = new SharedAddressSets();
+      const refs = await shared.use(delayed(backend, clock), (sets) => sets.ensure('b', ['10.9.5.2']));
+      await del(shared, backend, clock, 'b');
+      await clock.advance(DELAY / 2);
+      await shared.use(delayed(backend, clock), (sets) => sets.ensure('b', ['10.9.5.3']));
+      expect(shared.armed).toBe(0);
+      await clock.advance(DELAY);
+      expect(backend.elements(refs.v4)).toEqual(['10.9.5.3']);
+      expect(counts.locks).toBe(3);
+    });
+
+    it('the earliest of several deadlines comes first, then the next', async () => {
+      const { backend, counts } = countingBackend();
+      const clock = new ManualClock();
+      const shared = new SharedAddressSets();
+      const [c, d] = await Promise.all(['c', 'd'].map((owner, i) => shared.use(delayed(backend, clock), (sets) => sets.ensure(owner, [`10.9.5.${10 + i}`]))));
+      await del(shared, backend, clock, 'c');
+      await clock.advance(DELAY / 2);
+      await del(shared, backend, clock, 'd');
+      await clock.advance(DELAY / 2);
+      await until(() => backend.elements(c!.v4) === undefined && shared.size === 0);
+      expect(backend.elements(d!.v4)).toEqual([]); // pending still
+      expect(shared.armed).toBe(1);
+      await clock.advance(DELAY / 2);
+      await until(() => counts.tableDeletes === 1 && shared.size === 0);
+      expect(backend.elements(d!.v4)).toBeUndefined();
+    });
+
+    it('a run that cannot take the lock tries again; close() cancels what is armed', async () => {
+      const { backend, counts } = countingBackend();
+      const clock = new ManualClock();
+      const shared = new SharedAddressSets();
+      const opts = { ...delayed(backend, clock), lockTimeoutMs: 0 };
+      await shared.use(opts, (sets) => sets.ensure('e', ['10.9.5.20']));
+      await shared.use(opts, (sets) => sets.delete('e'), { onlyExisting: true, deleteTableIfEmpty: true });
+      const elsewhere = await AddressSets.open({ ...opts, clock: new ManualClock(0) }); // another writer holds the table at the deadline (its own timers far off)
+      await clock.advance(DELAY);
+      await until(() => shared.armed === 1 && clock.pending > 0); // the failed run armed the next
+      await elsewhere.close();
+      await clock.advance(1);
+      await until(() => counts.tableDeletes === 1 && shared.size === 0);
+      expect(backend.setNames()).toEqual(['as_owners']);
+
+      await shared.use(opts, (sets) => sets.ensure('f', ['10.9.5.21']));
+      await shared.use(opts, (sets) => sets.delete('f'), { onlyExisting: true });
+      expect(shared.armed).toBe(1);
+      shared.close();
+      expect(shared.armed).toBe(0);
+      expect(clock.pending).toBe(0);
+    });
+  });
+
+  it('rejects a bad maxHoldMs or handoffMs', () => {
+    expect(() => new SharedAddressSets({ maxHoldMs: -1 })).toThrow(expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_OPTION' }));
+    expect(() => new SharedAddressSets({ handoffMs: 1.5 })).toThrow(expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_OPTION' }));
+  });
+});
