@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `netns` command. The verbs of `ip netns` come first and behave as
 // iproute2 6.1's do (output, messages, exit statuses), so a script can call
-// netns where it called ip netns; addrset, demo, lab, runtime and sandbox are ours. Only
+// netns where it called ip netns; addrset, cni, demo, lab, runtime and sandbox are ours. Only
 // what the verb needs is loaded (see ip/dispatch.ts): the package ships this
 // as one CommonJS file (scripts/build-cli.mjs), which starts faster than ES modules.
 import { VERSION } from '../core/version.js';
@@ -10,7 +10,7 @@ import { findVerb, runVerb } from './ip/dispatch.js';
 import { IpFailure } from './ip/failure.js';
 import { EXIT_FAILURE, reportError } from './output.js';
 
-const TOOL_COMMANDS = new Set(['addrset', 'demo', 'lab', 'runtime', 'sandbox']);
+const TOOL_COMMANDS = new Set(['addrset', 'cni', 'demo', 'lab', 'runtime', 'sandbox']);
 
 async function run(argv: string[]): Promise<number> {
   const { options, rest } = parseGlobalOptions(argv);

@@ -1,7 +1,8 @@
-// The commands of ours that `ip netns` has no verb for (addrset, demo, lab,
-// runtime, sandbox), parsed by commander, which only these calls load.
+// The commands of ours that `ip netns` has no verb for (addrset, cni, demo,
+// lab, runtime, sandbox), parsed by commander, which only these calls load.
 import { Command, CommanderError } from 'commander';
 import { addAddrsetCommands } from './addrset-commands.js';
+import { addCniCommands } from './cni-commands.js';
 import { addDemoCommand } from './demo-command.js';
 import { addLabCommands } from './lab-commands.js';
 import { addRuntimeCommand } from './runtime-command.js';
@@ -16,6 +17,7 @@ export function buildToolsProgram(): Command {
     .exitOverride()
     .configureOutput({ outputError: reportUsageError }); // before the subcommands, which inherit it
   addAddrsetCommands(program);
+  addCniCommands(program);
   addDemoCommand(program);
   addLabCommands(program);
   addRuntimeCommand(program);
@@ -40,4 +42,4 @@ export function toolsHelp(): string {
   return buildToolsProgram().helpInformation();
 }
 
-export const TOOL_COMMANDS = ['addrset', 'demo', 'lab', 'runtime', 'sandbox'];
+export const TOOL_COMMANDS = ['addrset', 'cni', 'demo', 'lab', 'runtime', 'sandbox'];

@@ -42,6 +42,7 @@ const VALID: Record<string, (args: unknown[]) => boolean> = {
   CniError: (args) => args.length > 0,
   ManualClock: (args) => args.length === 0 || typeof args[0] === 'number',
   MemoryBackend: () => true,
+  SharedAddressSets: (args) => args.length === 0, // default hold and hand-off times
 };
 
 type Call = { label: string; entry: string; isCni: boolean; run: () => unknown; valid: boolean };

@@ -18,6 +18,8 @@ export type { AttachmentEnv, CniArgPairs, PluginCall, PluginOutput } from './inv
 export { CACHE_KIND, ResultCache } from './cache.js';
 export type { CacheEntry, CacheKey, CachedAttachment } from './cache.js';
 export { PluginError } from './plugin-error.js';
+export { checkPlugin, formatReport, SCENARIO_NAMES } from './conformance/index.js';
+export type { ConformanceOptions, ScenarioName, ScenarioReport } from './conformance/index.js';
 export type { SpawnPlugin } from '../invoke.js';
 export { hasCheck, hasIpVersion, hasStatus } from '../version.js';
 export { SPEC_VERSIONS } from '../types.js';

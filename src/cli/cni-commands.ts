@@ -1,0 +1,64 @@
+// `netns cni check PLUGIN --conf FILE`: the conformance and stress runner of
+// netns/cni/testing against any plugin executable, its table on stdout
+// (exit 1 when a scenario failed).
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import type { Command } from 'commander';
+import { printResult, usageError } from './output.js';
+
+interface CheckFlags {
+  conf: string;
+  path?: string;
+  parallel?: string;
+  rounds?: string;
+  only?: string;
+  markdown?: boolean;
+  json?: boolean;
+}
+
+function wholeNumber(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text)) throw usageError(`${flag} takes a whole number, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+function readConf(file: string): Record<string, unknown> {
+  const text = readFileSync(file, 'utf8');
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    throw usageError(`--conf ${file} is not JSON: ${(error as Error).message}`);
+  }
+}
+
+async function check(plugin: string, flags: CheckFlags): Promise<void> {
+  const { checkPlugin, formatReport } = await import('../cni/testing/conformance/index.js');
+  // ^C or a service manager's stop ends the run through exit, where its namespaces are deleted
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(128 + os.constants.signals[signal]));
+  const rows = await checkPlugin({
+    plugin,
+    conf: readConf(flags.conf),
+    path: flags.path?.split(':').filter(Boolean),
+    parallel: wholeNumber(flags.parallel, '--parallel'),
+    rounds: wholeNumber(flags.rounds, '--rounds'),
+    only: flags.only?.split(',') as never,
+  });
+  printResult(rows, Boolean(flags.json), () => [formatReport(rows, { markdown: flags.markdown })]);
+  if (rows.some((row) => row.result === 'FAIL')) process.exitCode = 1;
+}
+
+export function addCniCommands(program: Command): void {
+  const cni = program.command('cni').description('tools for CNI plugin authors');
+  cni
+    .command('check')
+    .description('put a CNI plugin through the spec\'s error cases, DEL after the namespace is gone, parallel ADDs and DELs, killed and abandoned ADDs, with a leak check after each (as root, in namespaces of its own)')
+    .argument('<plugin>', 'the plugin executable')
+    .requiredOption('--conf <file>', 'its network configuration (JSON, one plugin, with cniVersion; name is replaced)')
+    .option('--path <dirs>', 'CNI_PATH directories before the plugin\'s own, /opt/cni/bin and /usr/lib/cni (colon-separated)')
+    .option('--parallel <n>', 'attachments in the parallel scenario', '10')
+    .option('--rounds <n>', 'rounds of the killed-ADD scenario', '10')
+    .option('--only <names>', 'only these scenarios (comma-separated)')
+    .option('--markdown', 'print the table as Markdown')
+    .option('--json', 'print JSON')
+    .action(check);
+}

@@ -1,0 +1,226 @@
+// The scenarios a runtime puts a plugin through on a busy node, each ending in
+// a leak check of the host and container namespaces: what the spec asks
+// (errors, version negotiation, DEL idempotent and after the namespace is
+// gone), and what kills and deadlines do (an ADD killed at a spread of
+// moments, an ADD abandoned while its IPAM is slow), and a storm of parallel
+// ADDs and DELs.
+import type { NetNS } from '../../../netns.js';
+import { callPlugin, describeExit, type CallEnv, type CallExit, type PluginUnderTest } from './plugin-run.js';
+import { describeDiff, diff, snapshot, type Snapshot } from './snapshot.js';
+import { slowIpam } from './slow-ipam.js';
+import type { Stand } from './stand.js';
+import { versionAtLeast } from '../../version.js';
+
+/** What every scenario gets. */
+export interface ScenarioContext {
+  plugin: PluginUnderTest;
+  stand: Stand;
+  /** The network configuration, name and IPAM directory already set for this run. */
+  conf: Record<string, unknown>;
+  /** host-local's directory for this network, when the configuration uses it. */
+  ipamDir?: string;
+  parallel: number;
+  rounds: number;
+  /** The median ADD wall time seen so far (ms): kill moments and deadlines follow it. */
+  addMs: number;
+}
+
+/** One scenario's outcome: failures as lines (none: it passed), or why it did not run. */
+export interface ScenarioOutcome {
+  failures: string[];
+  skipped?: string;
+  /** What was measured or noticed, for the report. */
+  note?: string;
+}
+
+const IFNAME = 'eth0';
+
+const stdinOf = (conf: Record<string, unknown>, prevResult?: unknown): string => JSON.stringify(prevResult === undefined ? conf : { ...conf, prevResult });
+
+function attachment(container: { ns: NetNS; id: string }): CallEnv {
+  return { containerId: container.id, netns: container.ns.path, ifname: IFNAME };
+}
+
+/** The host's and a container's state, to compare after a scenario. */
+async function states(ctx: ScenarioContext, container?: NetNS): Promise<Snapshot[]> {
+  return Promise.all([snapshot(ctx.stand.host, ctx.ipamDir), ...(container ? [snapshot(container)] : [])]);
+}
+
+function leaks(before: Snapshot[], after: Snapshot[], when: string): string[] {
+  return before.flatMap((state, i) => {
+    const change = diff(state, after[i]!);
+    if (change.added.length + change.removed.length === 0) return [];
+    return [`${when}, ${i === 0 ? 'host' : 'container'}: ${describeDiff(change)}`];
+  });
+}
+
+function expectOk(exit: CallExit, what: string): string[] {
+  return exit.code === 0 ? [] : [`${what}: ${describeExit(exit)}`];
+}
+
+function parseResult(exit: CallExit): unknown {
+  try {
+    return JSON.parse(exit.stdout);
+  } catch {
+    return undefined;
+  }
+}
+
+const hasCheck = (conf: Record<string, unknown>): boolean => versionAtLeast(String(conf.cniVersion), '0.4.0');
+
+export async function versionScenario(ctx: ScenarioContext): Promise<ScenarioOutcome> {
+  const exit = await callPlugin(ctx.plugin, 'VERSION', JSON.stringify({ cniVersion: ctx.conf.cniVersion }));
+  if (exit.code !== 0) return { failures: [`VERSION: ${describeExit(exit)}`] };
+  const supported = (parseResult(exit) as { supportedVersions?: unknown } | undefined)?.supportedVersions;
+  if (!Array.isArray(supported)) return { failures: [`VERSION printed no supportedVersions: ${exit.stdout.slice(0, 200)}`] };
+  const failures = supported.includes(ctx.conf.cniVersion) ? [] : [`VERSION does not list the configuration's ${String(ctx.conf.cniVersion)}`];
+  return { failures, note: `supports ${supported.join(', ')}` };
+}
+
+/** A bad call must fail with the spec's code and leave nothing behind. */
+export async function errorsScenario(ctx: ScenarioContext): Promise<ScenarioOutcome> {
+  const container = await ctx.stand.container();
+  const before = await states(ctx, container.ns);
+  const env = attachment(container);
+  const cases: [string, number, Promise<CallExit>][] = [
+    ['an unknown cniVersion', 1, callPlugin(ctx.plugin, 'ADD', stdinOf({ ...ctx.conf, cniVersion: '99.0.0' }), env)],
+    ['a configuration that is not JSON', 6, callPlugin(ctx.plugin, 'ADD', '{', env)],
+    ['no CNI_CONTAINERID', 4, callPlugin(ctx.plugin, 'ADD', stdinOf(ctx.conf), { ...env, containerId: '' })],
+    ['no CNI_IFNAME', 4, callPlugin(ctx.plugin, 'ADD', stdinOf(ctx.conf), { ...env, ifname: '' })],
+  ];
+  const failures: string[] = [];
+  for (const [what, code, call] of cases) {
+    const exit = await call;
+    if (exit.code === 0 || exit.cniCode !== code) failures.push(`ADD with ${what}: wanted error code ${code}, got ${describeExit(exit)}`);
+  }
+  failures.push(...leaks(before, await states(ctx, container.ns), 'after the refused calls'));
+  return { failures };
+}
+
+/**
+ * One ADD and DEL before the others, so that what a plugin makes once per host
+ * and keeps (a shared masquerade chain, iptables' nat table) is in every later
+ * scenario's starting state; what it left is listed, not failed.
+ */
+export async function warmUpScenario(ctx: ScenarioContext): Promise<ScenarioOutcome> {
+  const container = await ctx.stand.container();
+  const [before] = await states(ctx);
+  const env = attachment(container);
+  const add = await callPlugin(ctx.plugin, 'ADD', stdinOf(ctx.conf), env);
+  if (add.code !== 0) return { failures: [`ADD: ${describeExit(add)}`] };
+  ctx.addMs = add.ms;
+  const failures = expectOk(await callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf, parseResult(add)), env), 'DEL');
+  await ctx.stand.remove(container.ns);
+  const kept = diff(before!, (await states(ctx))[0]!);
+  return { failures, note: `kept after the first DEL (shared state, not counted later): ${kept.added.length} lines` };
+}
+
+/** ADD, CHECK, DEL, DEL again: a clean attachment and a clean removal. */
+export async function lifecycleScenario(ctx: ScenarioContext): Promise<ScenarioOutcome> {
+  const container = await ctx.stand.container();
+  const before = await states(ctx, container.ns);
+  const env = attachment(container);
+  const add = await callPlugin(ctx.plugin, 'ADD', stdinOf(ctx.conf), env);
+  if (add.code !== 0) return { failures: [`ADD: ${describeExit(add)}`] };
+  ctx.addMs = add.ms;
+  const result = parseResult(add);
+  const failures: string[] = result === undefined ? ['ADD printed no JSON result'] : [];
+  if (hasCheck(ctx.conf)) failures.push(...expectOk(await callPlugin(ctx.plugin, 'CHECK', stdinOf(ctx.conf, result), env), 'CHECK'));
+  const del = await callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf, result), env);
+  failures.push(...expectOk(del, 'DEL'), ...expectOk(await callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf, result), env), 'DEL again'));
+  failures.push(...leaks(before, await states(ctx, container.ns), 'after DEL'));
+  return { failures, note: `ADD ${add.ms.toFixed(0)} ms, DEL ${del.ms.toFixed(0)} ms` };
+}
+
+/** DEL once the container's namespace is gone: with its old path, then with none. */
+export async function netnsGoneScenario(ctx: ScenarioContext): Promise<ScenarioOutcome> {
+  const container = await ctx.stand.container();
+  const [before] = await states(ctx);
+  const env = attachment(container);
+  const add = await callPlugin(ctx.plugin, 'ADD', stdinOf(ctx.conf), env);
+  if (add.code !== 0) return { failures: [`ADD: ${describeExit(add)}`] };
+  await ctx.stand.remove(container.ns);
+  const result = parseResult(add);
+  const failures = [
+    ...expectOk(await callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf, result), env), 'DEL with the deleted namespace\'s path'),
+    ...expectOk(await callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf, result), { ...env, netns: '' }), 'DEL with no CNI_NETNS'),
+  ];
+  failures.push(...leaks([before!], await states(ctx), 'after DEL'));
+  return { failures };
+}
+
+/** `parallel` ADDs at once, CHECK of each, then as many DELs at once. */
+export async function parallelScenario(ctx: ScenarioContext): Promise<ScenarioOutcome> {
+  const [before] = await states(ctx);
+  const containers = await Promise.all(Array.from({ length: ctx.parallel }, () => ctx.stand.container()));
+  const started = performance.now();
+  const adds = await Promise.all(containers.map((c) => callPlugin(ctx.plugin, 'ADD', stdinOf(ctx.conf), attachment(c))));
+  const addWall = performance.now() - started;
+  const failures = adds.flatMap((exit, i) => expectOk(exit, `ADD ${i + 1}`));
+  if (hasCheck(ctx.conf)) {
+    for (const [i, c] of containers.entries()) {
+      if (adds[i]!.code === 0) failures.push(...expectOk(await callPlugin(ctx.plugin, 'CHECK', stdinOf(ctx.conf, parseResult(adds[i]!)), attachment(c)), `CHECK ${i + 1}`));
+    }
+  }
+  const delStarted = performance.now();
+  const dels = await Promise.all(containers.map((c, i) => callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf, parseResult(adds[i]!)), attachment(c))));
+  const delWall = performance.now() - delStarted;
+  failures.push(...dels.flatMap((exit, i) => expectOk(exit, `DEL ${i + 1}`)));
+  for (const c of containers) await ctx.stand.remove(c.ns);
+  failures.push(...leaks([before!], await states(ctx), `after ${ctx.parallel} DELs`));
+  return { failures: failures.slice(0, 5), note: `${ctx.parallel} ADDs ${addWall.toFixed(0)} ms, ${ctx.parallel} DELs ${delWall.toFixed(0)} ms (wall)` };
+}
+
+/** One round of a killed ADD: the runtime's DEL, nothing left, then ADD works again. */
+async function killedRound(ctx: ScenarioContext, killAtMs: number): Promise<string[]> {
+  const container = await ctx.stand.container();
+  const before = await states(ctx, container.ns);
+  const env = attachment(container);
+  const when = `killed at ${killAtMs.toFixed(0)} ms`;
+  const killed = await callPlugin(ctx.plugin, 'ADD', stdinOf(ctx.conf), env, killAtMs);
+  const failures = expectOk(await callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf), env), `${when}, then DEL`);
+  failures.push(...leaks(before, await states(ctx, container.ns), `${when}${killed.killed ? '' : ' (it ended first)'}, then DEL`));
+  const again = await callPlugin(ctx.plugin, 'ADD', stdinOf(ctx.conf), env);
+  failures.push(...expectOk(again, `${when}, then DEL, then ADD again`));
+  failures.push(...expectOk(await callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf, parseResult(again)), env), `${when}, the second DEL`));
+  await ctx.stand.remove(container.ns);
+  return failures;
+}
+
+/** ADDs killed (SIGKILL, as a runtime's deadline) at moments spread over a whole ADD. */
+export async function killedAddScenario(ctx: ScenarioContext): Promise<ScenarioOutcome> {
+  const failures: string[] = [];
+  let failedRounds = 0;
+  for (let round = 0; round < ctx.rounds; round++) {
+    const roundFailures = await killedRound(ctx, (ctx.addMs * (round + 0.5)) / ctx.rounds);
+    if (roundFailures.length > 0) failedRounds++;
+    failures.push(...roundFailures);
+  }
+  return { failures: failures.slice(0, 3), note: `${failedRounds} of ${ctx.rounds} rounds left something or failed` };
+}
+
+/** An ADD whose IPAM is slow, abandoned at a deadline, DEL at once; nothing may appear once the ADD's work ends. */
+export async function abandonedAddScenario(ctx: ScenarioContext): Promise<ScenarioOutcome> {
+  const ipamType = (ctx.conf.ipam as { type?: unknown } | undefined)?.type;
+  if (typeof ipamType !== 'string') return { failures: [], skipped: 'the configuration delegates to no IPAM plugin' };
+  const delayMs = Math.max(1000, 4 * ctx.addMs);
+  const slow = await slowIpam(ipamType, ctx.plugin.cniPath, delayMs);
+  try {
+    const plugin = { ...ctx.plugin, cniPath: [slow.dir, ...ctx.plugin.cniPath] };
+    const container = await ctx.stand.container();
+    const before = await states(ctx, container.ns);
+    const env = attachment(container);
+    const abandoned = await callPlugin(plugin, 'ADD', stdinOf(ctx.conf), env, delayMs / 2);
+    const failures = abandoned.killed ? [] : [`the ADD ended before its deadline (${describeExit(abandoned)}): the IPAM was not slowed`];
+    failures.push(...expectOk(await callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf), env), 'DEL after the abandoned ADD'));
+    // whatever the abandoned ADD still does happens after its IPAM ends: give it that, and as long again as a whole ADD takes
+    await slow.finished(2 * delayMs);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(500, 2 * ctx.addMs)));
+    failures.push(...leaks(before, await states(ctx, container.ns), 'once the abandoned ADD had ended'));
+    await callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf), env); // the runner's own cleanup, whatever was left
+    await ctx.stand.remove(container.ns);
+    return { failures, note: `IPAM slowed by ${delayMs.toFixed(0)} ms, ADD abandoned at ${(delayMs / 2).toFixed(0)} ms` };
+  } finally {
+    await slow.remove();
+  }
+}
