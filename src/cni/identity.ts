@@ -9,6 +9,9 @@
 // byte, cut to 128 bytes (nft's limit). The alias may hold 255 bytes and puts
 // the network last, so that the whole container id and ifname survive: GC
 // reads them back to release a stale attachment's IPAM allocation.
+// The host veth's name comes from the key too (hostEndNames), because the
+// alias can only be written once the link exists: the kernel ignores
+// IFLA_IFALIAS in the message that makes it.
 import { createHash } from 'node:crypto';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { Attachment } from './types.js';
@@ -72,9 +75,34 @@ export function keyOfTag(network: string, tag: string | null | undefined): strin
   const prefix = networkTagPrefix(network);
   if (tag === undefined || tag === null) return undefined; // a link with no alias (null as parsed JSON has it)
   if (typeof tag !== 'string') throw netnsError(ErrorCodes.INVALID_ARG, `keyOfTag: tag must be a string (a link's alias), got ${typeof tag}`);
-  if (!tag.startsWith(prefix)) return undefined;
-  const key = tag.slice(0, prefix.length + 16);
-  return /^[0-9a-f]{16}-[0-9a-f]{16}$/.test(key) && (tag.length === key.length || tag[key.length] === ',') ? key : undefined;
+  return tag.startsWith(prefix) ? leadingKey(tag) : undefined;
+}
+
+/** The attachment key a tag starts with, whichever network's (setupVeth knows the alias, not the network). */
+export function leadingKey(tag: string): string | undefined {
+  const key = /^[0-9a-f]{16}-[0-9a-f]{16}(?=,|$)/.exec(tag);
+  return key?.[0];
+}
+
+/** How many names hostEndNames gives: the first, then the alternates for a name another link holds. */
+const HOST_END_NAMES = 10;
+
+/**
+ * The names the host veth of the attachment with this key may have, in the
+ * order setupVeth tries them: `veth`, 4 hex digits of the network hash (so GC
+ * can tell its network's from the rest without knowing the attachment), then
+ * 7 of sha256(`<key>:<n>`), n = 0..9; 15 bytes, IFNAMSIZ's limit. The next is
+ * taken only when a link that is not this attachment's holds a name.
+ */
+export function hostEndNames(key: string): string[] {
+  if (typeof key !== 'string' || !/^[0-9a-f]{16}-[0-9a-f]{16}$/.test(key)) throw netnsError(ErrorCodes.INVALID_ARG, 'hostEndNames: key must be an attachment key (attachmentKey)');
+  const suffix = (n: number): string => createHash('sha256').update(`${key}:${n}`).digest('hex').slice(0, 7);
+  return Array.from({ length: HOST_END_NAMES }, (_, n) => `veth${key.slice(0, 4)}${suffix(n)}`);
+}
+
+/** Whether `name` has the shape of a hostEndNames name of `network`'s (which attachment's, only the alias says). */
+export function isHostEndNameOf(network: string, name: string): boolean {
+  return new RegExp(`^veth${networkTagPrefix(network).slice(0, 4)}[0-9a-f]{7}$`).test(name);
 }
 
 /** Printable ASCII as is; anything else %XX, so a comment prints safely and cuts at a byte without splitting a character. */

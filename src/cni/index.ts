@@ -10,7 +10,7 @@
  * @module netns/cni
  */
 export { handleCall, pluginMain } from './skel.js';
-export type { CallEnvironment, CallOutcome, CmdArgs, Handler, PluginFunctions, PluginInfo } from './skel.js';
+export type { CallEnvironment, CallOutcome, CmdArgs, Handler, HandleCallOptions, PluginFunctions, PluginInfo } from './skel.js';
 export { serveResident, shimPath } from './daemon/index.js';
 export type { ResidentOptions, ResidentServer } from './daemon/index.js';
 export { CniCode, CniError, toCniError } from './errors.js';

@@ -13,7 +13,7 @@ import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fs, os } from '../core/builtins.js';
 import { ErrorCodes, fromNative, netnsError } from '../core/errors.js';
-import { native } from '../core/native.js';
+import { native, type NativeBinding } from '../core/native.js';
 import { splitPath } from './env.js';
 import { CniCode, CniError } from './errors.js';
 import { parseResult } from './result.js';
@@ -84,18 +84,32 @@ function environmentList(env: NodeJS.ProcessEnv): string[] {
   });
 }
 
-/** Runs the plugin from the addon; a plugin that cannot be started throws its errno error (code ETXTBSY...). */
-async function runNative(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv): Promise<PluginExit> {
+/**
+ * Runs the plugin from the addon; a plugin that cannot be started throws its
+ * errno error (code ETXTBSY...). `signal` aborted kills it (SIGKILL): a call
+ * abandoned mid-delegate must not leave the delegate working on.
+ */
+async function runNative(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv, signal: AbortSignal | undefined): Promise<PluginExit> {
   if (pluginPath.includes('\0')) throw netnsError(ErrorCodes.INVALID_ARG, `a plugin path cannot hold NUL: ${JSON.stringify(pluginPath)}`);
   const environment = environmentList(env);
   let exit: { status: number | null; signal: number | null; stdout: Buffer; stderr: Buffer };
+  let started: ReturnType<NativeBinding['runProgram']>;
   try {
-    exit = await native().runProgram(pluginPath, environment, Buffer.isBuffer(stdin) ? stdin : Buffer.from(stdin));
+    started = native().runProgram(pluginPath, environment, Buffer.isBuffer(stdin) ? stdin : Buffer.from(stdin));
   } catch (error) {
     throw fromNative(error);
   }
-  const signal = exit.signal === null ? null : signalName(exit.signal);
-  return { code: exit.status, signal, stdout: exit.stdout, stderr: exit.stderr };
+  const kill = () => native().killProgram(started.pid);
+  signal?.addEventListener('abort', kill, { once: true });
+  try {
+    exit = await started.exit;
+  } catch (error) {
+    throw fromNative(error);
+  } finally {
+    signal?.removeEventListener('abort', kill);
+  }
+  const killed = exit.signal === null ? null : signalName(exit.signal);
+  return { code: exit.status, signal: killed, stdout: exit.stdout, stderr: exit.stderr };
 }
 
 function signalName(signal: number): NodeJS.Signals {
@@ -103,8 +117,8 @@ function signalName(signal: number): NodeJS.Signals {
   return (Object.keys(names) as NodeJS.Signals[]).find((name) => names[name] === signal) ?? (`SIG${signal}` as NodeJS.Signals);
 }
 
-function runOnce(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv, spawn: SpawnPlugin | undefined): Promise<PluginExit> {
-  if (spawn === undefined) return runNative(pluginPath, stdin, env);
+function runOnce(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv, spawn: SpawnPlugin | undefined, signal: AbortSignal | undefined): Promise<PluginExit> {
+  if (spawn === undefined) return runNative(pluginPath, stdin, env, signal);
   return new Promise((resolve, reject) => {
     const child = spawn(pluginPath, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
@@ -140,12 +154,13 @@ export function pluginFailure(pluginPath: string, exit: PluginExit): CniError {
 /**
  * Runs the plugin at `pluginPath` (no shell) with `env` and `stdin`, however
  * it exits; retried while the binary is being replaced (ETXTBSY), as Go's
- * invoke does. A plugin that cannot be started at all is code 999.
+ * invoke does. A plugin that cannot be started at all is code 999. `signal`
+ * (the addon's start only) kills it when aborted.
  */
-export async function runPlugin(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv, spawn?: SpawnPlugin): Promise<PluginExit> {
+export async function runPlugin(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv, spawn?: SpawnPlugin, signal?: AbortSignal): Promise<PluginExit> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await runOnce(pluginPath, stdin, env, spawn);
+      return await runOnce(pluginPath, stdin, env, spawn, signal);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ETXTBSY' && attempt < BUSY_ATTEMPTS) {
@@ -161,14 +176,19 @@ export async function runPlugin(pluginPath: string, stdin: ConfigBytes, env: Nod
 /**
  * Runs the plugin at `pluginPath` (no shell) with `env` and `stdin`; its
  * stdout on success (its stderr is passed on to ours, for the logs). A failure
- * rejects with a CniError carrying the plugin's own code and message.
+ * rejects with a CniError carrying the plugin's own code and message. With
+ * `signal` (a handler's CmdArgs.signal), the plugin is not started once it is
+ * aborted and is killed when it aborts; the call then rejects with its reason.
  */
-export async function execPlugin(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv): Promise<Buffer> {
+export async function execPlugin(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<Buffer> {
   assertBytes(stdin, 'execPlugin');
   if (typeof pluginPath !== 'string' || typeof env !== 'object' || env === null) {
     throw netnsError(ErrorCodes.INVALID_ARG, 'execPlugin takes a path, the configuration bytes and an environment object');
   }
-  const exit = await runPlugin(pluginPath, stdin, env);
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw netnsError(ErrorCodes.INVALID_ARG, 'execPlugin\'s signal must be an AbortSignal');
+  signal?.throwIfAborted();
+  const exit = await runPlugin(pluginPath, stdin, env, undefined, signal);
+  signal?.throwIfAborted(); // killed by us: the reason, not "killed by SIGKILL"
   if (exit.code !== 0) throw pluginFailure(pluginPath, exit);
   if (exit.stderr.length > 0) process.stderr.write(exit.stderr);
   return exit.stdout;
@@ -184,9 +204,9 @@ function assertEnvironment(env: unknown, caller: string): asserts env is Delegat
   if (typeof env !== 'object' || env === null) throw netnsError(ErrorCodes.INVALID_ARG, `${caller} takes the call's environment as an object (CmdArgs.env)`);
 }
 
-async function runDelegate(command: 'ADD' | DelegatedCommand, plugin: string, stdin: ConfigBytes, env: DelegateEnvironment): Promise<Buffer> {
+async function runDelegate(command: 'ADD' | DelegatedCommand, plugin: string, stdin: ConfigBytes, env: DelegateEnvironment, signal?: AbortSignal): Promise<Buffer> {
   const pluginPath = await findInPath(plugin, splitPath(env.CNI_PATH ?? ''));
-  return execPlugin(pluginPath, stdin, { ...env, CNI_COMMAND: command });
+  return execPlugin(pluginPath, stdin, { ...env, CNI_COMMAND: command }, signal);
 }
 
 /** The configuration's version, for a delegate's result that states none (Go's invoke does the same, cni#895). */
@@ -217,11 +237,15 @@ export function readPluginResult(stdout: string, fallbackVersion: string, plugin
   return { result, version: typeof own === 'string' && own !== '' ? own : fallbackVersion }; // parseResult refused any other type
 }
 
-/** ADD by `plugin` (found in env's CNI_PATH): its result, read by its own version (else the configuration's), in the current shape. */
-export async function delegateAdd(plugin: string, stdin: ConfigBytes, env: DelegateEnvironment = process.env): Promise<Result> {
+/**
+ * ADD by `plugin` (found in env's CNI_PATH): its result, read by its own
+ * version (else the configuration's), in the current shape. `signal` as
+ * execPlugin's: the plugin is killed when it aborts.
+ */
+export async function delegateAdd(plugin: string, stdin: ConfigBytes, env: DelegateEnvironment = process.env, signal?: AbortSignal): Promise<Result> {
   assertEnvironment(env, 'delegateAdd');
   const fallback = configVersion(stdin); // before ADD: a failure after it would leave an allocation behind
-  const stdout = await runDelegate('ADD', plugin, stdin, env);
+  const stdout = await runDelegate('ADD', plugin, stdin, env, signal);
   return readPluginResult(stdout.toString('utf8'), fallback, plugin).result;
 }
 

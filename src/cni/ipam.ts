@@ -22,6 +22,8 @@ export interface IpamInput {
   ifname?: string;
   /** The call's environment (CmdArgs.env): the delegate's CNI_PATH and variables. Without one, process.env. */
   env?: DelegateEnvironment;
+  /** The call's CmdArgs.signal: IPAM ADD is killed when it aborts (the releasing DEL never is). */
+  signal?: AbortSignal;
 }
 
 /** `ipam.type` of the configuration; code 7 if it names no plugin. */
@@ -44,7 +46,7 @@ function checkInput(input: unknown, fn: string): asserts input is IpamInput {
 export async function execAdd(input: IpamInput): Promise<Result> {
   checkInput(input, 'execAdd');
   const plugin = ipamType(input.config);
-  return withVersionFallback({ plugin, stdin: input.stdin, env: input.env, run: (stdin) => delegateAdd(plugin, stdin, input.env) });
+  return withVersionFallback({ plugin, stdin: input.stdin, env: input.env, run: (stdin) => delegateAdd(plugin, stdin, input.env, input.signal) });
 }
 
 /** IPAM DEL: releases what ADD allocated for this CNI_CONTAINERID and CNI_IFNAME; a second DEL succeeds. */
@@ -79,25 +81,39 @@ export async function execStatus(input: IpamInput): Promise<void> {
   return delegate('STATUS', ipamType(input.config), input.stdin, input.env);
 }
 
+/** IPAM DEL after a failed or abandoned ADD; its own failure goes to stderr, the ADD's is the one the runtime needs. */
+async function release(input: IpamInput): Promise<void> {
+  await execDel(input).catch((cleanup: unknown) => {
+    process.stderr.write(`releasing the IPAM allocation after a failed ADD failed too: ${(cleanup as Error).message}\n`);
+  });
+}
+
 /**
  * IPAM ADD, then `use(result)` (make the interface, set the addresses...);
  * if `use` fails, IPAM DEL releases the allocation before `use`'s error is
- * rethrown, so a failed ADD leaks no address (a DEL failure then is written to
- * stderr: the first error is the one the runtime needs).
+ * rethrown, so a failed ADD leaks no address.
  *
  * Nothing is released when IPAM ADD itself fails: host-local refuses a second
  * ADD for an attachment it already holds ("duplicate allocation is not
  * allowed"), and a DEL then would free the address of the live first ADD.
+ * An ADD abandoned (input.signal aborted) is another matter: its IPAM ADD,
+ * killed, may have allocated, the runtime counts the whole ADD as failed,
+ * so the allocation is released; abandoned once IPAM answered, `use` is not run.
  */
 export async function execAddThen<T>(input: IpamInput, use: (result: Result) => T | Promise<T>): Promise<T> {
   if (typeof use !== 'function') throw netnsError(ErrorCodes.INVALID_ARG, 'execAddThen needs a function to run with the IPAM result');
-  const result = await execAdd(input);
+  let result: Result;
   try {
+    result = await execAdd(input);
+  } catch (error) {
+    if (input.signal?.aborted) await release(input);
+    throw error;
+  }
+  try {
+    input.signal?.throwIfAborted();
     return await use(result);
   } catch (error) {
-    await execDel(input).catch((cleanup: unknown) => {
-      process.stderr.write(`releasing the IPAM allocation after a failed ADD failed too: ${(cleanup as Error).message}\n`);
-    });
+    await release(input);
     throw error;
   }
 }

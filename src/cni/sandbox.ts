@@ -6,7 +6,7 @@
 // none, since it must clean up the host side whatever became of the container,
 // but is refused the plugin's own namespace too.
 import { callNative, ErrorCodes, NetnsError } from '../core/errors.js';
-import { native } from '../core/native.js';
+import { native, type NsIdentity } from '../core/native.js';
 import { CniCode, CniError } from './errors.js';
 import type { Environment } from './env.js';
 
@@ -20,9 +20,10 @@ function invalidNetns(message: string, details = ''): CniError {
 /**
  * Whether the container's namespace is gone (DEL only: CNI_NETNS empty,
  * missing, or no longer a namespace); throws code 8 where the command cannot
- * go on. GC, STATUS and VERSION have no namespace: false.
+ * go on. GC, STATUS and VERSION have no namespace: false. `host` names the
+ * plugin's own namespace (CmdArgs.hostNs: a resident daemon's caller's).
  */
-export async function checkNetns(env: Environment): Promise<boolean> {
+export async function checkNetns(env: Environment, host: () => NsIdentity): Promise<boolean> {
   const { command, netns } = env;
   if (command !== 'ADD' && command !== 'CHECK' && command !== 'DEL') return false;
   if (netns === '') return true; // only DEL gets here: the others require it
@@ -35,7 +36,7 @@ export async function checkNetns(env: Environment): Promise<boolean> {
     if (command === 'DEL' && GONE.has(code)) return true;
     throw invalidNetns(`CNI_NETNS ${JSON.stringify(netns)} is not a usable network namespace`, error instanceof Error ? error.message : String(error));
   }
-  const own = callNative(() => native().threadNetns());
+  const own = host();
   if (!env.netnsOverride && own.dev === identity.dev && own.ino === identity.ino) {
     throw invalidNetns(`CNI_NETNS ${JSON.stringify(netns)} is the plugin's own network namespace`, 'a runtime passes the container\'s; test harnesses set CNI_NETNS_OVERRIDE=1');
   }

@@ -4,8 +4,11 @@
 // the configuration's version, nothing for the other commands, the error
 // object (with cniVersion) on stdout and a non-zero exit on failure.
 import { ErrorCodes, netnsError } from '../core/errors.js';
+import { own } from '../core/own.js';
+import { NetNS } from '../netns.js';
 import { CNI_NAME, readEnvironment, type Environment } from './env.js';
 import { CniCode, CniError, toCniError } from './errors.js';
+import { CallHost } from './host-ns.js';
 import { convertResult, type WireResult } from './result.js';
 import { checkNetns } from './sandbox.js';
 import type { CniCommand, NetConf, Result } from './types.js';
@@ -32,6 +35,15 @@ export interface CmdArgs<C extends NetConf = NetConf> {
   /** CNI_PATH's directories. */
   path: string[];
   /**
+   * The namespace the plugin acts in as the host: where host ends, host
+   * routes, masquerade rules and address sets go, as a plugin process acts
+   * where it is run. Under pluginMain, the process's own (opened when first
+   * read); in resident mode, the namespace the shim was run in, which need not
+   * be the daemon's. The call closes it when it ends: a handler does not
+   * (no `using`), and does not keep it past its end.
+   */
+  hostNs: NetNS;
+  /**
    * The call's whole environment: what a delegate is run with (execAdd(args)
    * and the other IPAM calls take it from here). process.env for a plugin run
    * as a process; in resident mode, the environment the shim forwarded.
@@ -41,6 +53,16 @@ export interface CmdArgs<C extends NetConf = NetConf> {
   stdin: Buffer;
   /** The configuration, parsed; only cniVersion and name have been checked, the plugin checks its own keys. */
   config: C;
+  /**
+   * Aborted when the call is abandoned: in resident mode, when its caller
+   * went away (the shim gave up at NETNS_CNI_TIMEOUT or was killed) or, for
+   * an ADD, when a DEL of the same attachment came. Its reason is the
+   * CniError to fail with. A handler checks it between steps
+   * (`signal.throwIfAborted()`) and undoes what it made, so that an abandoned
+   * ADD leaves nothing behind; delegates (IPAM) are killed when it aborts.
+   * Never aborted under pluginMain, whose process the runtime kills instead.
+   */
+  signal: AbortSignal;
 }
 
 /** A call's environment variables, as process.env holds them. */
@@ -88,6 +110,27 @@ export interface CallOutcome {
   stderr: string;
   /** 0 on success, 1 when stdout holds an error object. */
   exitCode: number;
+}
+
+/** handleCall's options. */
+export interface HandleCallOptions {
+  /** The call's CmdArgs.signal (default: one never aborted); see CmdArgs.signal. */
+  signal?: AbortSignal;
+  /**
+   * The call's CmdArgs.hostNs, also the namespace CNI_NETNS must not be
+   * (default: the calling thread's, opened for the call if asked for). It
+   * stays the caller's: open until handleCall settles, closed by the caller.
+   */
+  hostNs?: NetNS;
+}
+
+/** The caller's options, checked; a fresh signal, never aborted, when none was given. */
+function callOptions(options: HandleCallOptions): { signal: AbortSignal; hostNs: NetNS | undefined } {
+  if (typeof options !== 'object' || options === null) throw netnsError(ErrorCodes.INVALID_ARG, 'handleCall\'s options must be an object');
+  const { signal, hostNs } = own(options);
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw netnsError(ErrorCodes.INVALID_ARG, 'handleCall\'s options.signal must be an AbortSignal');
+  if (hostNs !== undefined && !(hostNs instanceof NetNS)) throw netnsError(ErrorCodes.INVALID_ARG, 'handleCall\'s options.hostNs must be a NetNS');
+  return { signal: signal ?? new AbortController().signal, hostNs };
 }
 
 const HANDLER_OF = { ADD: 'add', DEL: 'del', CHECK: 'check', GC: 'gc', STATUS: 'status' } as const;
@@ -151,14 +194,33 @@ function checkVersion(command: CniCommand, version: string, info: PluginInfo): v
 }
 
 /** Runs one invocation; returns what goes to stdout on success (ADD's result), or undefined. */
-async function dispatch<C extends NetConf>(env: Environment, whole: CallEnvironment, stdin: Buffer, config: C, version: string, funcs: PluginFunctions<C>): Promise<WireResult | undefined> {
+async function dispatch<C extends NetConf>(env: Environment, whole: CallEnvironment, stdin: Buffer, config: C, version: string, funcs: PluginFunctions<C>, options: ReturnType<typeof callOptions>): Promise<WireResult | undefined> {
   const command = env.command as CmdArgs['command'];
   const handler: Handler<C, Result | void> | undefined = funcs[HANDLER_OF[command]];
   if (!handler) return undefined;
-  const netnsGone = await checkNetns(env);
+  using host = new CallHost(options.hostNs);
+  const netnsGone = await checkNetns(env, () => host.identity());
   const { containerId, ifname, netns, args, path } = env;
+  const { signal } = options;
+  signal.throwIfAborted(); // abandoned while it waited (resident mode): nothing was made, nothing to undo
+  const cmdArgs: CmdArgs<C> = {
+    command,
+    containerId,
+    ifname,
+    netns,
+    netnsGone,
+    args,
+    path,
+    env: whole,
+    stdin,
+    config,
+    signal,
+    get hostNs() {
+      return host.ns;
+    },
+  };
   // Called as a method: a plugin may keep its handlers on a class.
-  const returned = await Reflect.apply(handler, funcs, [{ command, containerId, ifname, netns, netnsGone, args, path, env: whole, stdin, config }]);
+  const returned = await Reflect.apply(handler, funcs, [cmdArgs]);
   if (command !== 'ADD') return undefined;
   if (returned === undefined) throw new CniError(CniCode.INTERNAL, 'the plugin\'s ADD handler returned no result');
   return convertResult(returned, version);
@@ -177,12 +239,16 @@ async function dispatch<C extends NetConf>(env: Environment, whole: CallEnvironm
  * 999, each with its message; nothing a call brings makes it reject. Its own
  * arguments are checked first, as checkArguments does for pluginMain: a
  * missing handler, versions, env or readStdin rejects with ERR_NETNS_INVALID_ARG.
+ * `options.signal` becomes the handler's CmdArgs.signal: a call whose signal
+ * is aborted before its handler starts fails with the signal's reason unrun;
+ * `options.hostNs` its CmdArgs.hostNs.
  */
-export async function handleCall<C extends NetConf>(funcs: PluginFunctions<C>, info: PluginInfo, env: CallEnvironment, readStdin: () => Promise<Buffer>): Promise<CallOutcome> {
+export async function handleCall<C extends NetConf>(funcs: PluginFunctions<C>, info: PluginInfo, env: CallEnvironment, readStdin: () => Promise<Buffer>, options: HandleCallOptions = {}): Promise<CallOutcome> {
   // The caller's slips, not the runtime's: rejected, never answered as a CNI error.
   checkArguments(funcs as PluginFunctions<never>, info, 'handleCall');
   if (typeof env !== 'object' || env === null) throw netnsError(ErrorCodes.INVALID_ARG, 'handleCall needs env: the call\'s environment variables (an object)');
   if (typeof readStdin !== 'function') throw netnsError(ErrorCodes.INVALID_ARG, 'handleCall needs readStdin: a function resolving with the configuration\'s bytes');
+  const given = callOptions(options);
   if (!env.CNI_COMMAND) return { stdout: Buffer.alloc(0), stderr: about(info), exitCode: 0 };
   let version = CURRENT_VERSION; // the error object's, until the configuration says otherwise
   try {
@@ -193,7 +259,7 @@ export async function handleCall<C extends NetConf>(funcs: PluginFunctions<C>, i
     version = versionOf(config);
     checkName(config);
     checkVersion(checked.command, version, info);
-    const result = await dispatch(checked, env, stdin, config as C, version, funcs);
+    const result = await dispatch(checked, env, stdin, config as C, version, funcs, given);
     return result ? printed(result, 0) : { stdout: Buffer.alloc(0), stderr: '', exitCode: 0 };
   } catch (error) {
     return printed(toCniError(error).toErrorObject(version), 1);

@@ -1,11 +1,15 @@
 // A veth pair between a container's namespace and the host's, as Go's
-// ip.SetupVeth: the container end named as asked, the host end `veth` + 8
-// random hex digits, both made by one message from inside the container (the
-// peer placed directly in the host namespace: no half-made pair, and no
-// moment where the host end sits in the container), the MTU (and a transmit
-// queue length, if asked) on both ends, the host end up with IPv6 router
-// advertisements ignored (accept_ra=0). Each end's result entry carries the
-// MTU the kernel gave it (spec 1.1 `interfaces[].mtu`).
+// ip.SetupVeth: the container end named as asked, both made by one message
+// from inside the container (the peer placed directly in the host namespace:
+// no half-made pair, and no moment where the host end sits in the container),
+// the MTU (and a transmit queue length, if asked) on both ends, the host end
+// up with IPv6 router advertisements ignored (accept_ra=0). Each end's result
+// entry carries the MTU the kernel gave it (spec 1.1 `interfaces[].mtu`).
+// Given an alias that starts with an attachment key (hostAlias's), the host
+// end is named from that key (hostEndNames) in the creating message, so DEL
+// and GC find it by name from the moment it exists, even if the ADD is killed
+// before the alias is written; a retried ADD deletes such a leftover of its
+// own. Without one, the host end is `veth` + 8 random hex digits, as Go's.
 import { randomBytes } from 'node:crypto';
 import { ErrorCodes, NetnsError, netnsError } from '../core/errors.js';
 import { attr, AttributeMap } from '../netlink/attributes.js';
@@ -16,10 +20,12 @@ import { own } from '../netlink/validate.js';
 import type { NetNS } from '../netns.js';
 import type { Interface } from './types.js';
 import { checkNetlink, checkNs, checkObject, checkString } from './arg-checks.js';
+import { hostEndNames, leadingKey } from './identity.js';
+import { isPeerOf, isUnaliasedHostEnd } from './leftover.js';
 
 const IFLA_IFALIAS = 20;
 /** As Go's SetupVeth: a fresh random name this many times before giving up. */
-const NAME_ATTEMPTS = 10;
+const RANDOM_NAMES = 10;
 
 /** What setupVeth takes: the two namespaces, the container end's name, and optional MTU, queue length, MAC and host alias. */
 export interface VethOptions {
@@ -39,7 +45,10 @@ export interface VethOptions {
   mac?: string;
   /** The namespace of the host end. */
   hostNs: NetNS;
-  /** IFLA_IFALIAS of the host end (e.g. hostAlias(network, attachment), by which findHostEnd and GC find it). */
+  /**
+   * IFLA_IFALIAS of the host end (e.g. hostAlias(network, attachment), by which findHostEnd and GC find it).
+   * When it starts with an attachment key, as hostAlias's does, the host end is named from that key, not at random.
+   */
   hostAlias?: string;
 }
 
@@ -67,11 +76,14 @@ const randomName = (): string => `veth${randomBytes(4).toString('hex')}`;
 
 /**
  * Makes a veth pair as Go's ip.SetupVeth: the container end named `ifname`
- * inside `containerNs`, the host end `veth` + 8 random hex digits in `hostNs`,
- * made in one message (never a half-made pair), the host end up with IPv6
- * router advertisements ignored; the container end is left down for
- * configureInterface. Async, over netlink. Rejects with EEXIST when the
- * container already has `ifname` (or 10 random host names were all taken),
+ * inside `containerNs`, the host end in `hostNs`, made in one message (never
+ * a half-made pair), the host end up with IPv6 router advertisements ignored;
+ * the container end is left down for configureInterface. The host end is
+ * named from the attachment key `hostAlias` starts with (the first of its
+ * names no other link holds; a pair of the same attachment an earlier ADD
+ * left, alias written or not, is deleted first), or `veth` + 8 random hex
+ * digits without one. Async, over netlink. Rejects with EEXIST when the
+ * container already has `ifname` (or no host name was free),
  * ERR_NETNS_INVALID_ARG for a bad alias, or the kernel's code; on failure
  * after the pair was made, the pair is deleted again.
  */
@@ -82,29 +94,51 @@ export async function setupVeth(options: VethOptions): Promise<Veth> {
   checkNs('setupVeth', 'options.hostNs', hostNs);
   checkString('setupVeth', 'options.ifname', ifname);
   if (hostAlias !== undefined) checkAlias(hostAlias);
+  const key = hostAlias === undefined ? undefined : leadingKey(hostAlias);
   const both = { ...(asked ? { mtu: asked } : {}), ...(txQueueLength === undefined ? {} : { txQueueLength }) };
-  const inside = await openNetlink(containerNs);
-  try {
-    await refuseExisting(inside, ifname);
-    for (let attempt = 1; ; attempt++) {
-      const hostName = randomName();
-      try {
-        const peer = { name: hostName, netns: hostNs, ...both };
-        const link = await inside.links.add({ kind: 'veth', name: ifname, ...both, ...(mac === undefined ? {} : { mac }), peer });
-        const host = await finishHostEnd(hostNs, hostName, hostAlias).catch(async (error: unknown) => {
-          await inside.links.delete(link.index).catch(() => {}); // the host end goes with it; the first failure is the one to report
-          throw error;
-        });
-        return { host: { name: hostName, mac: host.mac!, mtu: host.mtu }, container: { name: ifname, mac: link.mac!, mtu: link.mtu, sandbox: containerNs.path } };
-      } catch (error) {
-        if ((error as NetnsError).code !== 'EEXIST') throw error;
-        await refuseExisting(inside, ifname); // taken meanwhile: not a clash of the random name
-        if (attempt === NAME_ATTEMPTS) throw netnsError('EEXIST', `setupVeth: ${NAME_ATTEMPTS} random host interface names were all taken in ${hostNs.path}`, { cause: error });
-      }
+  using inside = await openNetlink(containerNs);
+  using host = await openNetlink(hostNs);
+  const names = key === undefined ? Array.from({ length: RANDOM_NAMES }, randomName) : await freeNames(host, inside, containerNs, ifname, key);
+  await refuseExisting(inside, ifname);
+  for (const hostName of names) {
+    try {
+      const peer = { name: hostName, netns: hostNs, ...both };
+      const link = await inside.links.add({ kind: 'veth', name: ifname, ...both, ...(mac === undefined ? {} : { mac }), peer });
+      const end = await finishHostEnd(hostNs, host, hostName, hostAlias).catch(async (error: unknown) => {
+        await inside.links.delete(link.index).catch(() => {}); // the host end goes with it; the first failure is the one to report
+        throw error;
+      });
+      return { host: { name: hostName, mac: end.mac!, mtu: end.mtu }, container: { name: ifname, mac: link.mac!, mtu: link.mtu, sandbox: containerNs.path } };
+    } catch (error) {
+      if ((error as NetnsError).code !== 'EEXIST') throw error;
+      await refuseExisting(inside, ifname); // taken meanwhile: not a clash of the host name
     }
-  } finally {
-    inside.close();
   }
+  throw netnsError('EEXIST', `setupVeth: the ${key === undefined ? `${RANDOM_NAMES} random` : 'attachment\'s'} host interface names were all taken in ${hostNs.path}`);
+}
+
+/**
+ * The attachment's host-end names (hostEndNames of `key`) that no other
+ * link holds. A pair of its own that an earlier ADD left (killed, or retried
+ * without a DEL) is deleted first, its container end with it: the host end
+ * whose alias carries `key`, or one without an alias (isUnaliasedHostEnd)
+ * whose peer is `ifname` in the container. Anything else keeps its name.
+ */
+async function freeNames(host: Netlink, inside: Netlink, containerNs: NetNS, ifname: string, key: string): Promise<string[]> {
+  const links = await listWithAliases(host);
+  const free: string[] = [];
+  for (const name of hostEndNames(key)) {
+    const link = links.find((l) => l.name === name);
+    if (link !== undefined) {
+      const ours = link.kind === 'veth' && (leadingKey(link.alias ?? '') === key || (isUnaliasedHostEnd(link) && (await isPeerOf(host, link, inside, containerNs, ifname))));
+      if (!ours) continue;
+      await host.links.delete(link.index).catch((error: NetnsError) => {
+        if (error.code !== 'ENODEV') throw error; // gone meanwhile
+      });
+    }
+    free.push(name);
+  }
+  return free;
 }
 
 async function refuseExisting(nl: Netlink, ifname: string): Promise<void> {
@@ -116,18 +150,13 @@ async function refuseExisting(nl: Netlink, ifname: string): Promise<void> {
 }
 
 /** accept_ra=0 (when IPv6 is there at all), the alias, up; returns the link as it is then. */
-async function finishHostEnd(hostNs: NetNS, name: string, alias: string | undefined): Promise<Link> {
+async function finishHostEnd(hostNs: NetNS, host: Netlink, name: string, alias: string | undefined): Promise<Link> {
   await hostNs.sysctl.set(`net/ipv6/conf/${name}/accept_ra`, 0).catch((error: NetnsError) => {
     if (error.code !== 'ENOENT') throw error; // no IPv6 on this host
   });
-  const host = await openNetlink(hostNs);
-  try {
-    if (alias !== undefined) await setAlias(host, name, alias);
-    await host.links.up(name);
-    return await host.links.get(name);
-  } finally {
-    host.close();
-  }
+  if (alias !== undefined) await setAlias(host, name, alias);
+  await host.links.up(name);
+  return host.links.get(name);
 }
 
 function checkAlias(alias: unknown): void {

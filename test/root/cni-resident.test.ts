@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { NetNS } from '../../dist/index.js';
+import { AddressSets } from '../../dist/addrset/index.js';
+import { attachmentKey, networkTagPrefix } from '../../dist/cni/plumbing.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
 import { execOutcome, type ExecOutcome } from '../helpers/exec-outcome.js';
 import { distUrl } from '../helpers/node-child.js';
@@ -48,6 +50,24 @@ function startDaemon(host: NetNS, argv: string[]): Promise<{ child: ChildProcess
   });
 }
 
+/** The addresses in each attachment's set (undefined: none, or its destroy pending), and whether the network's table is there at all. */
+async function addressSets(host: NetNS, network: string, containerIds: string[]): Promise<{ table: boolean; held: (string | undefined)[] }> {
+  const table = `cni_ptp_${networkTagPrefix(network).slice(0, -1)}`;
+  const sets = await AddressSets.openExisting({ netns: host, table, readOnly: true });
+  if (!sets) return { table: false, held: containerIds.map(() => undefined) };
+  try {
+    const held = [];
+    for (const id of containerIds) {
+      const details = await sets.inspect(attachmentKey(network, { containerID: id, ifname: 'eth0' }));
+      // A reader sees another process's live owner as 'orphan' (recorded, no deadline).
+      held.push(details.state === 'orphan' ? details.v4.elements.join(' ') : undefined);
+    }
+    return { table: true, held };
+  } finally {
+    await sets.close();
+  }
+}
+
 const attach = (command: string, container: NetNS, containerId: string) => ({ CNI_COMMAND: command, CNI_CONTAINERID: containerId, CNI_NETNS: container.path, CNI_IFNAME: 'eth0' });
 
 describe.skipIf(!privileged || !haveGoPlugins)('resident mode: the shim and the cni-ptp daemon', () => {
@@ -65,7 +85,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('resident mode: the shim and the 
   const conf = (network: string, subnet: string, extra: Record<string, unknown> = {}) => {
     const dataDir = mkdtempSync(join(tmpdir(), `netns-cni-resident-${tag}-`));
     dataDirs.push(dataDir);
-    return { cniVersion: '1.0.0', name: network, type: name, ipMasq: true, mtu: 1400, ipam: { type: 'host-local', subnet, dataDir, routes: [{ dst: '0.0.0.0/0' }] }, addressSets: { deleteDelayMs: 0 }, ...extra };
+    return { cniVersion: '1.0.0', name: network, type: name, ipMasq: true, mtu: 1400, dataDir: join(dataDir, 'ptp'), ipam: { type: 'host-local', subnet, dataDir, routes: [{ dst: '0.0.0.0/0' }] }, addressSets: { deleteDelayMs: 0 }, ...extra };
   };
   const env = (extra: Record<string, string>) => ({ PATH: process.env.PATH ?? '', CNI_PATH: GO_PLUGINS, ...extra });
   const viaShim = (extra: Record<string, string>, input: object | string = '') => exec(hosts.host, [shim], env(extra), typeof input === 'string' ? input : JSON.stringify(input));
@@ -164,8 +184,9 @@ describe.skipIf(!privileged || !haveGoPlugins)('resident mode: the shim and the 
     for (const [i, c] of containers.entries()) expect((await c.execFile('ip', ['-4', '-o', 'addr', 'show', 'dev', 'eth0'])).stdout).toContain(addresses[i]!);
     const hostVeths = await hosts.host.execFile('ip', ['-o', 'link', 'show', 'type', 'veth']);
     expect(hostVeths.stdout.trim().split('\n')).toHaveLength(PARALLEL);
-    const { stdout: sets } = await hosts.host.execFile('nft', ['list', 'sets']);
-    expect(sets.match(/\bset \S+/g)?.length).toBeGreaterThanOrEqual(PARALLEL);
+    // Each pod's address in its own set: no call's change lost in the shared transactions.
+    const ids = containers.map((_, i) => `ctr-many-${i}`);
+    expect((await addressSets(hosts.host, config.name, ids)).held).toEqual(addresses.map((address) => address.split('/')[0]));
 
     const dels = await Promise.all(containers.map((c, i) => viaShim(attach('DEL', c, `ctr-many-${i}`), config)));
     expect(dels.filter((r) => r.code !== 0 || r.stdout !== '')).toEqual([]);
@@ -173,11 +194,54 @@ describe.skipIf(!privileged || !haveGoPlugins)('resident mode: the shim and the 
     for (const c of containers) expect((await c.execFile('ip', ['-o', 'link', 'show'])).stdout).not.toContain('eth0');
     const allocations = readdirSync(join(config.ipam.dataDir, config.name)).filter((file) => /^\d/.test(file));
     expect(allocations).toEqual([]);
-    // Only the address-set library's own bookkeeping set may stay (as_owners): no attachment's.
+    // No attachment's set, and the network's table gone with its last set (deleteDelayMs 0), as sequential DELs leave it.
+    expect(await addressSets(hosts.host, config.name, ids)).toEqual({ table: false, held: ids.map(() => undefined) });
     expect((await hosts.host.execFile('nft', ['list', 'sets'])).stdout).not.toMatch(/\bset (?!as_owners )/);
     const { stdout: rules } = await hosts.host.execFile('nft', ['list', 'ruleset']);
     expect(rules).not.toContain(`ctr-many-`);
   }, 180_000); // a hundred calls and their checks, on a loaded machine
+
+  it('a plugin process on the same network during a resident storm is neither lost nor kept waiting past the storm', async () => {
+    const config = conf(`mixed-${tag}`, '10.75.0.0/24');
+    const storm = Array.from({ length: 20 }, (_, i) => hosts[`p${i}`]!);
+    storm.forEach((c, i) => added.push([c, `ctr-mixed-${i}`, config]));
+    added.push([hosts.c2, 'ctr-mixed-process', config]);
+    const ids = [...storm.map((_, i) => `ctr-mixed-${i}`), 'ctr-mixed-process'];
+    // The process starts with the storm: its lock waits for the daemon's writer, or the daemon's for it.
+    const [processAdd, ...adds] = await Promise.all([
+      viaProcess(attach('ADD', hosts.c2, 'ctr-mixed-process'), config),
+      ...storm.map((c, i) => viaShim(attach('ADD', c, `ctr-mixed-${i}`), config)),
+    ]);
+    expect([processAdd, ...adds].filter((r) => r.code !== 0)).toEqual([]);
+    const addresses = [...adds, processAdd].map((r) => (JSON.parse(r.stdout) as { ips: { address: string }[] }).ips[0]!.address.split('/')[0]);
+    expect((await addressSets(hosts.host, config.name, ids)).held).toEqual(addresses);
+
+    const dels = await Promise.all([
+      ...storm.map((c, i) => viaShim(attach('DEL', c, `ctr-mixed-${i}`), config)),
+      viaProcess(attach('DEL', hosts.c2, 'ctr-mixed-process'), config),
+    ]);
+    expect(dels.filter((r) => r.code !== 0 || r.stdout !== '')).toEqual([]);
+    added.splice(-ids.length);
+    // Whichever DEL is last, the network's table goes with the last set.
+    expect(await addressSets(hosts.host, config.name, ids)).toEqual({ table: false, held: ids.map(() => undefined) });
+  }, 180_000);
+
+  it('the last DEL\'s set and the network\'s table go at the end of the delay, with no later call', async () => {
+    const DELAY = 300;
+    const config = conf(`timer-${tag}`, '10.76.0.0/24', { addressSets: { deleteDelayMs: DELAY } });
+    const table = `cni_ptp_${networkTagPrefix(config.name).slice(0, -1)}`;
+    added.push([hosts.c1, 'ctr-timer', config]);
+    expect(await viaShim(attach('ADD', hosts.c1, 'ctr-timer'), config)).toMatchObject({ code: 0 });
+    const deleting = Date.now();
+    expect(await viaShim(attach('DEL', hosts.c1, 'ctr-timer'), config)).toEqual({ code: 0, stdout: '', stderr: '' });
+    // No event tells of a table's deletion here: the table list is polled, with a generous bound for a loaded machine.
+    const tables = async () => (JSON.parse((await hosts.host.execFile('nft', ['-j', 'list', 'tables'])).stdout).nftables as { table?: { name: string } }[]).map((entry) => entry.table?.name);
+    const bound = Date.now() + 60_000;
+    while ((await tables()).includes(table) && Date.now() < bound) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await tables()).not.toContain(table);
+    // Not at the DEL: its set waited for its delay (a lower bound only, which no slowness can break).
+    expect(Date.now() - deleting).toBeGreaterThanOrEqual(DELAY);
+  }, 90_000);
 
   it("one call's environment is never another's: calls at once with different CNI_PATH each find their own IPAM plugin", async () => {
     const config = conf(`env-${tag}`, '10.74.0.0/24');

@@ -1,7 +1,8 @@
 // The host veth's alias: whole enough for GC to read the attachment back
-// (container id and ifname) and release its IPAM allocation.
+// (container id and ifname) and release its IPAM allocation; and its name,
+// derived from the same key so that it can be found before the alias is written.
 import { describe, expect, it } from 'vitest';
-import { attachmentKey, attachmentOf, hostAlias, keyOfTag, masqueradeComment, networkTagPrefix } from '../../dist/cni/identity.js';
+import { attachmentKey, attachmentOf, hostAlias, hostEndNames, isHostEndNameOf, keyOfTag, leadingKey, masqueradeComment, networkTagPrefix } from '../../dist/cni/identity.js';
 
 const ID = 'f'.repeat(64);
 
@@ -38,5 +39,29 @@ describe('host aliases', () => {
     for (const call of [() => keyOfTag('net', 42 as never), () => attachmentOf('net', {} as never), () => networkTagPrefix(10n as never)]) {
       expect(call).toThrow(expect.objectContaining({ name: 'NetnsError', code: 'ERR_NETNS_INVALID_ARG' }));
     }
+  });
+});
+
+describe('host end names', () => {
+  const key = attachmentKey('net', { containerID: ID, ifname: 'eth0' });
+
+  it('are 10 distinct 15-byte names, the same each time, led by the network hash, which GC recognises', () => {
+    const names = hostEndNames(key);
+    expect(names).toHaveLength(10);
+    expect(new Set(names).size).toBe(10);
+    for (const name of names) expect(name).toMatch(new RegExp(`^veth${networkTagPrefix('net').slice(0, 4)}[0-9a-f]{7}$`));
+    expect(hostEndNames(key)).toEqual(names);
+    expect(hostEndNames(attachmentKey('net', { containerID: ID, ifname: 'eth1' }))[0]).not.toBe(names[0]);
+    expect(names.every((name) => isHostEndNameOf('net', name))).toBe(true);
+    expect(isHostEndNameOf('other', names[0]!)).toBe(networkTagPrefix('other').slice(0, 4) === networkTagPrefix('net').slice(0, 4));
+    expect(isHostEndNameOf('net', 'veth0123abcd')).toBe(false);
+  });
+
+  it('come from the key an alias starts with, whichever network it is', () => {
+    expect(leadingKey(hostAlias('net', { containerID: ID, ifname: 'eth0' }))).toBe(key);
+    expect(leadingKey(key)).toBe(key);
+    expect(leadingKey(`${key}x`)).toBeUndefined();
+    expect(leadingKey("a user's alias")).toBeUndefined();
+    expect(() => hostEndNames('not a key')).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
   });
 });

@@ -3,8 +3,11 @@
 // plugin that misbehaves. What a plugin relies on: its stdin arrives whole,
 // both outputs come back whole however large, an error object on stdout is
 // read as the delegate's own error, a binary being replaced is retried, and
-// the delegate gets no descriptor of ours and no signal Node ignores.
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+// the delegate gets no descriptor of ours and no signal Node ignores, and an
+// aborted call's delegate is killed.
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -79,6 +82,24 @@ describe('the delegate process', () => {
     await expect(execPlugin(path, '{}', { PATH: process.env.PATH })).rejects.toMatchObject({ code: 999, message: expect.stringContaining('killed by SIGTERM') });
   });
 
+  it('is killed when the call\'s signal aborts, and never started once it has: the call rejects with the reason', async () => {
+    // It says it started, then blocks on a FIFO nobody writes: only the kill ends it.
+    const entered = join(dir, 'blocked.entered');
+    const fifo = join(dir, 'blocked.fifo');
+    execFileSync('mkfifo', [entered, fifo]);
+    const path = plugin('blocked', `echo "$$" > ${entered}\nread line < ${fifo}`);
+    const controller = new AbortController();
+    const reason = new Error('abandoned');
+    const running = execPlugin(path, '{}', { PATH: process.env.PATH }, controller.signal);
+    const pid = Number(readFileSync(entered, 'utf8')); // opening a FIFO waits for its writer: the plugin is running
+    controller.abort(reason);
+    await expect(running).rejects.toBe(reason);
+    expect(existsSync(`/proc/${pid}`)).toBe(false); // reaped: killed, not left running
+    const marker = join(dir, 'started-after-abort');
+    await expect(execPlugin(plugin('late', `touch ${marker}`), '{}', {}, controller.signal)).rejects.toBe(reason);
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it('gets exactly the environment given, and no signal blocked or ignored but glibc\'s own', async () => {
     // exec: grep reads its own status with the mask the shell was given (dash blocks every signal
     // while it waits for a child, so reading the waiting shell's status races with that).
@@ -103,6 +124,33 @@ describe('the delegate process', () => {
     // Beyond 0-2: ls's own directory, and what this process inherited without close-on-exec (none of ours).
     expect(held.filter(([fd, target]) => fd > 2 && !target.startsWith('/proc/') && !before.has(target))).toEqual([]);
     expect(openFdCount()).toBe(count);
+  });
+});
+
+// A runtime's deadline SIGKILLs the plugin, where no code of ours runs: its
+// delegate must not live on (an abandoned ADD's IPAM allocating after DEL).
+describe('a delegate of a plugin that is killed', () => {
+  it('dies with the plugin (PR_SET_PDEATHSIG)', async () => {
+    const pidFile = join(dir, 'delegate.pid');
+    const delegate = plugin('lingers', `echo $$ > ${pidFile}.tmp && mv ${pidFile}.tmp ${pidFile}; exec sleep 1000`);
+    const script = `const { execPlugin } = await import(${JSON.stringify(new URL('../../dist/cni/index.js', import.meta.url).href)});
+      await execPlugin(${JSON.stringify(delegate)}, '{}', { PATH: process.env.PATH });`;
+    const pluginProcess = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+    const watcher = watch(dir);
+    try {
+      if (!existsSync(pidFile)) await new Promise((resolve) => watcher.on('change', (_, name) => name === 'delegate.pid' && resolve(undefined)));
+    } finally {
+      watcher.close();
+    }
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    pluginProcess.kill('SIGKILL');
+    await once(pluginProcess, 'close');
+    try {
+      // reparented and reaped by init: gone, however long that takes (a delegate that lives on fails by the test's timeout)
+      while (existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ')) await new Promise(setImmediate);
+    } finally {
+      if (existsSync(`/proc/${pid}/stat`) && readFileSync(`/proc/${pid}/stat`, 'utf8').includes('(sleep)')) process.kill(pid, 'SIGKILL');
+    }
   });
 });
 

@@ -1,44 +1,60 @@
 // The resident mode's wire format as the daemon reads it (native/cni_shim.c
-// writes it): a request is taken whole however it is cut into chunks, the
+// writes it): a request is taken whole however it is cut into chunks, and
+// known to be whole by its own lengths (the shim does not close its side), the
 // environment's first entry of a name wins as getenv(3) has it, and a request
-// that is not the shim's, or too large, is refused as soon as that is known.
+// that is not the shim's (an older shim's included), too large or longer than
+// it said is refused as soon as that is known.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NetnsError } from '../../dist/index.js';
-import { BadRequest, encodeResponse, MAX_ENV, RequestReader } from '../../dist/cni/daemon/protocol.js';
+import { BadRequest, encodeResponse, MAX_ENV, MAX_STDIN, REQUEST_MAGIC, RequestReader } from '../../dist/cni/daemon/protocol.js';
 import { serveResident } from '../../dist/cni/index.js';
 
 function request(env: string[], stdin: string): Buffer {
   const block = Buffer.from(env.map((entry) => `${entry}\0`).join(''));
-  const header = Buffer.alloc(8);
-  header.write('NCS1');
+  const header = Buffer.alloc(12);
+  header.write(REQUEST_MAGIC);
   header.writeUInt32BE(block.length, 4);
+  header.writeUInt32BE(Buffer.byteLength(stdin), 8);
   return Buffer.concat([header, block, Buffer.from(stdin)]);
 }
 
 describe('the resident wire format', () => {
   it('reads a request cut anywhere, the first of two entries of a name winning', () => {
     const bytes = request(['CNI_COMMAND=ADD', 'CNI_PATH=/a:/b', 'CNI_PATH=/evil', 'NOEQUALS', 'EMPTY='], '{"name":"n"}');
-    for (const size of [1, 3, 7, 8, 9, bytes.length]) {
+    for (const size of [1, 3, 7, 8, 12, 13, bytes.length]) {
       const reader = new RequestReader();
-      for (let at = 0; at < bytes.length; at += size) reader.push(bytes.subarray(at, at + size));
-      const { env, stdin } = reader.finish();
+      const pieces: (ReturnType<RequestReader['push']>)[] = [];
+      for (let at = 0; at < bytes.length; at += size) pieces.push(reader.push(bytes.subarray(at, at + size)));
+      // Only the last piece completes it.
+      expect(pieces.slice(0, -1).every((piece) => piece === undefined)).toBe(true);
+      const { env, stdin } = pieces.at(-1)!;
       expect({ ...env }).toEqual({ CNI_COMMAND: 'ADD', CNI_PATH: '/a:/b', EMPTY: '' });
       expect(stdin.toString()).toBe('{"name":"n"}');
     }
   });
 
-  it('refuses another program, an environment over the limit, and a request cut short', () => {
+  it('takes a request with no stdin (VERSION) as whole once its environment came', () => {
+    expect(new RequestReader().push(request(['CNI_COMMAND=VERSION'], ''))).toMatchObject({ stdin: Buffer.alloc(0) });
+  });
+
+  it('refuses another program, an older shim, lengths over the limits, and bytes past the announced end', () => {
     expect(() => new RequestReader().push(Buffer.from('GET / HTTP/1.1\r\n'))).toThrow(BadRequest);
-    const huge = Buffer.alloc(8);
-    huge.write('NCS1');
+    expect(REQUEST_MAGIC).toBe('NCS3');
+    for (const version of [1, 2]) {
+      const old = Buffer.alloc(16);
+      old.write(`NCS${version}`);
+      expect(() => new RequestReader().push(old)).toThrow(`the shim speaks protocol ${version}, this daemon 3`);
+    }
+    const huge = request([], '');
     huge.writeUInt32BE(MAX_ENV + 1, 4);
     expect(() => new RequestReader().push(huge)).toThrow(/environment longer/);
-    const cut = new RequestReader();
-    cut.push(request(['A=1'], '').subarray(0, 10));
-    expect(() => cut.finish()).toThrow(/ended before its environment/);
+    const hugeStdin = request([], '');
+    hugeStdin.writeUInt32BE(MAX_STDIN + 1, 8);
+    expect(() => new RequestReader().push(hugeStdin)).toThrow(/stdin longer/);
+    expect(() => new RequestReader().push(Buffer.concat([request(['A=1'], '{}'), Buffer.from('x')]))).toThrow(/more bytes than the request announced/);
   });
 
   it('answers with the exit code, stdout and stderr, lengths first', () => {

@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { pluginMain } from '../../dist/cni/index.js';
+import { NetNS } from '../../dist/index.js';
+import { CniError, handleCall, pluginMain } from '../../dist/cni/index.js';
 import { runPlugin, type PluginRun } from '../helpers/cni-run.js';
 import { distUrl } from '../helpers/node-child.js';
 
@@ -30,7 +31,8 @@ const plugin = join(dir, 'plugin.mjs');
 writeFileSync(
   plugin,
   `import { pluginMain, CniError } from ${JSON.stringify(distUrl('cni/index.js'))};
-const report = (args) => process.stderr.write('HANDLER ' + JSON.stringify({ ...args, stdin: args.stdin.toString() }) + '\\n');
+const signalState = (signal) => (signal instanceof AbortSignal ? (signal.aborted ? 'aborted' : 'live') : typeof signal);
+const report = (args) => process.stderr.write('HANDLER ' + JSON.stringify({ ...args, stdin: args.stdin.toString(), signal: signalState(args.signal), hostNs: args.hostNs.path }) + '\\n');
 const handle = (args) => {
   report(args);
   if (process.env.TEST_FAIL === 'cni') throw new CniError(107, 'the bridge is gone', 'br0');
@@ -173,6 +175,8 @@ describe('pluginMain: handlers and what is printed', () => {
         env, // the whole environment, for delegates
         stdin: input,
         config: JSON.parse(input),
+        signal: 'live', // pluginMain's is never aborted: the runtime kills the process instead
+        hostNs: '/proc/thread-self/ns/net', // a plugin process acts where it runs
       },
     ]);
   });
@@ -268,5 +272,60 @@ describe('pluginMain misuse', () => {
     await expect(pluginMain({ add, del: noop, check: noop, gc: 1 } as never, { versions: ['1.1.0'] })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
     await expect(pluginMain({ add, del: noop, check: noop }, { versions: [] })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
     await expect(pluginMain({ add, del: noop, check: noop }, { versions: ['1.2.0'] })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+  });
+});
+
+describe("handleCall's signal (resident mode's cancellation)", () => {
+  const env = { ...ownNetns, CNI_COMMAND: 'ADD' };
+  const stdin = async () => Buffer.from(config('1.1.0'));
+  const info = { versions: ['1.1.0'] };
+
+  it('gives the handler the signal, and answers its reason when the handler throws it', async () => {
+    const controller = new AbortController();
+    const seen: AbortSignal[] = [];
+    const add = ({ signal }: { signal: AbortSignal }) => {
+      seen.push(signal);
+      controller.abort(new CniError(999, 'cancelled: the caller went away'));
+      signal.throwIfAborted();
+      return { cniVersion: '1.1.0' };
+    };
+    const outcome = await handleCall({ add, del: () => {}, check: () => {} }, info, env, stdin, { signal: controller.signal });
+    expect(seen).toEqual([controller.signal]);
+    expect({ exitCode: outcome.exitCode, json: JSON.parse(outcome.stdout.toString()) }).toEqual({ exitCode: 1, json: { cniVersion: '1.1.0', code: 999, msg: 'cancelled: the caller went away' } });
+  });
+
+  it('runs no handler for a call abandoned before it started', async () => {
+    const controller = new AbortController();
+    controller.abort(new CniError(999, 'cancelled: a DEL came'));
+    let ran = false;
+    const outcome = await handleCall({ add: () => ((ran = true), { cniVersion: '1.1.0' }), del: () => {}, check: () => {} }, info, env, stdin, { signal: controller.signal });
+    expect(ran).toBe(false);
+    expect(JSON.parse(outcome.stdout.toString())).toMatchObject({ code: 999, msg: 'cancelled: a DEL came' });
+  });
+
+  it('refuses a signal that is not an AbortSignal, and a hostNs that is not a NetNS', async () => {
+    await expect(handleCall({ add: () => ({ cniVersion: '1.1.0' }), del: () => {}, check: () => {} }, info, env, stdin, { signal: {} as AbortSignal })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    await expect(handleCall({ add: () => ({ cniVersion: '1.1.0' }), del: () => {}, check: () => {} }, info, env, stdin, { hostNs: '/proc/self/ns/net' as never })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+  });
+});
+
+describe("handleCall's hostNs (resident mode's caller namespace)", () => {
+  const env = { ...ownNetns, CNI_COMMAND: 'ADD' };
+  const stdin = async () => Buffer.from(config('1.1.0'));
+  const info = { versions: ['1.1.0'] };
+
+  it('gives the handler the namespace it was given, left open for its giver', async () => {
+    using given = NetNS.open('/proc/self/ns/net');
+    const seen: NetNS[] = [];
+    const outcome = await handleCall({ add: ({ hostNs }) => (seen.push(hostNs), { cniVersion: '1.1.0' }), del: () => {}, check: () => {} }, info, env, stdin, { hostNs: given });
+    expect(outcome.exitCode).toBe(0);
+    expect(seen).toEqual([given]);
+    expect(given.closed).toBe(false);
+  });
+
+  it('without one, opens the thread\'s own when the handler reads it, and closes it when the call ends', async () => {
+    const seen: NetNS[] = [];
+    await handleCall({ add: ({ hostNs }) => (seen.push(hostNs), { cniVersion: '1.1.0' }), del: () => {}, check: () => {} }, info, env, stdin);
+    expect(seen.map((ns) => [ns.path, ns.closed])).toEqual([['/proc/thread-self/ns/net', true]]);
   });
 });

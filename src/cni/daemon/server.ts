@@ -2,7 +2,11 @@
 // for every call a shim (native/cni_shim.c) forwards over a unix socket, many
 // at once. Each call is handleCall's, with the environment and stdin the shim
 // sent: nothing of one call (environment, result, failure) reaches another,
-// and no failure of a call ends the daemon.
+// and no failure of a call ends the daemon. An ADD whose shim goes away (gave
+// up, killed) before the answer is cancelled through its signal (a DEL runs
+// to its end), and calls of one attachment pass through a gate (gate.ts), so
+// that a runtime's DEL is never overtaken by the ADD it gave up on. A call runs in its caller's
+// network namespace (caller-netns.ts), not the daemon's.
 import type { Server, Socket } from 'node:net';
 import { fs, net } from '../../core/builtins.js';
 import { ErrorCodes, fromNodeError, netnsError } from '../../core/errors.js';
@@ -10,11 +14,14 @@ import { own } from '../../core/own.js';
 import { MAX_TIMER_MS } from '../../core/timer-limit.js';
 import { native } from '../../core/native.js';
 import { CniCode, CniError } from '../errors.js';
-import { checkArguments, handleCall, type CallEnvironment, type CallOutcome, type PluginFunctions, type PluginInfo } from '../skel.js';
+import { checkArguments, handleCall, type CallOutcome, type PluginFunctions, type PluginInfo } from '../skel.js';
 import type { NetConf } from '../types.js';
 import { CURRENT_VERSION } from '../version.js';
+import type { NetNS } from '../../netns.js';
+import { receiveOpening, type Opening } from './caller-netns.js';
 import { checkSocketPath, defaultSocketPath, takeSocketPlace, type SocketPlace } from './place.js';
-import { BadRequest, encodeResponse, MAX_STDOUT, RequestReader } from './protocol.js';
+import { AttachmentGate, attachmentOf } from './gate.js';
+import { BadRequest, encodeResponse, MAX_STDOUT, RequestReader, type Request } from './protocol.js';
 
 /** What serveResident takes; give `socketPath`, or `name` for the default path. */
 export interface ResidentOptions {
@@ -50,11 +57,15 @@ function fitted(outcome: CallOutcome): CallOutcome {
   return failed(new CniError(CniCode.INTERNAL, `the plugin printed ${outcome.stdout.length} bytes, more than the shim passes on (${MAX_STDOUT})`));
 }
 
-/** Only root and the daemon's own user may call: the socket's mode says so too, this holds if it is ever loosened. */
-function refusal(socket: Socket): CniError | undefined {
-  // Node keeps a unix socket's descriptor on its internal handle; it has no public accessor.
+/** The connection's descriptor: Node keeps a unix socket's on its internal handle, with no public accessor. */
+function connectionFd(socket: Socket): number | undefined {
   const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
-  if (typeof fd !== 'number' || fd < 0) return new CniError(CniCode.INTERNAL, 'the resident daemon cannot tell who connected');
+  return typeof fd === 'number' && fd >= 0 ? fd : undefined;
+}
+
+/** Only root and the daemon's own user may call: the socket's mode says so too, this holds if it is ever loosened. */
+function refusal(fd: number | undefined): CniError | undefined {
+  if (fd === undefined) return new CniError(CniCode.INTERNAL, 'the resident daemon cannot tell who connected');
   let uid: number;
   try {
     ({ uid } = native().peerCredentials(fd));
@@ -64,42 +75,100 @@ function refusal(socket: Socket): CniError | undefined {
   return uid === 0 || uid === process.geteuid!() ? undefined : new CniError(CniCode.INTERNAL, `uid ${uid} may not call this resident plugin`);
 }
 
-type Call = (env: CallEnvironment, stdin: Buffer) => Promise<CallOutcome>;
+/** Runs one request in `hostNs`; `caller` is aborted when its shim goes away, and may be by a DEL (the gate). */
+type Call = (request: Request, hostNs: NetNS, caller: AbortController) => Promise<CallOutcome>;
 
-/** Reads one request, answers it (or refuses it, when `refusing` says why), and settles when the connection is gone. */
+/** Whether a call is cancelled when its caller goes away: what it would leave half-done is undone (ADD) or harmless (CHECK). */
+const cancellable = ({ env }: Request): boolean => env.CNI_COMMAND === 'ADD' || env.CNI_COMMAND === 'CHECK';
+
+/** The reason a call is cancelled with when its shim went away: there is no one to tell, only the daemon's log. */
+const callerGone = (): CniError => new CniError(CniCode.INTERNAL, 'cancelled: the caller went away before the answer (the shim gave up or was killed)');
+
+/**
+ * Reads one request (its first bytes with the caller's namespace, which the
+ * socket, accepted paused, has not read yet), answers it (or refuses it, when
+ * `refusing` says why), and settles when the connection is gone and the call,
+ * if it started, has ended: a daemon stopping waits for a cancelled call's
+ * rollback too. The caller's namespace is closed before the answer goes.
+ */
 function serveConnection(socket: Socket, call: Call, requestTimeoutMs: number, refusing: CniError | undefined): Promise<void> {
   return new Promise((settle) => {
-    socket.on('close', () => settle());
-    socket.on('error', () => {}); // a shim gone mid-call: there is no one left to tell
+    let running: Promise<void> | undefined;
+    let hostNs: NetNS | undefined; // held from the first bytes until the call takes it
+    let stopWaiting = () => {};
+    const release = () => {
+      hostNs?.close();
+      hostNs = undefined;
+    };
+    socket.on('close', () => {
+      stopWaiting();
+      release();
+      void (running ?? Promise.resolve()).then(() => settle());
+    });
+    socket.on('error', () => {}); // a shim gone mid-call: 'close' follows, and the call is cancelled
     const answer = (outcome: CallOutcome) => socket.end(encodeResponse(fitted(outcome)));
     const reader = new RequestReader();
-    const onEnd = () => {
+    const start = (request: Request) => {
       socket.setTimeout(0); // the handler may take its time: a shim has its own deadline
-      let request: { env: CallEnvironment; stdin: Buffer };
-      try {
-        request = reader.finish();
-      } catch (error) {
-        return answer(failed(badRequest(error as BadRequest)));
-      }
-      void call(request.env, request.stdin).then(answer);
+      // The shim sends nothing more and keeps its side open until the answer:
+      // its end (or a reset) now means it went away.
+      const caller = new AbortController();
+      // Only an ADD (or a CHECK) is cancelled: a DEL or GC whose caller went away
+      // still runs to its end, since what it would stop half-way is a cleanup.
+      const gone = cancellable(request) ? () => caller.abort(callerGone()) : () => {};
+      socket.off('data', onData).off('end', cutShort).on('data', gone).on('end', gone).on('close', gone);
+      const ns = hostNs!;
+      hostNs = undefined;
+      running = call(request, ns, caller)
+        .finally(() => ns.close())
+        .then((outcome) => {
+          if (socket.readableEnded || socket.destroyed) socket.destroy();
+          else answer(outcome);
+        });
+    };
+    const cutShort = () => {
+      release();
+      answer(failed(badRequest(new BadRequest('the request ended before all of it came'))));
     };
     // Answered before the request was read: what the shim still sends is read and dropped, since
     // closing a unix socket with unread data would make the shim's read fail (ECONNRESET).
     const refuse = (error: CniError) => {
-      socket.off('data', onData).off('end', onEnd).setTimeout(0).resume();
+      release();
+      socket.off('data', onData).off('end', cutShort).setTimeout(0).resume();
       answer(failed(error));
     };
     const onData = (chunk: Buffer) => {
+      let request: Request | undefined;
       try {
-        reader.push(chunk);
+        request = reader.push(chunk);
       } catch (error) {
-        refuse(badRequest(error as BadRequest));
+        return refuse(badRequest(error as BadRequest));
       }
+      if (request) start(request);
     };
-    const refused = refusal(socket) ?? refusing;
+    // The bytes first: an older shim, which sends no namespace, is told to match the daemon's version.
+    const opened = ({ bytes, netns }: Opening) => {
+      let request: Request | undefined;
+      try {
+        request = bytes.length > 0 ? reader.push(bytes) : undefined;
+      } catch (error) {
+        if (!(netns instanceof BadRequest)) netns.close();
+        return refuse(badRequest(error as BadRequest));
+      }
+      if (netns instanceof BadRequest) return refuse(badRequest(netns));
+      hostNs = netns;
+      socket.on('data', onData).on('end', cutShort).resume();
+      if (request) start(request);
+    };
+    const fd = connectionFd(socket);
+    const refused = refusal(fd) ?? refusing;
     if (refused) return refuse(refused);
     socket.setTimeout(requestTimeoutMs, () => socket.destroy());
-    socket.on('data', onData).on('end', onEnd);
+    try {
+      stopWaiting = receiveOpening(fd!, opened);
+    } catch (error) {
+      refuse(new CniError(CniCode.INTERNAL, `the resident daemon cannot read the request: ${(error as Error).message}`));
+    }
   });
 }
 
@@ -149,9 +218,12 @@ export async function serveResident<C extends NetConf = NetConf>(funcs: PluginFu
   const { socketPath, handleSignals, requestTimeoutMs } = checkOptions(options);
   const place: SocketPlace = await takeSocketPlace(socketPath);
   const inFlight = new Set<Promise<void>>();
-  const call: Call = (env, stdin) => handleCall(funcs, info, env, async () => stdin);
+  const gate = new AttachmentGate();
+  const call: Call = ({ env, stdin }, hostNs, caller) =>
+    gate.run(attachmentOf(env, stdin), env.CNI_COMMAND, caller, () => handleCall(funcs, info, env, async () => stdin, { signal: caller.signal, hostNs }));
   let stopping: CniError | undefined;
-  const server = net().createServer({ allowHalfOpen: true }, (socket) => {
+  // Paused: the request's first bytes carry the caller's namespace, which only the addon can read.
+  const server = net().createServer({ allowHalfOpen: true, pauseOnConnect: true }, (socket) => {
     const served = serveConnection(socket, call, requestTimeoutMs, stopping).finally(() => inFlight.delete(served));
     inFlight.add(served);
   });
