@@ -48,7 +48,7 @@ async function loadsOf(host: NetNS, command: string, container: NetNS | undefine
     CNI_IFNAME: 'eth0',
     CNI_PATH: GO_PLUGINS,
   };
-  const config = { cniVersion: '1.0.0', name: 'bundle-net', type: 'cni-ptp', ipam: { type: 'host-local', subnet: '10.66.0.0/24', dataDir: join(dir, 'ipam') } };
+  const config = { cniVersion: '1.0.0', name: 'bundle-net', type: 'cni-ptp', dataDir: join(dir, 'records'), ipam: { type: 'host-local', subnet: '10.66.0.0/24', dataDir: join(dir, 'ipam') } };
   const { stdout } = await host.execFile(process.execPath, ['-r', preload, BUNDLE], { env, input: JSON.stringify(config) });
   return { loaded: JSON.parse(readFileSync(loadsFile, 'utf8')) as Loaded, stdout };
 }

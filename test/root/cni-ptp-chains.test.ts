@@ -37,7 +37,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('cni-ptp in chains with the offic
   });
   const add = (list: NetworkConfigList, rt: RuntimeConf) => fixture.add(list, rt);
 
-  const ptp = (n: number) => ({ type: 'cni-ptp', ipMasq: true, ipam: { type: 'host-local', dataDir: join(fixture.scratch, 'host-local'), ranges: [[{ subnet: `10.62.${n}.0/24` }]], routes: [{ dst: '0.0.0.0/0' }] } });
+  const ptp = (n: number) => ({ type: 'cni-ptp', ipMasq: true, dataDir: join(fixture.scratch, 'cni-ptp'), ipam: { type: 'host-local', dataDir: join(fixture.scratch, 'host-local'), ranges: [[{ subnet: `10.62.${n}.0/24` }]], routes: [{ dst: '0.0.0.0/0' }] } });
   const allocated = (list: NetworkConfigList, address: string): boolean => existsSync(join(fixture.scratch, 'host-local', list.name, address));
   const linkNames = (ns: NetNS): string[] => ipJson(ns, 'link', 'show').map((link) => link.ifname as string);
   const setState = async (list: NetworkConfigList, rt: RuntimeConf) => {
@@ -66,7 +66,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('cni-ptp in chains with the offic
     const { result, printed } = await add(list, rt);
 
     // tuning read our result and wrote the MAC it set into it; portmap found our address in it.
-    expect(result.interfaces).toEqual([{ name: expect.stringMatching(/^veth[0-9a-f]{8}$/), mac: expect.any(String) }, { name: 'eth0', mac, sandbox: container.path }]);
+    expect(result.interfaces).toEqual([{ name: expect.stringMatching(/^veth[0-9a-f]{11}$/), mac: expect.any(String) }, { name: 'eth0', mac, sandbox: container.path }]);
     expect(result.ips).toEqual([{ interface: 1, address: `10.62.${n}.2/24`, gateway: `10.62.${n}.1` }]);
     expect((printed as { ips: object[] }).ips[0]).toEqual(hasIpVersion(version) ? expect.objectContaining({ version: '4' }) : expect.not.objectContaining({ version: expect.anything() }));
     expect(ipJson(container, 'link', 'show', 'eth0')[0]!.address).toBe(mac);

@@ -2,18 +2,21 @@
 // its own attachment's pair (found by the host end's alias), never another's
 // interface of the same name; the last attachment of a network takes the
 // network's address-set table with it; GC releases the IPAM allocation of
-// each stale attachment it collects. The plugin runs as a process, with
+// each stale attachment it collects, also one with no veth left (by the
+// plugin's attachment records). The plugin runs as a process, with
 // Debian's host-local as its IPAM, in namespaces this file creates.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { NetNS } from '../../dist/index.js';
+import { NetNS } from '../../dist/index.js';
 import { AddressSets } from '../../dist/addrset/index.js';
 import { attachmentKey, networkTagPrefix } from '../../dist/cni/identity.js';
 import { createTestNetwork, ManualClock, type TestNetwork } from '../../dist/testing.js';
-import { attach, haveGoPlugins, run } from '../helpers/cni-ptp.js';
+import { writeRecord } from '../../examples/cni-ptp/src/records.js';
+import { attach, GO_PLUGINS, haveGoPlugins, run } from '../helpers/cni-ptp.js';
+import { execOutcome } from '../helpers/exec-outcome.js';
 import { privileged } from '../helpers/privileges.js';
 import { tcpHello } from '../helpers/tcp-hello.js';
 
@@ -33,7 +36,8 @@ describe.skipIf(!privileged || !haveGoPlugins)('cni-ptp removes only what it mad
   const conf = (name: string, subnet: string, extra: Record<string, unknown> = {}) => {
     const dataDir = mkdtempSync(join(tmpdir(), `netns-cni-own-${tag}-`));
     dataDirs.push(dataDir);
-    return { cniVersion: '1.0.0', name, type: 'ptp', ipMasq: true, ipam: { type: 'host-local', subnet, dataDir }, ...extra };
+    // The plugin's attachment records beside host-local's files, in this test's own folder.
+    return { cniVersion: '1.0.0', name, type: 'ptp', ipMasq: true, dataDir: join(dataDir, 'ptp'), ipam: { type: 'host-local', subnet, dataDir }, ...extra };
   };
   type Conf = ReturnType<typeof conf>;
 
@@ -43,6 +47,8 @@ describe.skipIf(!privileged || !haveGoPlugins)('cni-ptp removes only what it mad
     const files = readdirSync(dir).filter((file) => file !== 'lock' && !file.startsWith('last_reserved_ip'));
     return new Map(files.map((file) => [file, readFileSync(join(dir, file), 'utf8').split(/\r?\n/)[0]!]));
   };
+  /** The plugin's attachment records (file names: attachment keys). */
+  const records = (config: Conf): string[] => (existsSync(config.dataDir) ? readdirSync(config.dataDir).sort() : []);
 
   // Whatever a test added is deleted after it, passed or failed.
   const added: [NetNS, string, string, object][] = [];
@@ -178,5 +184,38 @@ describe.skipIf(!privileged || !haveGoPlugins)('cni-ptp removes only what it mad
     expect(await veths(hosts.c1)).toEqual([]);
     expect(await veths(hosts.c2)).toEqual(['eth0']);
     expect(allocations(config)).toEqual(new Map([['10.43.0.3', live]]));
+  });
+
+  it('GC releases by its records the allocation of a stale attachment with no veth (its namespace deleted before any DEL, or its ADD killed between IPAM and the veth), and keeps the valid one\'s', async () => {
+    const config = conf(`gc-rec-${tag}`, '10.44.0.0/24');
+    const key = (containerID: string) => attachmentKey(config.name, { containerID, ifname: 'eth0' });
+    const gone = await NetNS.create(`cniown-${tag}-gone`);
+    try {
+      expect(await add(gone, 'ctr-gone', config)).toMatchObject({ code: 0 });
+    } finally {
+      await gone.delete();
+    }
+    expect(await add(hosts.c1, 'ctr-live', config)).toMatchObject({ code: 0 });
+    // The pair goes with the namespace, once the kernel has cleaned it up: no event of ours says when.
+    const bound = Date.now() + 30_000;
+    while ((await veths(hosts.host)).length > 1 && Date.now() < bound) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await veths(hosts.host)).toHaveLength(1);
+    // An ADD killed after IPAM, before the pair: its record (as the plugin writes it first) and host-local's allocation, nothing else.
+    const killed = { network: config.name, containerID: 'ctr-killed', ifname: 'eth0', config: JSON.stringify(config) };
+    writeRecord(config.dataDir, killed);
+    const ipamAdd = await execOutcome(hosts.host, `${GO_PLUGINS}/host-local`, [], { env: { CNI_PATH: GO_PLUGINS, ...attach('ADD', hosts.c2, 'ctr-killed') }, input: killed.config });
+    expect(ipamAdd).toMatchObject({ code: 0 });
+    expect(allocations(config)).toEqual(new Map([['10.44.0.2', 'ctr-gone'], ['10.44.0.3', 'ctr-live'], ['10.44.0.4', 'ctr-killed']]));
+    expect(records(config)).toEqual([key('ctr-gone'), key('ctr-live'), key('ctr-killed')].map((k) => `${k}.json`).sort());
+
+    const gc = await run(hosts.host, 'ours', { CNI_COMMAND: 'GC' }, { ...config, cniVersion: '1.1.0', 'cni.dev/valid-attachments': [{ containerID: 'ctr-live', ifname: 'eth0' }] });
+    expect(gc).toMatchObject({ code: 0, stdout: '' });
+    expect(allocations(config)).toEqual(new Map([['10.44.0.3', 'ctr-live']]));
+    expect(records(config)).toEqual([`${key('ctr-live')}.json`]);
+    expect(await veths(hosts.host)).toHaveLength(1);
+    // And the valid one's DEL takes its record with its allocation.
+    expect(await del(hosts.c1, 'ctr-live', config)).toMatchObject({ code: 0 });
+    expect(records(config)).toEqual([]);
+    expect(allocations(config)).toEqual(new Map());
   });
 });

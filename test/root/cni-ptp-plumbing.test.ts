@@ -58,6 +58,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('cni-ptp plumbing beside the Go p
     name,
     type: 'ptp',
     mtu: 1400,
+    dataDir: newDataDir(), // cni-ptp's records (Go's ptp ignores the key)
     ipam: { type: 'host-local', ranges: [[{ subnet }], [{ subnet: subnet6 }]], dataDir },
   });
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { NetNS } from '../../dist/index.js';
 import { AddressSets } from '../../dist/addrset/index.js';
-import { attachmentKey } from '../../dist/cni/identity.js';
+import { attachmentKey, hostEndNames } from '../../dist/cni/identity.js';
 import { deleteMasquerade } from '../../dist/cni/masquerade.js';
 import { createTestNetwork, ManualClock, type TestNetwork } from '../../dist/testing.js';
 import { attach, GO_PLUGINS, haveGoPlugins, ipJson, run, type PluginRun } from '../helpers/cni-ptp.js';
@@ -23,7 +23,7 @@ import { tcpHello } from '../helpers/tcp-hello.js';
 const PARALLEL = Array.from({ length: 24 }, (_, i) => `p${i}` as const);
 type Hosts = 'goHost' | 'host' | 'goC' | 'c1' | 'c2' | 'c3' | 'c4' | (typeof PARALLEL)[number];
 
-/** Routes as comparable lines, the host veth's random name written VETH. */
+/** Routes as comparable lines, the host veth's name (random in Go's) written VETH. */
 async function routeLines(ns: NetNS, family: '-4' | '-6', hostVeth?: string): Promise<string[]> {
   const routes = await ipJson(ns, family, 'route', 'show');
   return routes
@@ -56,7 +56,8 @@ describe.skipIf(!privileged || !haveGoPlugins)('the cni-ptp example plugin besid
   const conf = (name: string, subnet: string, extra: Record<string, unknown> = {}) => {
     const dataDir = mkdtempSync(join(tmpdir(), `netns-cni-ptp-${tag}-`));
     dataDirs.push(dataDir);
-    return { cniVersion: '1.0.0', name, type: 'ptp', ipMasq: true, mtu: 1400, ipam: { type: 'host-local', subnet, dataDir, routes: [{ dst: '0.0.0.0/0' }, { dst: '192.168.128.0/24' }] }, dns: { nameservers: ['10.1.0.1'] }, ...extra };
+    // The plugin's attachment records (`dataDir`, which Go's ptp ignores) beside host-local's files.
+    return { cniVersion: '1.0.0', name, type: 'ptp', ipMasq: true, mtu: 1400, dataDir: join(dataDir, 'ptp'), ipam: { type: 'host-local', subnet, dataDir, routes: [{ dst: '0.0.0.0/0' }, { dst: '192.168.128.0/24' }] }, dns: { nameservers: ['10.1.0.1'] }, ...extra };
   };
 
   beforeAll(async () => {
@@ -121,7 +122,8 @@ describe.skipIf(!privileged || !haveGoPlugins)('the cni-ptp example plugin besid
     // The host: the gateway on the host end, a host route to the container, forwarding on.
     const [goVeth] = await vethNames(hosts.goHost);
     const [ourVeth] = await vethNames(hosts.host);
-    expect(ourVeth).toMatch(/^veth[0-9a-f]{8}$/);
+    // Named from the attachment, in the message that made it (the kernel takes no alias there).
+    expect(ourVeth).toBe(hostEndNames(attachmentKey(`same-${tag}`, { containerID: 'ctr-same', ifname: 'eth0' }))[0]);
     expect(await routeLines(hosts.host, '-4', ourVeth)).toEqual(await routeLines(hosts.goHost, '-4', goVeth));
     expect(await routeLines(hosts.host, '-4', ourVeth)).toEqual(['10.1.0.2 dev VETH scope host']);
     expect(await addressesOf(hosts.host, ourVeth!)).toEqual(await addressesOf(hosts.goHost, goVeth!));
@@ -348,6 +350,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('the cni-ptp example plugin besid
     expect((await add(hosts.c1, 'ctr-bad', { ...config, ipMasqBackend: 'iptables' })).json).toMatchObject({ code: 2, msg: expect.stringContaining('ipMasqBackend') });
     expect((await add(hosts.c1, 'ctr-bad', { ...config, addressSets: { table: 'filter' } })).json).toMatchObject({ code: 7, msg: expect.stringContaining('cni_ptp_') });
     expect((await add(hosts.c1, 'ctr-bad', { ...config, addressSets: { deleteDelayMs: 4e12 } })).json).toMatchObject({ code: 7, msg: expect.stringContaining('deleteDelayMs') });
+    expect((await add(hosts.c1, 'ctr-bad', { ...config, dataDir: 'var/lib/cni' })).json).toMatchObject({ code: 7, msg: expect.stringContaining('dataDir') });
     expect((await add(hosts.c1, 'ctr-bad', '{not json')).json).toMatchObject({ code: 6 });
     expect((await run(hosts.host, 'ours', { ...attach('ADD', hosts.c1, 'ctr-bad'), CNI_NETNS: `/run/netns/cniptp-${tag}-missing` }, config)).json).toMatchObject({ code: 8 });
     expect((await run(hosts.host, 'ours', { CNI_COMMAND: 'VERSION' }, '')).json).toMatchObject({ cniVersion: '1.1.0', supportedVersions: expect.arrayContaining(['0.4.0', '1.1.0']) });

@@ -26,7 +26,7 @@ export async function cmdCheck(args: CmdArgs<PtpConf>): Promise<void> {
   await checkRoutes(container, { cniVersion: prev.cniVersion, routes: links.flatMap((link) => [{ dst: `${link.gateway}/${link.v6 ? 128 : 32}` }, { dst: link.subnet, gw: link.gateway }]) });
   const attachment = { containerID: args.containerId, ifname: args.ifname };
   const key = attachmentKey(settings.network, attachment);
-  using host = NetNS.current();
+  const host = args.hostNs;
   await checkHostEnd(host, settings.network, key, links);
   // (An address whose subnet is /0 has no rule: nothing is outside it.)
   const masqueraded = settings.ipMasq && links.some((link) => !link.subnet.endsWith('/0'));

@@ -1,6 +1,6 @@
 // The network configuration: the official ptp plugin's keys (`ipam`, `mtu`,
-// `ipMasq`, `dns`, as Go reads them) plus this plugin's `addressSets`. A
-// conflist written for ptp works with only `type` changed.
+// `ipMasq`, `dns`, as Go reads them) plus this plugin's `addressSets` and
+// `dataDir`. A conflist written for ptp works with only `type` changed.
 import { CniCode, CniError, type Dns, type NetConf } from 'netns/cni';
 import { MAX_DELETE_DELAY_MS } from 'netns/addrset';
 import { networkTagPrefix } from 'netns/cni/plumbing';
@@ -15,6 +15,8 @@ export interface PtpConf extends NetConf {
   ipMasqBackend?: string;
   /** `false` turns the per-attachment address sets off. */
   addressSets?: false | { table?: string; deleteDelayMs?: number };
+  /** Where the attachment records GC releases IPAM allocations by are kept (records.ts). */
+  dataDir?: string;
 }
 
 export interface AddressSetSettings {
@@ -32,9 +34,12 @@ export interface Settings {
   /** Set when the configuration gives any DNS field: it then replaces what IPAM returned, as in Go's ptp. */
   dns: Dns | undefined;
   addressSets: AddressSetSettings;
+  /** An absolute path: the attachment records' directory. */
+  dataDir: string;
 }
 
 const DEFAULT_DELETE_DELAY_MS = 20_000;
+const DEFAULT_DATA_DIR = '/var/lib/cni/cni-ptp';
 /** Only tables of this plugin: its sets never land in an administrator's table or the masquerade one. */
 const TABLE_PREFIX = 'cni_ptp_';
 
@@ -95,6 +100,12 @@ function readAddressSets(network: string, value: unknown): AddressSetSettings {
   return { table, deleteDelayMs: delay as number, enabled: true };
 }
 
+function readDataDir(value: unknown): string {
+  if (value === undefined || value === null) return DEFAULT_DATA_DIR;
+  if (typeof value !== 'string' || !value.startsWith('/') || value.includes('\0')) throw invalid(`dataDir must be an absolute path, got ${JSON.stringify(value)}`);
+  return value;
+}
+
 /** The settings this plugin reads, checked; code 7 (2 for an unsupported ipMasqBackend) otherwise. */
 export function readSettings(config: PtpConf): Settings {
   const backend = field(config, 'ipMasqBackend');
@@ -107,5 +118,6 @@ export function readSettings(config: PtpConf): Settings {
     ipMasq: readBoolean('ipMasq', field(config, 'ipMasq')),
     dns: readDns(field(config, 'dns')),
     addressSets: readAddressSets(config.name, field(config, 'addressSets')),
+    dataDir: readDataDir(field(config, 'dataDir')),
   };
 }

@@ -3,20 +3,21 @@
 // when one before it failed; the first failure is reported. A repeated DEL,
 // a DEL after the namespace is gone and a DEL of an attachment never added
 // succeed, and create nothing on the host (no table, no chain). The pair goes
-// by its host end, whose alias names this attachment: the container's
-// interface of that name may be another attachment's (this one's ADD may have
-// failed because the name was taken).
-import { NetNS } from 'netns';
+// by its host end, whose alias names this attachment (or, an ADD killed before
+// writing it, whose name does): the container's interface of that name may be
+// another attachment's (this one's ADD may have failed because the name was taken).
+// The attachment's record goes once IPAM has released what it says was taken.
 import { execDel, type CmdArgs } from 'netns/cni';
 import { attachmentKey, deleteHostEnd, deleteMasquerade } from 'netns/cni/plumbing';
 import { releaseAddressSet } from './address-sets.js';
 import { readSettings, type PtpConf } from './config.js';
+import { removeRecord } from './records.js';
 
 export async function cmdDel(args: CmdArgs<PtpConf>): Promise<void> {
   const settings = readSettings(args.config);
   await execDel(args);
   const attachment = { network: settings.network, containerID: args.containerId, ifname: args.ifname };
-  using host = NetNS.current();
+  const host = args.hostNs;
   const failures: unknown[] = [];
   const attempt = (step: () => Promise<unknown>) => step().catch((error: unknown) => failures.push(error));
   // Nothing found when the namespace went and took the pair with it.
@@ -25,5 +26,6 @@ export async function cmdDel(args: CmdArgs<PtpConf>): Promise<void> {
   await attempt(() => deleteMasquerade(host, attachment));
   // Also with addressSets off now: the ADD may have made one.
   await attempt(() => releaseAddressSet(host, settings.addressSets, attachmentKey(settings.network, attachment)));
+  await attempt(async () => removeRecord(settings.dataDir, settings.network, attachment));
   if (failures.length > 0) throw failures[0];
 }
