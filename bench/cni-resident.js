@@ -14,12 +14,21 @@ import { median, record } from './lib.js';
 
 const ROUNDS = 30;
 const GO_PLUGINS = '/usr/lib/cni';
-const DAEMON = fileURLToPath(new URL('../examples/cni-ptp/dist/cni-ptp-daemon.cjs', import.meta.url));
-const SHIM = fileURLToPath(new URL('../build/Release/netns-cni-shim', import.meta.url));
+export const DAEMON = fileURLToPath(new URL('../examples/cni-ptp/dist/cni-ptp-daemon.cjs', import.meta.url));
+export const SHIM = fileURLToPath(new URL('../build/Release/netns-cni-shim', import.meta.url));
 
-/** The example's daemon in `host`, once it says it serves. */
-function startDaemon(host, socketPath) {
-  const child = host.spawn(process.execPath, [DAEMON, socketPath], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'ignore', 'pipe'] });
+/** Stops the daemon (awaiting its end), closes the namespaces' handles and removes the bench's folders. */
+export async function tearDown(daemon, containers, host, dirs) {
+  daemon.kill('SIGTERM');
+  await new Promise((resolve) => daemon.once('close', resolve));
+  for (const c of containers) c.close();
+  host.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}
+
+/** The example's daemon in `host`, once it says it serves; `env` adds to its environment. */
+export function startDaemon(host, socketPath, env = {}) {
+  const child = host.spawn(process.execPath, [DAEMON, socketPath], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   return new Promise((resolve, reject) => {
     child.stderr.setEncoding('utf8').on('data', (text) => {
@@ -65,11 +74,7 @@ export async function benchCniResident([hostName]) {
       for (const [key, value] of Object.entries(measured)) times[key].push(value);
     }
   } finally {
-    daemon.kill('SIGTERM');
-    await new Promise((resolve) => daemon.once('close', resolve));
-    for (const c of containers) c.close();
-    host.close();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    await tearDown(daemon, containers, host, dirs);
   }
   const ms = (key) => median(times[key]) / 1000;
   record('cni-resident', 'resident ADD via shim (median, goal <= 1.3x)', ms('residentAdd'), 'ms', 'Go ptp 1.1.1 ADD', ms('goAdd'));

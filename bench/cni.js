@@ -15,7 +15,7 @@ import { median, nowUs, record } from './lib.js';
 
 const ROUNDS = Number(process.env.CNI_BENCH_ROUNDS ?? 20);
 const GO_PLUGINS = '/usr/lib/cni';
-const OURS = process.env.CNI_PTP_BENCH_PLUGIN ?? fileURLToPath(new URL('../examples/cni-ptp/dist/cni-ptp.cjs', import.meta.url));
+export const OURS = process.env.CNI_PTP_BENCH_PLUGIN ?? fileURLToPath(new URL('../examples/cni-ptp/dist/cni-ptp.cjs', import.meta.url));
 
 /** Runs argv inside `host` with `env` and `input`; resolves with the wall time in microseconds. */
 export function timed(host, argv, env, input) {

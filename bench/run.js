@@ -5,6 +5,7 @@ import { benchAddrset } from './addrset.js';
 import { benchCli } from './cli.js';
 import { benchCni } from './cni.js';
 import { benchCniResident } from './cni-resident.js';
+import { benchCniStorm } from './cni-storm.js';
 import { benchIo } from './io.js';
 import { benchLab } from './lab.js';
 import { benchNetlink } from './netlink.js';
@@ -13,7 +14,7 @@ import { benchStartup } from './startup.js';
 import { benchToolchains } from './toolchains.js';
 import { benchWithNetNS } from './with-netns.js';
 
-const sections = { 'with-netns': benchWithNetNS, toolchains: benchToolchains, io: benchIo, netlink: benchNetlink, addrset: benchAddrset, cni: benchCni, 'cni-resident': benchCniResident, startup: benchStartup, cli: benchCli, lab: benchLab, sandbox: benchSandbox };
+const sections = { 'with-netns': benchWithNetNS, toolchains: benchToolchains, io: benchIo, netlink: benchNetlink, addrset: benchAddrset, cni: benchCni, 'cni-resident': benchCniResident, 'cni-storm': benchCniStorm, startup: benchStartup, cli: benchCli, lab: benchLab, sandbox: benchSandbox };
 
 if (process.getuid?.() !== 0) {
   console.error('bench: needs root (CAP_SYS_ADMIN) to create namespaces; run: sudo npm run bench');
