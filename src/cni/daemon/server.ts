@@ -31,7 +31,7 @@ export interface ResidentOptions {
   name?: string;
   /** Stop gracefully on SIGTERM and SIGINT (default true). */
   handleSignals?: boolean;
-  /** How long a connection may take to send its whole request (default 30 s); it is then dropped. */
+  /** How long a connection may take to send its whole request (default 30 s), and again to take its answer; it is then dropped. */
   requestTimeoutMs?: number;
 }
 
@@ -86,30 +86,57 @@ const callerGone = (): CniError => new CniError(CniCode.INTERNAL, 'cancelled: th
 
 /**
  * Reads one request (its first bytes with the caller's namespace, which the
- * socket, accepted paused, has not read yet), answers it (or refuses it, when
- * `refusing` says why), and settles when the connection is gone and the call,
- * if it started, has ended: a daemon stopping waits for a cancelled call's
- * rollback too. The caller's namespace is closed before the answer goes.
+ * socket, accepted paused, has not read yet), answers it (or refuses it: when
+ * the daemon is stopping, code 11), and settles when the connection is gone
+ * and the call, if it started, has ended: a daemon stopping waits for a
+ * cancelled call's rollback too. The caller's namespace is closed before the
+ * answer goes. No peer holds the connection past `requestTimeoutMs` for its
+ * whole request, nor as long again to take its answer; once `stop` is
+ * aborted, nor at all after its answer (a daemon stopping waits for calls in
+ * flight, not for peers).
  */
-function serveConnection(socket: Socket, call: Call, requestTimeoutMs: number, refusing: CniError | undefined): Promise<void> {
+function serveConnection(socket: Socket, call: Call, requestTimeoutMs: number, stop: AbortSignal): Promise<void> {
   return new Promise((settle) => {
     let running: Promise<void> | undefined;
     let hostNs: NetNS | undefined; // held from the first bytes until the call takes it
+    let answering = false;
+    let answered = false; // the whole answer is written: the peer has it, whether it reads it or not
     let stopWaiting = () => {};
+    // The whole request, not each byte: a peer trickling its bytes must not hold a connection (and a stopping daemon) forever.
+    let deadline: NodeJS.Timeout | undefined = setTimeout(() => socket.destroy(), requestTimeoutMs);
+    const clearDeadline = () => {
+      clearTimeout(deadline);
+      deadline = undefined;
+    };
     const release = () => {
       hostNs?.close();
       hostNs = undefined;
     };
+    const onStop = () => {
+      if (answered) socket.destroy();
+      else if (!answering && !running) refuse(stop.reason as CniError);
+    };
+    stop.addEventListener('abort', onStop);
     socket.on('close', () => {
+      clearDeadline();
+      stop.removeEventListener('abort', onStop);
       stopWaiting();
       release();
       void (running ?? Promise.resolve()).then(() => settle());
     });
     socket.on('error', () => {}); // a shim gone mid-call: 'close' follows, and the call is cancelled
-    const answer = (outcome: CallOutcome) => socket.end(encodeResponse(fitted(outcome)));
+    // The peer's end closes the connection; one that never ends it is given as long to read its answer as to send its request.
+    const answer = (outcome: CallOutcome) => {
+      answering = true;
+      socket.end(encodeResponse(fitted(outcome)), () => {
+        answered = true;
+        if (stop.aborted) socket.destroy();
+        else deadline = setTimeout(() => socket.destroy(), requestTimeoutMs);
+      });
+    };
     const reader = new RequestReader();
     const start = (request: Request) => {
-      socket.setTimeout(0); // the handler may take its time: a shim has its own deadline
+      clearDeadline(); // the handler may take its time: a shim has its own deadline
       // The shim sends nothing more and keeps its side open until the answer:
       // its end (or a reset) now means it went away.
       const caller = new AbortController();
@@ -133,8 +160,10 @@ function serveConnection(socket: Socket, call: Call, requestTimeoutMs: number, r
     // Answered before the request was read: what the shim still sends is read and dropped, since
     // closing a unix socket with unread data would make the shim's read fail (ECONNRESET).
     const refuse = (error: CniError) => {
+      clearDeadline();
+      stopWaiting();
       release();
-      socket.off('data', onData).off('end', cutShort).setTimeout(0).resume();
+      socket.off('data', onData).off('end', cutShort).resume();
       answer(failed(error));
     };
     const onData = (chunk: Buffer) => {
@@ -161,9 +190,8 @@ function serveConnection(socket: Socket, call: Call, requestTimeoutMs: number, r
       if (request) start(request);
     };
     const fd = connectionFd(socket);
-    const refused = refusal(fd) ?? refusing;
+    const refused = refusal(fd) ?? (stop.aborted ? (stop.reason as CniError) : undefined);
     if (refused) return refuse(refused);
-    socket.setTimeout(requestTimeoutMs, () => socket.destroy());
     try {
       stopWaiting = receiveOpening(fd!, opened);
     } catch (error) {
@@ -221,10 +249,10 @@ export async function serveResident<C extends NetConf = NetConf>(funcs: PluginFu
   const gate = new AttachmentGate();
   const call: Call = ({ env, stdin }, hostNs, caller) =>
     gate.run(attachmentOf(env, stdin), env.CNI_COMMAND, caller, () => handleCall(funcs, info, env, async () => stdin, { signal: caller.signal, hostNs }));
-  let stopping: CniError | undefined;
+  const stopping = new AbortController();
   // Paused: the request's first bytes carry the caller's namespace, which only the addon can read.
   const server = net().createServer({ allowHalfOpen: true, pauseOnConnect: true }, (socket) => {
-    const served = serveConnection(socket, call, requestTimeoutMs, stopping).finally(() => inFlight.delete(served));
+    const served = serveConnection(socket, call, requestTimeoutMs, stopping.signal).finally(() => inFlight.delete(served));
     inFlight.add(served);
   });
   let ino: number | undefined;
@@ -249,7 +277,7 @@ export async function serveResident<C extends NetConf = NetConf>(funcs: PluginFu
   // Signals are kept until the end: a second SIGTERM must not kill the daemon mid-call.
   const close = () =>
     (closing ??= (async () => {
-      stopping = new CniError(CniCode.TRY_AGAIN_LATER, `the resident daemon on ${socketPath} is stopping: try again`);
+      stopping.abort(new CniError(CniCode.TRY_AGAIN_LATER, `the resident daemon on ${socketPath} is stopping: try again`));
       if (fs().lstatSync(socketPath, { throwIfNoEntry: false })?.ino === ino) fs().unlinkSync(socketPath);
       // Without the listening socket, nothing may keep Node's loop alive while a call waits
       // (on a promise, a signal): the process would end with the call unanswered.
