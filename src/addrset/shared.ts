@@ -25,6 +25,7 @@
 // instance as it closes, so deadlines recorded by earlier processes count too.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCodes, netnsError } from '../core/errors.js';
+import { MAX_TIMER_MS } from '../core/timer-limit.js';
 import { NetNS } from '../netns.js';
 import { systemClock, timerAt } from './clock.js';
 import { AddressSets } from './manager.js';
@@ -112,7 +113,10 @@ function keyOf(ns: NetNS, options: AddressSetsOptions): string {
 
 function checkMs(value: number | undefined, fallback: number, what: string): number {
   const chosen = value ?? fallback;
-  if (!Number.isSafeInteger(chosen) || chosen < 0) throw netnsError(ErrorCodes.ADDRSET_INVALID_OPTION, `${what} must be a whole number of ms, 0 or more`);
+  // Node fires a longer timer after 1 ms: a handoff past it would be none at all.
+  if (!Number.isSafeInteger(chosen) || chosen < 0 || chosen > MAX_TIMER_MS) {
+    throw netnsError(ErrorCodes.ADDRSET_INVALID_OPTION, `${what} must be a whole number of ms from 0 to ${MAX_TIMER_MS}`);
+  }
   return chosen;
 }
 

@@ -218,5 +218,9 @@ describe('SharedAddressSets (in-memory backend)', () => {
   it('rejects a bad maxHoldMs or handoffMs', () => {
     expect(() => new SharedAddressSets({ maxHoldMs: -1 })).toThrow(expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_OPTION' }));
     expect(() => new SharedAddressSets({ handoffMs: 1.5 })).toThrow(expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_OPTION' }));
+    // Past Node's timer limit a handoff would fire after 1 ms.
+    expect(() => new SharedAddressSets({ handoffMs: 2 ** 31 })).toThrow(expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_OPTION' }));
+    expect(() => new SharedAddressSets({ maxHoldMs: 2 ** 31 })).toThrow(expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_OPTION' }));
+    expect(() => new SharedAddressSets({ handoffMs: 2 ** 31 - 1, maxHoldMs: 2 ** 31 - 1 })).not.toThrow();
   });
 });
