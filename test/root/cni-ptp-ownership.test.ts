@@ -6,7 +6,7 @@
 // plugin's attachment records). The plugin runs as a process, with
 // Debian's host-local as its IPAM, in namespaces this file creates.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -184,6 +184,31 @@ describe.skipIf(!privileged || !haveGoPlugins)('cni-ptp removes only what it mad
     expect(await veths(hosts.c1)).toEqual([]);
     expect(await veths(hosts.c2)).toEqual(['eth0']);
     expect(allocations(config)).toEqual(new Map([['10.43.0.3', live]]));
+  });
+
+  it('an ADD that IPAM refuses leaves no record, so later GCs succeed; a repeated ADD refused keeps the first one\'s record', async () => {
+    const config = conf(`gc-refused-${tag}`, '10.45.0.0/24');
+    const misspelt = { ...config, ipam: { ...config.ipam, type: 'host-locall' } };
+    expect(await add(hosts.c1, 'ctr-refused', misspelt)).toMatchObject({ code: 1, json: { code: 4, msg: expect.stringContaining('failed to find plugin "host-locall"') } });
+    expect(records(config)).toEqual([]);
+    const gc = () => run(hosts.host, 'ours', { CNI_COMMAND: 'GC' }, { ...config, cniVersion: '1.1.0', 'cni.dev/valid-attachments': [] });
+    expect(await gc()).toMatchObject({ code: 0, stdout: '' });
+    // host-local refuses a second ADD of an attachment it holds: the first's record stands for that allocation.
+    expect(await add(hosts.c2, 'ctr-twice', config)).toMatchObject({ code: 0 });
+    expect((await add(hosts.c2, 'ctr-twice', config)).code).not.toBe(0);
+    expect(records(config)).toEqual([`${attachmentKey(config.name, { containerID: 'ctr-twice', ifname: 'eth0' })}.json`]);
+    expect(allocations(config)).toEqual(new Map([['10.45.0.2', 'ctr-twice']]));
+    expect(await gc()).toMatchObject({ code: 0, stdout: '' });
+    expect(records(config)).toEqual([]);
+    expect(allocations(config)).toEqual(new Map());
+  });
+
+  it('DEL and GC succeed when dataDir is a file, where no record can be', async () => {
+    const config = conf(`rec-file-${tag}`, '10.46.0.0/24');
+    writeFileSync(config.dataDir, 'not a directory');
+    expect(await del(hosts.c1, 'ctr-file', config)).toMatchObject({ code: 0, stdout: '' });
+    const gc = await run(hosts.host, 'ours', { CNI_COMMAND: 'GC' }, { ...config, cniVersion: '1.1.0', 'cni.dev/valid-attachments': [] });
+    expect(gc).toMatchObject({ code: 0, stdout: '' });
   });
 
   it('GC releases by its records the allocation of a stale attachment with no veth (its namespace deleted before any DEL, or its ADD killed between IPAM and the veth), and keeps the valid one\'s', async () => {

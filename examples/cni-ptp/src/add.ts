@@ -7,22 +7,44 @@
 // its abort fails the ADD like any error; execAddThen kills IPAM if it is
 // still running. The attachment's record (records.ts) is written before
 // IPAM ADD, so that a GC can release the allocation of an ADD killed at any
-// point after it; it stays until DEL or GC releases the allocation.
+// point after it; it stays until DEL or GC releases the allocation, but for
+// an ADD that IPAM refused (a misspelt type, a full range): IPAM holds
+// nothing of it, and a record kept would fail every later GC's IPAM DEL.
 import { NetNS } from 'netns';
 import { CniCode, CniError, CURRENT_VERSION, execAddThen, prevResultOf, type CmdArgs, type Result } from 'netns/cni';
 import { addMasquerade, attachmentKey, configureInterface, deleteHostEnd, enableForward, familiesOf, hostAlias, deleteMasquerade, setupVeth } from 'netns/cni/plumbing';
 import { ensureAddressSet, releaseAddressSet } from './address-sets.js';
 import { readSettings, type PtpConf, type Settings } from './config.js';
 import { appendTo } from './chain.js';
-import { writeRecord } from './records.js';
+import { removeRecord, writeRecord } from './records.js';
 import { hostEnd, pointToPoint, routeThroughGateway } from './point-to-point.js';
 
 export async function cmdAdd(args: CmdArgs<PtpConf>): Promise<Result> {
   const settings = readSettings(args.config);
   const prev = prevResultOf(args.config); // read before IPAM allocates: a bad one fails with nothing to undo
-  writeRecord(settings.dataDir, { network: settings.network, containerID: args.containerId, ifname: args.ifname, config: args.stdin.toString('utf8') });
-  const result = await execAddThen(args, (ipam) => plumb(args, settings, ipam));
-  return appendTo(prev, result);
+  const attachment = { network: settings.network, containerID: args.containerId, ifname: args.ifname };
+  const recordedBefore = writeRecord(settings.dataDir, { ...attachment, config: args.stdin.toString('utf8') });
+  let allocated = false;
+  try {
+    const result = await execAddThen(args, (ipam) => {
+      allocated = true;
+      return plumb(args, settings, ipam);
+    });
+    return appendTo(prev, result);
+  } catch (error) {
+    // Abandoned, IPAM may have allocated before it was killed; an earlier ADD's record may stand for its allocation.
+    if (!allocated && !args.signal.aborted && !recordedBefore) forgetRecord(settings.dataDir, attachment);
+    throw error;
+  }
+}
+
+/** The ADD's own error is the one the runtime needs: a record that cannot go is GC's to report. */
+function forgetRecord(dir: string, attachment: { network: string; containerID: string; ifname: string }): void {
+  try {
+    removeRecord(dir, attachment.network, attachment);
+  } catch {
+    // kept: GC's IPAM DEL of it reports why
+  }
 }
 
 /** Everything after IPAM; what it made is undone if a later step fails. */

@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 // node:fs's sync calls: a record is a few hundred bytes, and node:fs/promises
 // (with the file watchers it loads) costs a one-command plugin more than its writes.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Attachment } from 'netns/cni';
 import { attachmentKey, networkTagPrefix } from 'netns/cni/plumbing';
@@ -30,9 +30,11 @@ const KIND = 'cni-ptp-attachment/1';
 
 const pathOf = (dir: string, network: string, attachment: Attachment): string => join(dir, `${attachmentKey(network, attachment)}.json`);
 
-export function writeRecord(dir: string, record: AttachmentRecord): void {
+/** Writes (or replaces) the attachment's record; returns whether one was there already (an earlier ADD of it may hold an allocation). */
+export function writeRecord(dir: string, record: AttachmentRecord): boolean {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = pathOf(dir, record.network, record);
+  const there = existsSync(path);
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const { network, containerID, ifname, config } = record;
   try {
@@ -42,11 +44,19 @@ export function writeRecord(dir: string, record: AttachmentRecord): void {
     rmSync(temp, { force: true });
     throw error;
   }
+  return there;
 }
+
+/** No record can be there: nothing at the path, or a file where the directory should be (then DEL must still succeed). */
+const noRecord = (error: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '');
 
 /** Gone already is fine: a repeated DEL, or an ADD from before records were kept. */
 export function removeRecord(dir: string, network: string, attachment: Attachment): void {
-  rmSync(pathOf(dir, network, attachment), { force: true });
+  try {
+    rmSync(pathOf(dir, network, attachment));
+  } catch (error) {
+    if (!noRecord(error)) throw error;
+  }
 }
 
 /** A file's record, if it is one whose content matches its name (anything else in the directory is not ours to judge). */
@@ -70,7 +80,7 @@ export function listRecords(dir: string, network: string): AttachmentRecord[] {
   try {
     names = readdirSync(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (!noRecord(error)) throw error;
     names = [];
   }
   const records: AttachmentRecord[] = [];
