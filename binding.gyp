@@ -12,6 +12,7 @@
         "native/js_error.cc",
         "native/lifecycle_jobs.cc",
         "native/netlink.cc",
+        "native/netlink_off_thread.cc",
         "native/netlink_watch.cc",
         "native/nsfd.cc",
         "native/packet_capture.cc",

@@ -19,6 +19,7 @@
 #include "js_error.h"
 #include "lifecycle_jobs.h"
 #include "netlink.h"
+#include "netlink_off_thread.h"
 #include "netlink_watch.h"
 #include "nsfd.h"
 #include "packet_capture.h"
@@ -91,6 +92,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("netlinkOpen", &NetnsAddon::NetlinkOpenJs),
         InstanceMethod("netlinkOpenHere", &NetnsAddon::NetlinkOpenHereJs),
         InstanceMethod("netlinkTransact", &NetnsAddon::NetlinkTransactJs),
+        InstanceMethod("netlinkTransactOffThread", &NetnsAddon::NetlinkTransactOffThreadJs),
         InstanceMethod("netlinkSubscribe", &NetnsAddon::NetlinkSubscribeJs),
         InstanceMethod("netlinkWatch", &NetnsAddon::NetlinkWatchJs),
         InstanceMethod("runDirWatch", &NetnsAddon::RunDirWatchJs),
@@ -296,22 +298,40 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
 
   // netlinkTransact(fd, request, firstSeq, count, quiet?) -> Buffer, or null
   // when every request was simply acknowledged (quiet: nothing came back): runs on this
-  // thread, which never waits for the kernel (see netlink.h).
+  // thread, which waits as long as the kernel takes (see netlink.h); for requests
+  // that take it milliseconds, netlinkTransactOffThread.
   Napi::Value NetlinkTransactJs(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    int fd = FdArgument(info, 0);
-    if (!info[1].IsBuffer()) throw Napi::TypeError::New(env, "request must be a Buffer");
-    Napi::Buffer<uint8_t> request = info[1].As<Napi::Buffer<uint8_t>>();
-    int count = IntArgument(info, 3, "count");
-    if (count < 1) throw Napi::RangeError::New(env, "count must be at least 1");
-    bool quiet = info[4].IsBoolean() && info[4].As<Napi::Boolean>().Value();
+    Napi::Buffer<uint8_t> request = RequestArgument(info);
     NetlinkTransaction tx{request.Data(), request.Length(), static_cast<uint32_t>(IntArgument(info, 2, "firstSeq")),
-                          static_cast<uint32_t>(count), quiet};
+                          CountArgument(info), QuietArgument(info)};
     NetlinkReplies replies;
-    if (auto failure = NetlinkTransact(fd, tx, replies)) throw ToJsError(env, *failure);
+    if (auto failure = NetlinkTransact(FdArgument(info, 0), tx, replies)) throw ToJsError(env, *failure);
     if (replies.only_acks) return env.Null();
     return Napi::Buffer<uint8_t>::Copy(env, replies.bytes.data(), replies.bytes.size());
   }
+
+  // netlinkTransactOffThread(fd, request, firstSeq, count, quiet?) -> Promise of
+  // what netlinkTransact returns, run on a thread of its own (netlink_off_thread.h).
+  Napi::Value NetlinkTransactOffThreadJs(const Napi::CallbackInfo& info) {
+    Napi::Buffer<uint8_t> request = RequestArgument(info);
+    std::vector<uint8_t> bytes(request.Data(), request.Data() + request.Length());
+    return TransactOffThread(info.Env(), FdArgument(info, 0), std::move(bytes), static_cast<uint32_t>(IntArgument(info, 2, "firstSeq")),
+                             CountArgument(info), QuietArgument(info));
+  }
+
+  static Napi::Buffer<uint8_t> RequestArgument(const Napi::CallbackInfo& info) {
+    if (!info[1].IsBuffer()) throw Napi::TypeError::New(info.Env(), "request must be a Buffer");
+    return info[1].As<Napi::Buffer<uint8_t>>();
+  }
+
+  static uint32_t CountArgument(const Napi::CallbackInfo& info) {
+    int count = IntArgument(info, 3, "count");
+    if (count < 1) throw Napi::RangeError::New(info.Env(), "count must be at least 1");
+    return static_cast<uint32_t>(count);
+  }
+
+  static bool QuietArgument(const Napi::CallbackInfo& info) { return info[4].IsBoolean() && info[4].As<Napi::Boolean>().Value(); }
 
   // netlinkSubscribe(fd, groups): joins multicast groups (RTNLGRP_*).
   Napi::Value NetlinkSubscribeJs(const Napi::CallbackInfo& info) {

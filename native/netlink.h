@@ -2,7 +2,9 @@
 // an I/O thread (a socket keeps its namespace for life) and then used from the
 // JS thread with no switching at all. The kernel handles a request inside
 // sendmsg, so its replies are queued when sendmsg returns, and produces a
-// dump while it is read: a transaction runs to its last reply synchronously.
+// dump while it is read: a transaction runs to its last reply synchronously,
+// on the JS thread, or off it (netlink_off_thread.h) for requests that make
+// the kernel wait (a link made or deleted).
 #pragma once
 #include <napi.h>
 

@@ -56,6 +56,8 @@ export interface NativeBinding {
    * datagrams are taken. Synchronous: the kernel has answered when sendmsg returns (ETIMEDOUT after 5 s if not).
    */
   netlinkTransact(fd: number, request: Buffer, firstSeq: number, count: number, quiet?: boolean): Buffer | null;
+  /** netlinkTransact on a thread of its own; `fd` must not be used or closed until it settles. */
+  netlinkTransactOffThread(fd: number, request: Buffer, firstSeq: number, count: number, quiet?: boolean): Promise<Buffer | null>;
   /** Joins the netlink socket to multicast groups (NETLINK_ADD_MEMBERSHIP, any group number). */
   netlinkSubscribe(fd: number, groups: readonly number[]): void;
   /**

@@ -13,7 +13,7 @@ import { isNsHandle, type NsHandle } from '../core/handle.js';
 import { resolveNamespacePath } from '../core/names.js';
 import { native } from '../core/native.js';
 import type { Attribute } from './attributes.js';
-import { NETLINK_NETFILTER, NETLINK_ROUTE, NLMSG_ERROR, RTM_BASE, NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_REQUEST } from './constants.js';
+import { NETLINK_NETFILTER, NETLINK_ROUTE, NLMSG_ERROR, RTM_BASE, RTM_DELLINK, RTM_NEWLINK, NLM_F_ACK, NLM_F_CREATE, NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_REQUEST } from './constants.js';
 import { encodeMessages, isTerminal, messageError, splitMessages, type NetlinkMessage, type NetlinkRequest } from './message.js';
 import { leaseNamespaceFd } from './namespace-fd.js';
 import { nativeTransport, type NetlinkTransport } from './transport.js';
@@ -66,6 +66,8 @@ export class NetlinkHandle implements Disposable {
   readonly #protocol: number;
   #seq: number;
   #closed = false;
+  /** Settles (never rejects) once the transaction running off the JS thread is done: until then the socket is its. */
+  #offThread: Promise<void> | undefined;
   /** The namespace of the thread that made the socket on itself (openHere), or undefined when a namespace thread made it. */
   readonly #madeHere: { dev: number; ino: number } | undefined;
 
@@ -137,7 +139,10 @@ export class NetlinkHandle implements Disposable {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#transport.close(this.#fd, this.#protocol === NETLINK_NETFILTER);
+    const free = () => this.#transport.close(this.#fd, this.#protocol === NETLINK_NETFILTER);
+    // A transaction off the thread still uses the descriptor: its number must not be reused under it.
+    if (this.#offThread) void this.#offThread.then(free);
+    else free();
   }
 
   /** close(), for `using`. */
@@ -152,23 +157,58 @@ export class NetlinkHandle implements Disposable {
    * does not undo the others of its batch.
    */
   async requestSettled(requests: readonly NetlinkRequest[]): Promise<Settled[]> {
-    return this.#settled(requests);
+    return this.#offThread === undefined && !this.#slow(requests) ? this.#settled(requests) : this.#settledInTurn(requests);
   }
 
   /** As requestSettled, but rejects with the first failure. Returns each request's non-terminal replies. */
   request(requests: readonly NetlinkRequest[]): Promise<NetlinkMessage[][]> {
+    if (this.#offThread !== undefined || this.#slow(requests)) return this.#settledInTurn(requests).then(messagesOrThrow);
     // Not async: the answer is there when the call returns (see transport.ts),
     // and an async frame would cost every request another turn of the queue.
     try {
-      return Promise.resolve(
-        this.#settled(requests).map((s) => {
-          if (!s.ok) throw s.error;
-          return s.messages;
-        }),
-      );
+      return Promise.resolve(messagesOrThrow(this.#settled(requests)));
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /**
+   * A link made or deleted: the kernel holds sendmsg for milliseconds (RTNL,
+   * RCU grace periods; ~3 ms to make a veth, ~20 ms to delete one), which on
+   * the JS thread would stall every other call of the process. Anything
+   * else takes microseconds, less than a thread's start and the loop's turn.
+   */
+  #slow(requests: readonly NetlinkRequest[]): boolean {
+    if (this.#protocol !== NETLINK_ROUTE || this.#transport.transactOffThread === undefined) return false;
+    return requests.some((request) => request.type === RTM_DELLINK || (request.type === RTM_NEWLINK && (request.flags & NLM_F_CREATE) !== 0));
+  }
+
+  /** After any transaction off the thread (requests keep their order on the socket), on the thread or off it. */
+  async #settledInTurn(requests: readonly NetlinkRequest[]): Promise<Settled[]> {
+    while (this.#offThread !== undefined) await this.#offThread;
+    if (!this.#slow(requests)) return this.#settled(requests);
+    const running = this.#settledOffThread(requests);
+    const done: Promise<void> = running.then(
+      () => this.#doneOffThread(done),
+      () => this.#doneOffThread(done),
+    );
+    this.#offThread = done;
+    return running;
+  }
+
+  #doneOffThread(done: Promise<void>): void {
+    if (this.#offThread === done) this.#offThread = undefined;
+  }
+
+  async #settledOffThread(requests: readonly NetlinkRequest[]): Promise<Settled[]> {
+    this.#assertOpen(requests[0]?.what ?? 'request');
+    const quiet = this.#quiet(requests);
+    const replies: NetlinkMessage[][] = [];
+    for (const batch of this.#batches(requests, quiet ? NLM_F_REQUEST : NLM_F_REQUEST | NLM_F_ACK, quiet)) {
+      const { wire, firstSeq, count } = batch;
+      replies.push(...this.#grouped(batch, await this.#transport.transactOffThread!(this.#fd, wire, firstSeq, count, quiet)));
+    }
+    return requests.map((request, i) => settle(replies[i]!, request.what, quiet));
   }
 
   /**
@@ -186,10 +226,14 @@ export class NetlinkHandle implements Disposable {
   }
 
   #settled(requests: readonly NetlinkRequest[]): Settled[] {
-    // No ACK asked for unless a dump is among them: see "quiet" in native/netlink.h.
-    const quiet = !requests.some((request) => this.#isDump(request));
+    const quiet = this.#quiet(requests);
     const replies = this.#transact(requests, quiet ? NLM_F_REQUEST : NLM_F_REQUEST | NLM_F_ACK, quiet);
     return requests.map((request, i) => settle(replies[i]!, request.what, quiet));
+  }
+
+  /** No ACK asked for unless a dump is among them: see "quiet" in native/netlink.h. */
+  #quiet(requests: readonly NetlinkRequest[]): boolean {
+    return !requests.some((request) => this.#isDump(request));
   }
 
   /**
@@ -206,6 +250,7 @@ export class NetlinkHandle implements Disposable {
     // Only a GET (RTM_GET*: 2 modulo 4) is answered as a dump; anything else would be applied, and then wait for a DONE that never comes.
     if (!this.#isDump({ type, flags: NLM_F_DUMP, header, what })) throw netnsError(ErrorCodes.NETLINK_INVALID, `netlink: ${what}: message type ${type} is not a GET request and cannot be dumped`);
     const request: NetlinkRequest = { type, flags: NLM_F_REQUEST | NLM_F_DUMP, header, attributes, what };
+    while (this.#offThread !== undefined) await this.#offThread;
     for (let attempt = 1; attempt <= DUMP_ATTEMPTS; attempt++) {
       const [replies] = this.#transact([request], 0, false);
       const settled = settle(replies!, what, false);
@@ -228,11 +273,18 @@ export class NetlinkHandle implements Disposable {
     this.#assertOpen(requests[0]?.what ?? 'request');
     if (requests.length === 0) return [];
     if (requests.length <= MAX_BATCH) return this.#roundTrip(this.#encode(requests, flags, quiet));
-    // Every chunk is encoded, and so checked, before the first is sent: bad
-    // input in a later chunk must not come after changes already made.
+    return this.#batches(requests, flags, quiet).flatMap((chunk) => this.#roundTrip(chunk));
+  }
+
+  /**
+   * The requests encoded in chunks of MAX_BATCH. Every chunk is encoded, and
+   * so checked, before the first is sent: bad input in a later chunk must not
+   * come after changes already made.
+   */
+  #batches(requests: readonly NetlinkRequest[], flags: number, quiet: boolean): EncodedBatch[] {
     const chunks: EncodedBatch[] = [];
     for (let start = 0; start < requests.length; start += MAX_BATCH) chunks.push(this.#encode(requests.slice(start, start + MAX_BATCH), flags, quiet));
-    return chunks.flatMap((chunk) => this.#roundTrip(chunk));
+    return chunks;
   }
 
   #encode(requests: readonly NetlinkRequest[], flags: number, quiet: boolean): EncodedBatch {
@@ -242,8 +294,13 @@ export class NetlinkHandle implements Disposable {
   }
 
   /** One sendmsg and its replies, grouped by request. */
-  #roundTrip({ wire, firstSeq, count, quiet }: EncodedBatch): NetlinkMessage[][] {
-    const reply = this.#transport.transact(this.#fd, wire, firstSeq, count, quiet);
+  #roundTrip(batch: EncodedBatch): NetlinkMessage[][] {
+    const { wire, firstSeq, count, quiet } = batch;
+    return this.#grouped(batch, this.#transport.transact(this.#fd, wire, firstSeq, count, quiet));
+  }
+
+  /** A batch's replies, grouped by request. */
+  #grouped({ firstSeq, count }: EncodedBatch, reply: Buffer | null): NetlinkMessage[][] {
     const groups: NetlinkMessage[][] = [];
     for (let i = 0; i < count; i++) groups.push(reply === null ? [ACKNOWLEDGED] : []);
     if (reply === null) return groups;
@@ -286,6 +343,13 @@ interface EncodedBatch {
  */
 function isRouteGet(type: number): boolean {
   return type >= RTM_BASE && (type & 3) === 2;
+}
+
+function messagesOrThrow(settled: Settled[]): NetlinkMessage[][] {
+  return settled.map((s) => {
+    if (!s.ok) throw s.error;
+    return s.messages;
+  });
 }
 
 /** What a bare ACK reads as, when the transport says that was all (quiet: that nothing failed). */

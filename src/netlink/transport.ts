@@ -35,6 +35,13 @@ export interface NetlinkTransport {
    */
   transact(fd: number, request: Buffer, firstSeq: number, count: number, quiet: boolean): Buffer | null;
   /**
+   * transact() off the calling thread, for requests the kernel takes
+   * milliseconds over (a link made or deleted waits for RTNL and RCU), which
+   * would stall the event loop. Optional: without it every request is
+   * transact()'s. The handle neither uses nor closes `fd` until it settles.
+   */
+  transactOffThread?(fd: number, request: Buffer, firstSeq: number, count: number, quiet: boolean): Promise<Buffer | null>;
+  /**
    * Frees the socket; inBackground: on libuv's pool, so the caller does not
    * wait (the descriptor stays this process's until then, so its number is not
    * reused meanwhile), as Node closes its own sockets.
@@ -61,6 +68,13 @@ export const nativeTransport: NetlinkTransport = {
       return native().netlinkTransact(fd, request, firstSeq, count, quiet);
     } catch (error) {
       throw fromNative(error);
+    }
+  },
+  transactOffThread(fd, request, firstSeq, count, quiet) {
+    try {
+      return native().netlinkTransactOffThread(fd, request, firstSeq, count, quiet).catch((error: unknown) => Promise.reject(fromNative(error)));
+    } catch (error) {
+      return Promise.reject(fromNative(error));
     }
   },
   close(fd, inBackground) {
