@@ -23,6 +23,7 @@ describe('native surface', () => {
         'netlinkOpenHere',
         'netlinkSubscribe',
         'netlinkTransact',
+        'netlinkTransactOffThread',
         'netlinkWatch',
         'openNetns',
         'openNetnsIdentity',
