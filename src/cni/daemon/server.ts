@@ -46,6 +46,13 @@ export interface ResidentServer {
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * Once the daemon stops, how long a peer that has its answer is given to end
+ * its side (a shim does at once) before the connection is dropped. Not at
+ * once: bytes of its request still unread would make the close reset the
+ * connection, and the shim's read fail before it got the answer.
+ */
+const STOP_GRACE_MS = 1_000;
 
 function failed(error: CniError): CallOutcome {
   return { stdout: Buffer.from(`${JSON.stringify(error.toErrorObject(CURRENT_VERSION))}\n`), stderr: '', exitCode: 1 };
@@ -92,8 +99,8 @@ const callerGone = (): CniError => new CniError(CniCode.INTERNAL, 'cancelled: th
  * cancelled call's rollback too. The caller's namespace is closed before the
  * answer goes. No peer holds the connection past `requestTimeoutMs` for its
  * whole request, nor as long again to take its answer; once `stop` is
- * aborted, nor at all after its answer (a daemon stopping waits for calls in
- * flight, not for peers).
+ * aborted, nor more than STOP_GRACE_MS after its answer (a daemon stopping
+ * waits for calls in flight, not for peers).
  */
 function serveConnection(socket: Socket, call: Call, requestTimeoutMs: number, stop: AbortSignal): Promise<void> {
   return new Promise((settle) => {
@@ -112,8 +119,12 @@ function serveConnection(socket: Socket, call: Call, requestTimeoutMs: number, s
       hostNs?.close();
       hostNs = undefined;
     };
+    const linger = (ms: number) => {
+      clearDeadline();
+      deadline = setTimeout(() => socket.destroy(), ms);
+    };
     const onStop = () => {
-      if (answered) socket.destroy();
+      if (answered) linger(Math.min(STOP_GRACE_MS, requestTimeoutMs));
       else if (!answering && !running) refuse(stop.reason as CniError);
     };
     stop.addEventListener('abort', onStop);
@@ -130,8 +141,7 @@ function serveConnection(socket: Socket, call: Call, requestTimeoutMs: number, s
       answering = true;
       socket.end(encodeResponse(fitted(outcome)), () => {
         answered = true;
-        if (stop.aborted) socket.destroy();
-        else deadline = setTimeout(() => socket.destroy(), requestTimeoutMs);
+        linger(stop.aborted ? Math.min(STOP_GRACE_MS, requestTimeoutMs) : requestTimeoutMs);
       });
     };
     const reader = new RequestReader();
