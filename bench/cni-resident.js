@@ -4,18 +4,18 @@
 // it; Go's ptp is spawned the same way. Both use host-local. Rounds take
 // turns (Go, then ours with address sets, then ours without) so that load
 // falls on all alike; the load average is printed with the figures.
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NetNS } from '../dist/index.js';
+import { SHIM, installShim } from '../test/helpers/cni-shim.mjs';
 import { timed } from './cni.js';
 import { median, record } from './lib.js';
 
 const ROUNDS = 30;
 const GO_PLUGINS = '/usr/lib/cni';
 export const DAEMON = fileURLToPath(new URL('../examples/cni-ptp/dist/cni-ptp-daemon.cjs', import.meta.url));
-export const SHIM = fileURLToPath(new URL('../build/Release/netns-cni-shim', import.meta.url));
 
 /** Stops the daemon (awaiting its end), closes the namespaces' handles and removes the bench's folders. */
 export async function tearDown(daemon, containers, host, dirs) {
@@ -52,9 +52,7 @@ export async function benchCniResident([hostName]) {
   if (!existsSync(DAEMON) || !existsSync(SHIM)) return 'skipped: build the shim and the example first (npm run build && npm run build:examples)';
   const dirs = [mkdtempSync(join(tmpdir(), 'netns-bench-shim-'))];
   const name = `cni-ptp-bench-${process.pid}`;
-  const shim = join(dirs[0], name); // the shim connects to /run/netns-cni/<its name>.sock
-  copyFileSync(SHIM, shim);
-  chmodSync(shim, 0o755);
+  const shim = installShim(dirs[0], name);
   const host = NetNS.open(hostName);
   const containers = [await NetNS.create(), await NetNS.create(), await NetNS.create()];
   const daemon = await startDaemon(host, `/run/netns-cni/${name}.sock`);

@@ -9,12 +9,13 @@
 // veth, no table; a round that leaves something fails the bench.
 // CNI_STORM_CALLS (50) and CNI_STORM_ROUNDS (3) change the storm; CNI_STORM_KINDS
 // (e.g. go,resident) times only those kinds (the per-process storm takes minutes).
-import { chmodSync, copyFileSync, existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NetNS } from '../dist/index.js';
 import { OURS, timed } from './cni.js';
-import { DAEMON, SHIM, startDaemon, tearDown } from './cni-resident.js';
+import { SHIM, installShim } from '../test/helpers/cni-shim.mjs';
+import { DAEMON, startDaemon, tearDown } from './cni-resident.js';
 import { median, nowUs, record } from './lib.js';
 
 const STORM = Number(process.env.CNI_STORM_CALLS ?? 50);
@@ -47,9 +48,7 @@ export async function benchCniStorm([hostName]) {
   if (!existsSync(OURS) || !existsSync(DAEMON) || !existsSync(SHIM)) return 'skipped: build the shim and the example first (npm run build && npm run build:examples)';
   const dirs = [mkdtempSync(join(tmpdir(), 'netns-bench-storm-shim-'))];
   const name = `cni-ptp-storm-${process.pid}`;
-  const shim = join(dirs[0], name); // the shim connects to /run/netns-cni/<its name>.sock
-  copyFileSync(SHIM, shim);
-  chmodSync(shim, 0o755);
+  const shim = installShim(dirs[0], name);
   const host = NetNS.open(hostName);
   const containers = await Promise.all(Array.from({ length: STORM }, () => NetNS.create()));
   // Each delegate (host-local) holds a libuv pool thread while it runs: as many as the calls at once (docs/cni.md).
