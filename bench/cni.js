@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NetNS } from '../dist/index.js';
+import { hostState, removeAppeared } from './cni-host-state.js';
 import { median, nowUs, record } from './lib.js';
 
 const ROUNDS = Number(process.env.CNI_BENCH_ROUNDS ?? 20);
@@ -33,7 +34,7 @@ export function timed(host, argv, env, input) {
 
 function plugin(name, argv, host, container, subnet) {
   const dataDir = mkdtempSync(join(tmpdir(), `netns-bench-cni-${name}-`));
-  const config = JSON.stringify({ cniVersion: '1.0.0', name: `bench-${name}`, type: 'ptp', mtu: 1400, ipam: { type: 'host-local', subnet, dataDir, routes: [{ dst: '0.0.0.0/0' }] } });
+  const config = JSON.stringify({ cniVersion: '1.0.0', name: `bench-${name}`, type: 'ptp', mtu: 1400, dataDir: join(dataDir, 'records'), ipam: { type: 'host-local', subnet, dataDir, routes: [{ dst: '0.0.0.0/0' }] } });
   const env = (command) => ({ PATH: process.env.PATH, CNI_COMMAND: command, CNI_CONTAINERID: `bench-${name}`, CNI_NETNS: container.path, CNI_IFNAME: 'eth0', CNI_PATH: GO_PLUGINS });
   return {
     add: () => timed(host, argv, env('ADD'), config),
@@ -46,6 +47,7 @@ export async function benchCni([hostName, containerName]) {
   if (!existsSync(`${GO_PLUGINS}/ptp`)) return `skipped: the Go ptp plugin is not installed (apt-get install containernetworking-plugins)`;
   if (!existsSync(OURS)) return 'skipped: build the example first (npm run build:examples)';
   const host = NetNS.open(hostName);
+  const before = await hostState(host);
   const containers = [NetNS.open(containerName), await NetNS.create()];
   const go = plugin('go', [`${GO_PLUGINS}/ptp`], host, containers[0], '10.250.0.0/24');
   const ours = plugin('ours', [OURS], host, containers[1], '10.251.0.0/24');
@@ -59,9 +61,11 @@ export async function benchCni([hostName, containerName]) {
       for (const [key, value] of Object.entries(measured)) times[key].push(value);
     }
   } finally {
-    for (const p of [go, ours]) p.dispose();
-    for (const c of containers) c.close();
-    host.close();
+    await removeAppeared(host, before).finally(() => {
+      for (const p of [go, ours]) p.dispose();
+      for (const c of containers) c.close();
+      host.close();
+    });
   }
   const ms = (list) => median(list) / 1000;
   const [goAdd, goDel] = [ms(times.goAdd), ms(times.goDel)];
