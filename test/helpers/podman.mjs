@@ -45,7 +45,7 @@ export function confinedPodman(dir, { pluginDir, env = {}, exec = run }) {
   mkdirSync(join(dir, 'net'), { recursive: true });
   const fullEnv = { ...process.env, ...env, CONTAINERS_CONF: containersConf(dir, pluginDir) };
   const state = ['--root', join(dir, 'root'), '--runroot', join(dir, 'runroot'), '--tmpdir', join(dir, 'tmp')];
-  return (...args) => exec('podman', [...state, ...args], { env: fullEnv, encoding: 'utf8' });
+  return (...args) => exec('podman', [...state, ...args], { env: fullEnv }); // node's execFile reads UTF-8 text by default, as a NetNS's does
 }
 
 /** Writes the network `name` (a conflist of `plugins`) where the podman of `dir` reads networks. */
@@ -53,10 +53,17 @@ export function writeNetwork(dir, name, plugins) {
   writeFileSync(join(dir, 'net', `${name}.conflist`), JSON.stringify({ cniVersion: '1.0.0', name, plugins }));
 }
 
-/** The cni-ptp example in `pluginDir` under both its names: `cni-ptp` (one process per call, `plugin`) and `cni-ptp-resident` (the shim). */
-export function installCniPtp(pluginDir, plugin) {
+/**
+ * The cni-ptp example in `pluginDir` under both its names: `cni-ptp` (one
+ * process per call, `plugin`) and `residentName` (the shim). The shim finds
+ * its daemon at NETNS_CNI_SOCKET, else /run/netns-cni/<residentName>.sock;
+ * only the latter reaches the DEL of a container that exits by itself:
+ * podman runs that DEL from conmon's exit command, which does not pass
+ * NETNS_CNI_SOCKET on.
+ */
+export function installCniPtp(pluginDir, plugin, residentName = 'cni-ptp-resident') {
   symlinkSync(plugin, join(pluginDir, 'cni-ptp'));
-  installShim(pluginDir, 'cni-ptp-resident');
+  installShim(pluginDir, residentName);
 }
 
 /** Imports `image`: busybox with `tools` linked to it and `files` (path in the image: content). */
