@@ -43,7 +43,7 @@ function plugin(name, argv, host, container, subnet) {
   };
 }
 
-export async function benchCni([hostName, containerName]) {
+export async function benchCniProcess([hostName, containerName]) {
   if (!existsSync(`${GO_PLUGINS}/ptp`)) return `skipped: the Go ptp plugin is not installed (apt-get install containernetworking-plugins)`;
   if (!existsSync(OURS)) return 'skipped: build the example first (npm run build:examples)';
   const host = NetNS.open(hostName);
@@ -69,10 +69,10 @@ export async function benchCni([hostName, containerName]) {
   }
   const ms = (list) => median(list) / 1000;
   const [goAdd, goDel] = [ms(times.goAdd), ms(times.goDel)];
-  record('cni', 'Go ptp 1.1.1 ADD (median)', goAdd, 'ms');
-  record('cni', 'Go ptp 1.1.1 DEL (median)', goDel, 'ms');
-  record('cni', 'cni-ptp ADD, one process (goal <= 3x)', ms(times.oursAdd), 'ms', 'Go ptp 1.1.1 ADD', goAdd);
-  record('cni', 'cni-ptp DEL, one process', ms(times.oursDel), 'ms', 'Go ptp 1.1.1 DEL', goDel);
-  record('cni', 'node -e 0 (the floor of a node process)', ms(times.node), 'ms', 'Go ptp 1.1.1 ADD', goAdd);
+  record('cni-process', 'Go ptp 1.1.1 ADD (median)', goAdd, 'ms');
+  record('cni-process', 'Go ptp 1.1.1 DEL (median)', goDel, 'ms');
+  record('cni-process', 'cni-ptp ADD, one process (goal <= 3x)', ms(times.oursAdd), 'ms', 'Go ptp 1.1.1 ADD', goAdd);
+  record('cni-process', 'cni-ptp DEL, one process', ms(times.oursDel), 'ms', 'Go ptp 1.1.1 DEL', goDel);
+  record('cni-process', 'node -e 0 (the floor of a node process)', ms(times.node), 'ms', 'Go ptp 1.1.1 ADD', goAdd);
   return undefined;
 }
