@@ -23,11 +23,11 @@ export function timed(host, argv, env, input) {
   const start = nowUs();
   return new Promise((resolve, reject) => {
     const child = host.spawn(argv[0], argv.slice(1), { env, stdio: ['pipe', 'pipe', 'pipe'] }); // stdout a pipe, as runtimes read it
-    child.stdout.resume();
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
+    let output = ''; // a plugin's error is JSON on stdout, a crash's on stderr
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(nowUs() - start) : reject(new Error(`${argv.join(' ')} ${env.CNI_COMMAND ?? ''} exited ${code}: ${stderr}`))));
+    child.on('close', (code) => (code === 0 ? resolve(nowUs() - start) : reject(new Error(`${argv.join(' ')} ${env.CNI_COMMAND ?? ''} exited ${code}: ${output}`))));
     child.stdin.end(input ?? '');
   });
 }
