@@ -4,26 +4,35 @@
 // it; Go's ptp is spawned the same way. Both use host-local. Rounds take
 // turns (Go, then ours with address sets, then ours without) so that load
 // falls on all alike; the load average is printed with the figures.
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NetNS } from '../dist/index.js';
+import { SHIM, installShim } from '../test/helpers/cni-shim.mjs';
 import { timed } from './cni.js';
+import { hostState, removeAppeared } from './cni-host-state.js';
 import { median, record } from './lib.js';
 
 const ROUNDS = 30;
 const GO_PLUGINS = '/usr/lib/cni';
 export const DAEMON = fileURLToPath(new URL('../examples/cni-ptp/dist/cni-ptp-daemon.cjs', import.meta.url));
-export const SHIM = fileURLToPath(new URL('../build/Release/netns-cni-shim', import.meta.url));
 
-/** Stops the daemon (awaiting its end), closes the namespaces' handles and removes the bench's folders. */
-export async function tearDown(daemon, containers, host, dirs) {
+/**
+ * Stops the daemon (awaiting its end), removes the veths and tables that
+ * appeared in `host` since `before`, closes the namespaces' handles and
+ * removes the bench's folders.
+ */
+export async function tearDown(daemon, containers, host, before, dirs) {
   daemon.kill('SIGTERM');
   await new Promise((resolve) => daemon.once('close', resolve));
-  for (const c of containers) c.close();
-  host.close();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  try {
+    await removeAppeared(host, before);
+  } finally {
+    for (const c of containers) c.close();
+    host.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** The example's daemon in `host`, once it says it serves; `env` adds to its environment. */
@@ -42,7 +51,7 @@ export function startDaemon(host, socketPath, env = {}) {
 function attachment(name, argv, host, container, subnet, extra, dirs) {
   const dataDir = mkdtempSync(join(tmpdir(), `netns-bench-resident-${name}-`));
   dirs.push(dataDir);
-  const config = JSON.stringify({ cniVersion: '1.0.0', name: `bench-${name}`, type: 'ptp', mtu: 1400, ipam: { type: 'host-local', subnet, dataDir, routes: [{ dst: '0.0.0.0/0' }] }, ...extra });
+  const config = JSON.stringify({ cniVersion: '1.0.0', name: `bench-${name}`, type: 'ptp', mtu: 1400, dataDir: join(dataDir, 'records'), ipam: { type: 'host-local', subnet, dataDir, routes: [{ dst: '0.0.0.0/0' }] }, ...extra });
   const env = (command) => ({ PATH: process.env.PATH, CNI_COMMAND: command, CNI_CONTAINERID: `bench-${name}`, CNI_NETNS: container.path, CNI_IFNAME: 'eth0', CNI_PATH: GO_PLUGINS });
   return { add: () => timed(host, argv, env('ADD'), config), del: () => timed(host, argv, env('DEL'), config) };
 }
@@ -52,10 +61,9 @@ export async function benchCniResident([hostName]) {
   if (!existsSync(DAEMON) || !existsSync(SHIM)) return 'skipped: build the shim and the example first (npm run build && npm run build:examples)';
   const dirs = [mkdtempSync(join(tmpdir(), 'netns-bench-shim-'))];
   const name = `cni-ptp-bench-${process.pid}`;
-  const shim = join(dirs[0], name); // the shim connects to /run/netns-cni/<its name>.sock
-  copyFileSync(SHIM, shim);
-  chmodSync(shim, 0o755);
+  const shim = installShim(dirs[0], name);
   const host = NetNS.open(hostName);
+  const before = await hostState(host);
   const containers = [await NetNS.create(), await NetNS.create(), await NetNS.create()];
   const daemon = await startDaemon(host, `/run/netns-cni/${name}.sock`);
   const kinds = {
@@ -74,7 +82,7 @@ export async function benchCniResident([hostName]) {
       for (const [key, value] of Object.entries(measured)) times[key].push(value);
     }
   } finally {
-    await tearDown(daemon, containers, host, dirs);
+    await tearDown(daemon, containers, host, before, dirs);
   }
   const ms = (key) => median(times[key]) / 1000;
   record('cni-resident', 'resident ADD via shim (median, goal <= 1.3x)', ms('residentAdd'), 'ms', 'Go ptp 1.1.1 ADD', ms('goAdd'));

@@ -9,12 +9,14 @@
 // veth, no table; a round that leaves something fails the bench.
 // CNI_STORM_CALLS (50) and CNI_STORM_ROUNDS (3) change the storm; CNI_STORM_KINDS
 // (e.g. go,resident) times only those kinds (the per-process storm takes minutes).
-import { chmodSync, copyFileSync, existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NetNS } from '../dist/index.js';
 import { OURS, timed } from './cni.js';
-import { DAEMON, SHIM, startDaemon, tearDown } from './cni-resident.js';
+import { SHIM, installShim } from '../test/helpers/cni-shim.mjs';
+import { DAEMON, startDaemon, tearDown } from './cni-resident.js';
+import { appearedSince, hostState } from './cni-host-state.js';
 import { median, nowUs, record } from './lib.js';
 
 const STORM = Number(process.env.CNI_STORM_CALLS ?? 50);
@@ -24,7 +26,7 @@ const GO_PLUGINS = '/usr/lib/cni';
 function network(kind, argv, host, containers, subnet, extra, dirs) {
   const dataDir = mkdtempSync(join(tmpdir(), `netns-bench-storm-${kind}-`));
   dirs.push(dataDir);
-  const config = JSON.stringify({ cniVersion: '1.0.0', name: `storm-${kind}`, type: 'ptp', mtu: 1400, ipam: { type: 'host-local', subnet, dataDir, routes: [{ dst: '0.0.0.0/0' }] }, ...extra });
+  const config = JSON.stringify({ cniVersion: '1.0.0', name: `storm-${kind}`, type: 'ptp', mtu: 1400, dataDir: join(dataDir, 'records'), ipam: { type: 'host-local', subnet, dataDir, routes: [{ dst: '0.0.0.0/0' }] }, ...extra });
   const env = (command, i) => ({ PATH: process.env.PATH, CNI_COMMAND: command, CNI_CONTAINERID: `storm-${kind}-${i}`, CNI_NETNS: containers[i].path, CNI_IFNAME: 'eth0', CNI_PATH: GO_PLUGINS });
   /** Wall time in microseconds of every call of `command` at once. */
   const storm = async (command) => {
@@ -35,11 +37,10 @@ function network(kind, argv, host, containers, subnet, extra, dirs) {
   return { add: () => storm('ADD'), del: () => storm('DEL') };
 }
 
-/** Throws if a DEL storm left a veth or an nftables table in the host namespace. */
-async function expectNothingLeft(host, kind) {
-  const { stdout: links } = await host.execFile('ip', ['-o', 'link', 'show', 'type', 'veth']);
-  const { stdout: tables } = await host.execFile('nft', ['list', 'tables']);
-  if (links.trim() || tables.includes('cni_ptp_')) throw new Error(`the ${kind} DEL storm left ${links.trim() ? 'veths' : ''} ${tables.trim()}`);
+/** Throws if a DEL storm left a veth or an nftables table in the host namespace that was not there before the storms. */
+async function expectNothingLeft(host, before, kind) {
+  const { veths, tables } = await appearedSince(host, before);
+  if (veths.length > 0 || tables.length > 0) throw new Error(`the ${kind} DEL storm left veths [${veths.join(', ')}], tables [${tables.join(', ')}]`);
 }
 
 export async function benchCniStorm([hostName]) {
@@ -47,10 +48,9 @@ export async function benchCniStorm([hostName]) {
   if (!existsSync(OURS) || !existsSync(DAEMON) || !existsSync(SHIM)) return 'skipped: build the shim and the example first (npm run build && npm run build:examples)';
   const dirs = [mkdtempSync(join(tmpdir(), 'netns-bench-storm-shim-'))];
   const name = `cni-ptp-storm-${process.pid}`;
-  const shim = join(dirs[0], name); // the shim connects to /run/netns-cni/<its name>.sock
-  copyFileSync(SHIM, shim);
-  chmodSync(shim, 0o755);
+  const shim = installShim(dirs[0], name);
   const host = NetNS.open(hostName);
+  const before = await hostState(host);
   const containers = await Promise.all(Array.from({ length: STORM }, () => NetNS.create()));
   // Each delegate (host-local) holds a libuv pool thread while it runs: as many as the calls at once (docs/cni.md).
   const daemon = await startDaemon(host, `/run/netns-cni/${name}.sock`);
@@ -70,14 +70,14 @@ export async function benchCniStorm([hostName]) {
       for (const [kind, storms] of Object.entries(kinds)) {
         const add = await storms.add();
         const del = await storms.del();
-        await expectNothingLeft(host, kind);
+        await expectNothingLeft(host, before, kind);
         if (round === 0) continue; // the first storm loads the daemon's modules and fills caches
         times[`${kind}Add`].push(add);
         times[`${kind}Del`].push(del);
       }
     }
   } finally {
-    await tearDown(daemon, containers, host, dirs);
+    await tearDown(daemon, containers, host, before, dirs);
   }
   const ms = (key) => median(times[key]) / 1000;
   const go = { ADD: ms('goAdd'), DEL: ms('goDel') };

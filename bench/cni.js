@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NetNS } from '../dist/index.js';
+import { hostState, removeAppeared } from './cni-host-state.js';
 import { median, nowUs, record } from './lib.js';
 
 const ROUNDS = Number(process.env.CNI_BENCH_ROUNDS ?? 20);
@@ -22,18 +23,18 @@ export function timed(host, argv, env, input) {
   const start = nowUs();
   return new Promise((resolve, reject) => {
     const child = host.spawn(argv[0], argv.slice(1), { env, stdio: ['pipe', 'pipe', 'pipe'] }); // stdout a pipe, as runtimes read it
-    child.stdout.resume();
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
+    let output = ''; // a plugin's error is JSON on stdout, a crash's on stderr
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(nowUs() - start) : reject(new Error(`${argv.join(' ')} ${env.CNI_COMMAND ?? ''} exited ${code}: ${stderr}`))));
+    child.on('close', (code) => (code === 0 ? resolve(nowUs() - start) : reject(new Error(`${argv.join(' ')} ${env.CNI_COMMAND ?? ''} exited ${code}: ${output}`))));
     child.stdin.end(input ?? '');
   });
 }
 
 function plugin(name, argv, host, container, subnet) {
   const dataDir = mkdtempSync(join(tmpdir(), `netns-bench-cni-${name}-`));
-  const config = JSON.stringify({ cniVersion: '1.0.0', name: `bench-${name}`, type: 'ptp', mtu: 1400, ipam: { type: 'host-local', subnet, dataDir, routes: [{ dst: '0.0.0.0/0' }] } });
+  const config = JSON.stringify({ cniVersion: '1.0.0', name: `bench-${name}`, type: 'ptp', mtu: 1400, dataDir: join(dataDir, 'records'), ipam: { type: 'host-local', subnet, dataDir, routes: [{ dst: '0.0.0.0/0' }] } });
   const env = (command) => ({ PATH: process.env.PATH, CNI_COMMAND: command, CNI_CONTAINERID: `bench-${name}`, CNI_NETNS: container.path, CNI_IFNAME: 'eth0', CNI_PATH: GO_PLUGINS });
   return {
     add: () => timed(host, argv, env('ADD'), config),
@@ -42,10 +43,11 @@ function plugin(name, argv, host, container, subnet) {
   };
 }
 
-export async function benchCni([hostName, containerName]) {
+export async function benchCniProcess([hostName, containerName]) {
   if (!existsSync(`${GO_PLUGINS}/ptp`)) return `skipped: the Go ptp plugin is not installed (apt-get install containernetworking-plugins)`;
   if (!existsSync(OURS)) return 'skipped: build the example first (npm run build:examples)';
   const host = NetNS.open(hostName);
+  const before = await hostState(host);
   const containers = [NetNS.open(containerName), await NetNS.create()];
   const go = plugin('go', [`${GO_PLUGINS}/ptp`], host, containers[0], '10.250.0.0/24');
   const ours = plugin('ours', [OURS], host, containers[1], '10.251.0.0/24');
@@ -59,16 +61,18 @@ export async function benchCni([hostName, containerName]) {
       for (const [key, value] of Object.entries(measured)) times[key].push(value);
     }
   } finally {
-    for (const p of [go, ours]) p.dispose();
-    for (const c of containers) c.close();
-    host.close();
+    await removeAppeared(host, before).finally(() => {
+      for (const p of [go, ours]) p.dispose();
+      for (const c of containers) c.close();
+      host.close();
+    });
   }
   const ms = (list) => median(list) / 1000;
   const [goAdd, goDel] = [ms(times.goAdd), ms(times.goDel)];
-  record('cni', 'Go ptp 1.1.1 ADD (median)', goAdd, 'ms');
-  record('cni', 'Go ptp 1.1.1 DEL (median)', goDel, 'ms');
-  record('cni', 'cni-ptp ADD, one process (goal <= 3x)', ms(times.oursAdd), 'ms', 'Go ptp 1.1.1 ADD', goAdd);
-  record('cni', 'cni-ptp DEL, one process', ms(times.oursDel), 'ms', 'Go ptp 1.1.1 DEL', goDel);
-  record('cni', 'node -e 0 (the floor of a node process)', ms(times.node), 'ms', 'Go ptp 1.1.1 ADD', goAdd);
+  record('cni-process', 'Go ptp 1.1.1 ADD (median)', goAdd, 'ms');
+  record('cni-process', 'Go ptp 1.1.1 DEL (median)', goDel, 'ms');
+  record('cni-process', 'cni-ptp ADD, one process (goal <= 3x)', ms(times.oursAdd), 'ms', 'Go ptp 1.1.1 ADD', goAdd);
+  record('cni-process', 'cni-ptp DEL, one process', ms(times.oursDel), 'ms', 'Go ptp 1.1.1 DEL', goDel);
+  record('cni-process', 'node -e 0 (the floor of a node process)', ms(times.node), 'ms', 'Go ptp 1.1.1 ADD', goAdd);
   return undefined;
 }

@@ -5,60 +5,24 @@
 // (the shim installed under the plugin's name). The container gets its
 // address, the published port reaches it, and `podman rm` leaves nothing that
 // names it. Everything podman keeps (storage, run state) is in a temporary
-// folder; its networking happens in the suite's throwaway namespace.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+// folder (test/helpers/podman.mjs sets podman up); its networking happens in
+// the suite's throwaway namespace.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { snapshot } from '../../dist/cni/testing/conformance/snapshot.js';
 import { OURS } from '../helpers/cni-ptp.js';
+import { confinedPodman, havePodman, importBusybox, installCniPtp, removePodman, writeNetwork, type Podman } from '../helpers/podman.mjs';
 import { inUserNamespace, privileged } from '../helpers/privileges.js';
 
-const run = promisify(execFile);
 const DAEMON = fileURLToPath(new URL('../../examples/cni-ptp/dist/cni-ptp-daemon.cjs', import.meta.url));
-const SHIM = fileURLToPath(new URL('../../build/Release/netns-cni-shim', import.meta.url));
-const havePodman = existsSync('/usr/bin/podman') && existsSync('/usr/sbin/runc') && existsSync('/bin/busybox');
 if (privileged && !inUserNamespace && !havePodman && process.env.CI) throw new Error('CI must install podman, runc and busybox-static');
-
-const BUSYBOX_TOOLS = ['sh', 'ip', 'httpd', 'cat'];
-
-/** A rootfs with busybox and a page to serve, as a tar podman imports. */
-function busyboxImage(dir: string): string {
-  const rootfs = join(dir, 'rootfs');
-  mkdirSync(join(rootfs, 'bin'), { recursive: true });
-  mkdirSync(join(rootfs, 'www'));
-  copyFileSync('/bin/busybox', join(rootfs, 'bin', 'busybox'));
-  for (const tool of BUSYBOX_TOOLS) symlinkSync('busybox', join(rootfs, 'bin', tool));
-  writeFileSync(join(rootfs, 'www', 'index.html'), 'hello from the pod\n');
-  return rootfs;
-}
-
-/** containers.conf as this VM needs it (see shared/reference/cni-craft.md): CNI backend, runc, cgroupfs, low limits. */
-function containersConf(dir: string, pluginDir: string): string {
-  const file = join(dir, 'containers.conf');
-  writeFileSync(
-    file,
-    [
-      '[containers]',
-      'default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]',
-      '[network]',
-      'network_backend = "cni"',
-      `cni_plugin_dirs = [${JSON.stringify(pluginDir)}, "/usr/lib/cni"]`,
-      `network_config_dir = ${JSON.stringify(join(dir, 'net'))}`,
-      '[engine]',
-      'cgroup_manager = "cgroupfs"',
-      'runtime = "runc"',
-      'events_logger = "none"',
-    ].join('\n'),
-  );
-  return file;
-}
 
 function get(url: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -85,44 +49,32 @@ function startDaemon(socketPath: string): Promise<ChildProcess> {
 describe.skipIf(!privileged || inUserNamespace || !havePodman)('podman runs containers on cni-ptp', () => {
   const tag = randomBytes(3).toString('hex');
   let dir: string;
-  let env: NodeJS.ProcessEnv;
+  let podman: Podman;
   let daemon: ChildProcess | undefined;
-  const podman = (...args: string[]) =>
-    run('podman', ['--root', join(dir, 'root'), '--runroot', join(dir, 'runroot'), '--tmpdir', join(dir, 'tmp'), ...args], { env, encoding: 'utf8' });
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), `netns-podman-${tag}-`));
-    const perProcess = join(dir, 'per-process');
-    const resident = join(dir, 'resident');
-    mkdirSync(perProcess);
-    mkdirSync(resident);
-    symlinkSync(OURS, join(perProcess, 'cni-ptp'));
-    copyFileSync(SHIM, join(resident, 'cni-ptp-resident'));
-    mkdirSync(join(dir, 'net'));
-    // one network per mode, each in its own subnet and IPAM folder; the plugin directories hold both names
+    const plugins = join(dir, 'plugins');
+    mkdirSync(plugins);
+    installCniPtp(plugins, OURS);
+    const socketPath = join(dir, 'cni-ptp.sock');
+    podman = confinedPodman(dir, { pluginDir: plugins, env: { NETNS_CNI_SOCKET: socketPath } });
+    // one network per mode, each in its own subnet and IPAM folder
     for (const [name, type, subnet] of [[`pp-${tag}`, 'cni-ptp', '10.91.1.0/24'], [`rs-${tag}`, 'cni-ptp-resident', '10.91.2.0/24']] as const) {
-      const plugins = [
+      writeNetwork(dir, name, [
         { type, ipMasq: true, addressSets: { deleteDelayMs: 0 }, dataDir: join(dir, 'records'), ipam: { type: 'host-local', subnet, dataDir: join(dir, 'ipam'), routes: [{ dst: '0.0.0.0/0' }] } },
         { type: 'portmap', capabilities: { portMappings: true } },
         { type: 'tuning' },
-      ];
-      writeFileSync(join(dir, 'net', `${name}.conflist`), JSON.stringify({ cniVersion: '1.0.0', name, plugins }));
+      ]);
     }
-    symlinkSync(join(resident, 'cni-ptp-resident'), join(perProcess, 'cni-ptp-resident'));
-    const socketPath = join(dir, 'cni-ptp.sock');
-    env = { ...process.env, CONTAINERS_CONF: containersConf(dir, perProcess), NETNS_CNI_SOCKET: socketPath };
     daemon = await startDaemon(socketPath);
-    const rootfs = busyboxImage(dir);
-    await run('tar', ['-C', rootfs, '-cf', join(dir, 'bb.tar'), '.']);
-    await podman('import', join(dir, 'bb.tar'), `localhost/netns-bb-${tag}:1`);
+    await importBusybox(podman, dir, `localhost/netns-bb-${tag}:1`, ['sh', 'ip', 'httpd', 'cat'], { 'www/index.html': 'hello from the pod\n' });
   }, 120_000);
 
   afterAll(async () => {
     if (dir === undefined) return;
-    await podman('rm', '-a', '-f', '-t', '0').catch(() => {});
+    await removePodman(podman, dir);
     daemon?.kill('SIGTERM');
-    await podman('system', 'reset', '-f').catch(() => {});
-    rmSync(dir, { recursive: true, force: true });
   }, 120_000);
 
   for (const [mode, network, port] of [['per process', 'pp', 18091], ['resident', 'rs', 18092]] as const) {

@@ -13,7 +13,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,11 +21,11 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NetNS } from '../../dist/index.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
+import { installShim } from '../helpers/cni-shim.mjs';
 import { execOutcome } from '../helpers/exec-outcome.js';
 import { privileged } from '../helpers/privileges.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/cni-ptp/dist/', import.meta.url));
-const SHIM = fileURLToPath(new URL('../../build/Release/netns-cni-shim', import.meta.url));
 const HOST_LOCAL = '/usr/lib/cni/host-local';
 const haveHostLocal = existsSync(HOST_LOCAL);
 if (!haveHostLocal && process.env.CI) throw new Error('CI must install containernetworking-plugins (host-local in /usr/lib/cni)');
@@ -58,9 +58,7 @@ describe.skipIf(!privileged || !haveHostLocal)('resident mode: an ADD the runtim
     dir = mkdtempSync(join(tmpdir(), `netns-cni-abandoned-${tag}-`));
     mkdirSync(join(dir, 'bin'));
     writeFileSync(join(dir, 'bin', 'slow-ipam'), SLOW_IPAM, { mode: 0o755 });
-    shim = join(dir, 'bin', 'cni-ptp');
-    copyFileSync(SHIM, shim);
-    chmodSync(shim, 0o755);
+    shim = installShim(join(dir, 'bin'), 'cni-ptp');
     mkdirSync(join(dir, 'run'), { mode: 0o700 });
     socket = join(dir, 'run', 'cni-ptp.sock');
     const child = hosts.host.spawn(process.execPath, [join(EXAMPLE, 'cni-ptp-daemon.cjs'), socket], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] });

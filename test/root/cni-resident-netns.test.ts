@@ -7,7 +7,7 @@
 // or speaks an older protocol gets a clear CNI error while the daemon goes on.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,11 +16,11 @@ import type { NetNS } from '../../dist/index.js';
 import { AddressSets } from '../../dist/addrset/index.js';
 import { attachmentKey, listMasquerade, networkTagPrefix } from '../../dist/cni/plumbing.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
+import { installShim } from '../helpers/cni-shim.mjs';
 import { execOutcome, type ExecOutcome } from '../helpers/exec-outcome.js';
 import { privileged } from '../helpers/privileges.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/cni-ptp/dist/', import.meta.url));
-const SHIM = fileURLToPath(new URL('../../build/Release/netns-cni-shim', import.meta.url));
 const GO_PLUGINS = '/usr/lib/cni';
 const haveGoPlugins = existsSync(`${GO_PLUGINS}/host-local`);
 
@@ -128,9 +128,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('resident mode plumbs in the name
     net = await createTestNetwork({ prefix: `cnins-${tag}-`, hosts: { a: {}, b: {}, c1: {} } });
     hosts = net.hosts;
     dir = mkdtempSync(join(tmpdir(), `netns-cni-resident-ns-${tag}-`));
-    shim = join(dir, name);
-    copyFileSync(SHIM, shim);
-    chmodSync(shim, 0o755);
+    shim = installShim(dir, name);
     client = join(dir, 'client.py');
     writeFileSync(client, CLIENT);
     const dataDir = join(dir, 'ipam');

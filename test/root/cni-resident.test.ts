@@ -6,7 +6,7 @@
 // absent, killed or refusing must end the call cleanly.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,12 +16,12 @@ import type { NetNS } from '../../dist/index.js';
 import { AddressSets } from '../../dist/addrset/index.js';
 import { attachmentKey, networkTagPrefix } from '../../dist/cni/plumbing.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
+import { installShim } from '../helpers/cni-shim.mjs';
 import { execOutcome, type ExecOutcome } from '../helpers/exec-outcome.js';
 import { distUrl } from '../helpers/node-child.js';
 import { inUserNamespace, privileged } from '../helpers/privileges.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/cni-ptp/dist/', import.meta.url));
-const SHIM = fileURLToPath(new URL('../../build/Release/netns-cni-shim', import.meta.url));
 const GO_PLUGINS = '/usr/lib/cni';
 const haveGoPlugins = existsSync(`${GO_PLUGINS}/host-local`);
 if (!haveGoPlugins && process.env.CI) throw new Error('CI must install containernetworking-plugins (host-local in /usr/lib/cni)');
@@ -97,9 +97,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('resident mode: the shim and the 
     hosts = network.hosts;
     dir = mkdtempSync(join(tmpdir(), `netns-cni-resident-${tag}-`));
     chmodSync(dir, 0o755); // the shim is run as nobody too
-    shim = join(dir, name);
-    copyFileSync(SHIM, shim);
-    chmodSync(shim, 0o755);
+    shim = installShim(dir, name);
     daemon = await startDaemon(hosts.host, [join(EXAMPLE, 'cni-ptp-daemon.cjs'), socketPath]);
   }, 120_000);
 

@@ -1,0 +1,2 @@
+export declare const SHIM: string;
+export declare function installShim(dir: string, name: string): string;
