@@ -48,6 +48,7 @@ function startDaemon(socketPath: string): Promise<ChildProcess> {
 
 describe.skipIf(!privileged || inUserNamespace || !havePodman)('podman runs containers on cni-ptp', () => {
   const tag = randomBytes(3).toString('hex');
+  const residentName = `cni-ptp-rs-${tag}`;
   let dir: string;
   let podman: Podman;
   let daemon: ChildProcess | undefined;
@@ -56,11 +57,13 @@ describe.skipIf(!privileged || inUserNamespace || !havePodman)('podman runs cont
     dir = mkdtempSync(join(tmpdir(), `netns-podman-${tag}-`));
     const plugins = join(dir, 'plugins');
     mkdirSync(plugins);
-    installCniPtp(plugins, OURS);
-    const socketPath = join(dir, 'cni-ptp.sock');
-    podman = confinedPodman(dir, { pluginDir: plugins, env: { NETNS_CNI_SOCKET: socketPath } });
+    // The shim under a name of this run's, which finds its daemon with no NETNS_CNI_SOCKET:
+    // podman runs a DEL from conmon's exit command too, and that does not pass the variable on.
+    installCniPtp(plugins, OURS, residentName);
+    const socketPath = `/run/netns-cni/${residentName}.sock`;
+    podman = confinedPodman(dir, { pluginDir: plugins });
     // one network per mode, each in its own subnet and IPAM folder
-    for (const [name, type, subnet] of [[`pp-${tag}`, 'cni-ptp', '10.91.1.0/24'], [`rs-${tag}`, 'cni-ptp-resident', '10.91.2.0/24']] as const) {
+    for (const [name, type, subnet] of [[`pp-${tag}`, 'cni-ptp', '10.91.1.0/24'], [`rs-${tag}`, residentName, '10.91.2.0/24']] as const) {
       writeNetwork(dir, name, [
         { type, ipMasq: true, addressSets: { deleteDelayMs: 0 }, dataDir: join(dir, 'records'), ipam: { type: 'host-local', subnet, dataDir: join(dir, 'ipam'), routes: [{ dst: '0.0.0.0/0' }] } },
         { type: 'portmap', capabilities: { portMappings: true } },
