@@ -12,7 +12,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 #include "failure.h"
@@ -28,15 +28,19 @@ struct Pipe {
   UniqueFd write;
 };
 
-// The programs started here and not yet reaped. KillProgram signals only a
-// pid in this set, under its lock, and a program leaves it (under the same
+// The programs asked for and not yet reaped, by id: pid 0 until started,
+// kCancelled when killed before it could start. KillProgram signals only a
+// pid in this map, under its lock, and a program leaves it (under the same
 // lock) just before it is reaped: until then its pid, at worst a zombie's,
 // cannot have been given to another process, so a kill never reaches a
-// stranger. Process-wide (pids are) and never destroyed: a libuv thread may
-// still reap during teardown.
+// stranger. Process-wide (pids are) and never destroyed: a program's thread
+// may still reap during teardown.
+constexpr pid_t kCancelled = -1;
+
 struct Unreaped {
   std::mutex lock;
-  std::unordered_set<pid_t> pids;
+  std::unordered_map<uint64_t, pid_t> programs;
+  uint64_t next_id = 1;
 };
 
 Unreaped& Running() {
@@ -64,15 +68,21 @@ std::optional<Failure> MakePipe(Pipe& pipe) {
   return std::nullopt;
 }
 
-// One started program until it is reaped: its pipes served and its exit
-// read on a thread of its own. Not on libuv's shared pool (an AsyncWorker):
-// a delegate held one of its threads (4 by default) for its whole run, so a
-// resident daemon's fifth IPAM at once waited, and Node's async fs with it.
+// One program from its start to its reaping, on a thread of its own: started
+// there (spawning blocks its thread until the exec: ~1 ms, more under load,
+// which on the JS thread stalled every other call of a resident daemon),
+// its pipes served and its exit read. Not on libuv's shared pool (an
+// AsyncWorker): a delegate held one of its threads (4 by default) for its
+// whole run, so a resident daemon's fifth IPAM at once waited, and Node's
+// async fs with it. The thread lives until the program is reaped, so the
+// program's PR_SET_PDEATHSIG (spawn_child.h) fires only when the process dies.
 class ProgramRun {
  public:
-  ProgramRun(Napi::Env env, pid_t pid, UniqueFd in, UniqueFd out, UniqueFd err, std::string input)
+  ProgramRun(Napi::Env env, uint64_t id, std::string path, std::vector<std::string> environment, Pipe in, Pipe out, Pipe err, std::string input)
       : deferred_(Napi::Promise::Deferred::New(env)),
-        pid_(pid),
+        id_(id),
+        path_(std::move(path)),
+        environment_(std::move(environment)),
         in_(std::move(in)),
         out_(std::move(out)),
         err_(std::move(err)),
@@ -80,9 +90,59 @@ class ProgramRun {
 
   Napi::Promise Promise() const { return deferred_.Promise(); }
 
-  // Pipes and waitpid only: nothing here depends on this thread's namespace.
+  // Pipes, spawn and waitpid only: nothing here depends on this thread's namespace.
+  void Run() {
+    if (Start()) Wait();
+  }
+
+  // On the JavaScript thread, once the program is reaped (or could not
+  // start); env is null when the environment is being torn down (nothing is
+  // settled then). A program killed before it started reads as killed.
+  static void Settle(Napi::Env env, Napi::Function, std::nullptr_t*, ProgramRun* run) {
+    std::unique_ptr<ProgramRun> owned(run);
+    if (env == nullptr) return;
+    if (run->spawn_errno_ != 0) return run->deferred_.Reject(ToJsError(env, Failure::Sys(run->spawn_errno_, "spawn", run->path_)).Value());
+    if (run->wait_errno_ != 0) return run->deferred_.Reject(ToJsError(env, Failure::Sys(run->wait_errno_, "waitpid")).Value());
+    Napi::Object exit = Napi::Object::New(env);
+    int status = run->status_;
+    bool exited = !run->cancelled_ && WIFEXITED(status);
+    int signal = run->cancelled_ ? SIGKILL : (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    exit.Set("status", exited ? Napi::Value(Napi::Number::New(env, WEXITSTATUS(status))) : env.Null());
+    exit.Set("signal", signal != 0 ? Napi::Value(Napi::Number::New(env, signal)) : env.Null());
+    exit.Set("stdout", Napi::Buffer<char>::Copy(env, run->stdout_.data(), run->stdout_.size()));
+    exit.Set("stderr", Napi::Buffer<char>::Copy(env, run->stderr_.data(), run->stderr_.size()));
+    run->deferred_.Resolve(exit);
+  }
+
+ private:
+  // Starts the program unless it was killed first; under the lock, so that
+  // the map has its pid before KillProgram can look. Our ends of its pipes
+  // are what is left open here.
+  bool Start() {
+    std::vector<char*> argv = {path_.data(), nullptr};
+    std::vector<char*> envp;
+    for (std::string& entry : environment_) envp.push_back(entry.data());
+    envp.push_back(nullptr);
+    ChildProgram program{path_.c_str(), argv.data(), envp.data(), {in_.read.get(), out_.write.get(), err_.write.get()}};
+    {
+      std::lock_guard<std::mutex> hold(Running().lock);
+      pid_t& slot = Running().programs[id_];
+      cancelled_ = slot == kCancelled;
+      pid_ = cancelled_ ? -1 : SpawnDyingWithParent(program);
+      if (pid_ > 0) slot = pid_;
+      else Running().programs.erase(id_);
+    }
+    if (pid_ < 0 && !cancelled_) spawn_errno_ = -pid_;
+    in_.read.reset();
+    out_.write.reset();
+    err_.write.reset();
+    // This thread must not block on a write the program does not read.
+    fcntl(in_.write.get(), F_SETFL, O_NONBLOCK);
+    return pid_ > 0;
+  }
+
   // The program is waited for without reaping it (WNOWAIT), then leaves the
-  // running set and is reaped under its lock (see Unreaped).
+  // map and is reaped under its lock (see Unreaped).
   void Wait() {
     Serve();
     siginfo_t exited;
@@ -90,7 +150,7 @@ class ProgramRun {
       if (errno != EINTR) break;  // cannot happen for our own child; waitpid below says what went wrong
     }
     std::lock_guard<std::mutex> hold(Running().lock);
-    Running().pids.erase(pid_);
+    Running().programs.erase(id_);
     int status = 0;
     while (waitpid(pid_, &status, 0) < 0) {
       if (errno != EINTR) {
@@ -101,45 +161,32 @@ class ProgramRun {
     status_ = status;
   }
 
-  // On the JavaScript thread, once the program is reaped; env is null when
-  // the environment is being torn down (nothing is settled then).
-  static void Settle(Napi::Env env, Napi::Function, std::nullptr_t*, ProgramRun* run) {
-    std::unique_ptr<ProgramRun> owned(run);
-    if (env == nullptr) return;
-    if (run->wait_errno_ != 0) return run->deferred_.Reject(ToJsError(env, Failure::Sys(run->wait_errno_, "waitpid")).Value());
-    Napi::Object exit = Napi::Object::New(env);
-    int status = run->status_;
-    exit.Set("status", WIFEXITED(status) ? Napi::Value(Napi::Number::New(env, WEXITSTATUS(status))) : env.Null());
-    exit.Set("signal", WIFSIGNALED(status) ? Napi::Value(Napi::Number::New(env, WTERMSIG(status))) : env.Null());
-    exit.Set("stdout", Napi::Buffer<char>::Copy(env, run->stdout_.data(), run->stdout_.size()));
-    exit.Set("stderr", Napi::Buffer<char>::Copy(env, run->stderr_.data(), run->stderr_.size()));
-    run->deferred_.Resolve(exit);
-  }
-
- private:
   // Writes stdin and reads both outputs at once, so that a program filling
   // one pipe while we wait on another cannot stall. A program that stops
   // reading its stdin (EPIPE) just gets no more; its exit says the rest.
   void Serve() {
     size_t written = 0;
-    if (input_.empty()) in_.reset();
-    while (out_.valid() || err_.valid() || in_.valid()) {
-      pollfd fds[3] = {{in_.get(), POLLOUT, 0}, {out_.get(), POLLIN, 0}, {err_.get(), POLLIN, 0}};
+    UniqueFd& in = in_.write;
+    UniqueFd& out = out_.read;
+    UniqueFd& err = err_.read;
+    if (input_.empty()) in.reset();
+    while (out.valid() || err.valid() || in.valid()) {
+      pollfd fds[3] = {{in.get(), POLLOUT, 0}, {out.get(), POLLIN, 0}, {err.get(), POLLIN, 0}};
       if (poll(fds, 3, -1) < 0) {
         if (errno == EINTR) continue;
         break;  // cannot happen with valid arguments; the pipes close and the program is still reaped
       }
       if (fds[0].revents != 0) {
-        ssize_t n = write(in_.get(), input_.data() + written, input_.size() - written);
+        ssize_t n = write(in.get(), input_.data() + written, input_.size() - written);
         if (n > 0) written += static_cast<size_t>(n);
-        if ((n < 0 && errno != EINTR && errno != EAGAIN) || written == input_.size()) in_.reset();
+        if ((n < 0 && errno != EINTR && errno != EAGAIN) || written == input_.size()) in.reset();
       }
-      Drain(fds[1], out_, stdout_);
-      Drain(fds[2], err_, stderr_);
+      Drain(fds[1], out, stdout_);
+      Drain(fds[2], err, stderr_);
     }
-    in_.reset();
-    out_.reset();
-    err_.reset();
+    in.reset();
+    out.reset();
+    err.reset();
   }
 
   static void Drain(const pollfd& fd, UniqueFd& pipe, std::string& into) {
@@ -151,11 +198,16 @@ class ProgramRun {
   }
 
   Napi::Promise::Deferred deferred_;
-  pid_t pid_;
-  UniqueFd in_, out_, err_;
+  uint64_t id_;
+  std::string path_;
+  std::vector<std::string> environment_;
+  Pipe in_, out_, err_;
   std::string input_;
+  pid_t pid_ = -1;
+  bool cancelled_ = false;
   std::string stdout_, stderr_;
   int status_ = 0;
+  int spawn_errno_ = 0;
   int wait_errno_ = 0;
 };
 
@@ -187,56 +239,48 @@ Napi::Value RunProgram(const Napi::CallbackInfo& info) {
   for (Pipe* pipe : {&in, &out, &err}) {
     if (auto failure = MakePipe(*pipe)) throw ToJsError(env, *failure);
   }
-  std::vector<char*> argv = {path.data(), nullptr};
-  std::vector<char*> envp;
-  for (std::string& entry : env_strings) envp.push_back(entry.data());
-  envp.push_back(nullptr);
-  ChildProgram program{path.c_str(), argv.data(), envp.data(), {in.read.get(), out.write.get(), err.write.get()}};
-  pid_t pid;
+  uint64_t id;
   {
-    // Under the lock: the program is in the set before any thread can reap it.
     std::lock_guard<std::mutex> hold(Running().lock);
-    pid = SpawnDyingWithParent(program);
-    if (pid > 0) Running().pids.insert(pid);
+    id = Running().next_id++;
+    Running().programs[id] = 0;
   }
-  if (pid < 0) throw ToJsError(env, Failure::Sys(-pid, "spawn", path));
-  in.read.reset();
-  out.write.reset();
-  err.write.reset();
-  // Its thread must not block on a write the program does not read.
-  fcntl(in.write.get(), F_SETFL, O_NONBLOCK);
-  auto* run = new ProgramRun(env, pid, std::move(in.write), std::move(out.read), std::move(err.read),
+  auto* run = new ProgramRun(env, id, std::move(path), std::move(env_strings), std::move(in), std::move(out), std::move(err),
                              std::string(input.Data(), input.Length()));
   Napi::Object started = Napi::Object::New(env);
-  started.Set("pid", Napi::Number::New(env, pid));
+  started.Set("id", Napi::Number::New(env, static_cast<double>(id)));
   started.Set("exit", run->Promise());
   // The function keeps the event loop alive while the program runs, as the work of an AsyncWorker did.
   auto settle = ProgramTsfn::New(env, "netns:runProgram", 0, 1);
   try {
     std::thread([settle, run]() mutable {
-      run->Wait();
+      run->Run();
       if (settle.BlockingCall(run) != napi_ok) delete run;  // the environment is closing: nobody to tell
       settle.Release();
     }).detach();
   } catch (const std::system_error& error) {
-    // No thread to wait on it (EAGAIN: the thread limit): the program must not run unwatched.
-    kill(pid, SIGKILL);
-    run->Wait();
+    // No thread (EAGAIN: the thread limit): nothing was started.
+    {
+      std::lock_guard<std::mutex> hold(Running().lock);
+      Running().programs.erase(id);
+    }
     delete run;
     settle.Release();
-    throw ToJsError(env, Failure::Sys(error.code().value(), "pthread_create", path));
+    throw ToJsError(env, Failure::Sys(error.code().value(), "pthread_create"));
   }
   return started;
 }
 
 Napi::Value KillProgram(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (!info[0].IsNumber()) throw Napi::TypeError::New(env, "pid must be a number");
-  pid_t pid = info[0].As<Napi::Number>().Int32Value();
+  if (!info[0].IsNumber()) throw Napi::TypeError::New(env, "id must be a number");
+  auto id = static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value());
   std::lock_guard<std::mutex> hold(Running().lock);
-  bool running = Running().pids.count(pid) != 0;
-  if (running) kill(pid, SIGKILL);
-  return Napi::Boolean::New(env, running);
+  auto found = Running().programs.find(id);
+  if (found == Running().programs.end() || found->second == kCancelled) return Napi::Boolean::New(env, false);
+  if (found->second > 0) kill(found->second, SIGKILL);
+  else found->second = kCancelled;  // not started yet: it never will be
+  return Napi::Boolean::New(env, true);
 }
 
 }  // namespace netns

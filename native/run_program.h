@@ -7,20 +7,21 @@
 
 namespace netns {
 
-// runProgram(path, env: string[], stdin: Buffer) -> { pid, exit: Promise<{ status, signal, stdout, stderr }> }.
-// The program starts on the calling (JS) thread (see spawn_child.h: it dies
-// with that thread), with argv [path], exactly
-// `env`, default signal dispositions and an empty signal mask, and no
-// descriptor of ours but its three pipes. A program that cannot be started
-// (ENOENT, EACCES, ETXTBSY...) throws the errno error at once. The pipes are
-// then served and the program reaped on a thread of its own (not libuv's
-// shared pool, which a slow delegate would hold): no namespace is entered there. status is the exit status (null if killed), signal the
-// number that killed it (else null).
+// runProgram(path, env: string[], stdin: Buffer) -> { id, exit: Promise<{ status, signal, stdout, stderr }> }.
+// The program starts on a thread of its own (see spawn_child.h: it dies with
+// that thread, which lives until the program is reaped), with argv [path],
+// exactly `env`, default signal dispositions and an empty signal mask, and no
+// descriptor of ours but its three pipes; that thread then serves the pipes
+// and reaps it (not libuv's shared pool, which a slow delegate would hold; no
+// namespace is entered there). A program that cannot be started (ENOENT,
+// EACCES, ETXTBSY...) rejects `exit` with the errno error. status is the exit
+// status (null if killed), signal the number that killed it (else null).
 Napi::Value RunProgram(const Napi::CallbackInfo& info);
 
-// killProgram(pid) -> boolean: SIGKILLs a program runProgram started, if it
+// killProgram(id) -> boolean: SIGKILLs a program runProgram started, if it
 // has not been reaped yet (false otherwise: it had ended, or is none of
-// ours). Never signals a pid the kernel may have reused.
+// ours); one not started yet never starts, and its exit reads as SIGKILL's.
+// Never signals a pid the kernel may have reused.
 Napi::Value KillProgram(const Napi::CallbackInfo& info);
 
 }  // namespace netns

@@ -18,8 +18,8 @@ struct ChildProgram {
 // killed by its runtime (a deadline's SIGKILL, where nothing of ours runs)
 // takes its delegate with it, so an abandoned ADD's IPAM cannot allocate
 // after the runtime's DEL released. The kernel sends it when the *thread*
-// that started the program exits: call this on a thread that lives as long
-// as the process (the JavaScript thread). Returns the pid, or -errno when
+// that started the program exits: call this on a thread that lives until the
+// program is reaped (run_program.cc's thread per program). Returns the pid, or -errno when
 // the program could not be started (the exec's own error, as posix_spawn
 // reports it).
 pid_t SpawnDyingWithParent(const ChildProgram& program);

@@ -85,8 +85,8 @@ function environmentList(env: NodeJS.ProcessEnv): string[] {
 }
 
 /**
- * Runs the plugin from the addon; a plugin that cannot be started throws its
- * errno error (code ETXTBSY...). `signal` aborted kills it (SIGKILL): a call
+ * Runs the plugin from the addon; a plugin that cannot be started rejects with
+ * its errno error (code ETXTBSY...). `signal` aborted kills it (SIGKILL): a call
  * abandoned mid-delegate must not leave the delegate working on.
  */
 async function runNative(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv, signal: AbortSignal | undefined): Promise<PluginExit> {
@@ -99,7 +99,7 @@ async function runNative(pluginPath: string, stdin: ConfigBytes, env: NodeJS.Pro
   } catch (error) {
     throw fromNative(error);
   }
-  const kill = () => native().killProgram(started.pid);
+  const kill = () => native().killProgram(started.id);
   signal?.addEventListener('abort', kill, { once: true });
   try {
     exit = await started.exit;

@@ -88,12 +88,13 @@ export interface NativeBinding {
   /** Bytes of the next packet queued on the packet socket, 0 when none is. */
   packetQueued(fd: number): number;
   /**
-   * Starts `path` (argv [path], exactly `env`, default signals) and runs it to its end with `stdin` written and both
-   * outputs read (native/run_program.h); throws at once (ENOENT, ETXTBSY...) if it cannot be started.
+   * Starts `path` (argv [path], exactly `env`, default signals) on a thread of its own and runs it to its end with
+   * `stdin` written and both outputs read (native/run_program.h); `exit` rejects (ENOENT, ETXTBSY...) if it cannot be
+   * started. `id` names it to killProgram.
    */
-  runProgram(path: string, env: string[], stdin: Buffer): { pid: number; exit: Promise<{ status: number | null; signal: number | null; stdout: Buffer; stderr: Buffer }> };
-  /** SIGKILLs a program runProgram started, unless it was reaped already (then false): never a reused pid. */
-  killProgram(pid: number): boolean;
+  runProgram(path: string, env: string[], stdin: Buffer): { id: number; exit: Promise<{ status: number | null; signal: number | null; stdout: Buffer; stderr: Buffer }> };
+  /** SIGKILLs a program runProgram started (one not started yet never starts, and reads as killed), unless it was reaped already (then false): never a reused pid. */
+  killProgram(id: number): boolean;
   /** A new descriptor of the network namespace the socket `fd` belongs to (SIOCGSKNS; needs CAP_NET_ADMIN there). */
   socketNetns(fd: number): number;
 }
