@@ -12,6 +12,7 @@ interface CheckFlags {
   parallel?: string;
   rounds?: string;
   only?: string;
+  timeout?: string;
   markdown?: boolean;
   json?: boolean;
 }
@@ -31,18 +32,26 @@ function readConf(file: string): Record<string, unknown> {
   }
 }
 
+function timeoutMs(text: string | undefined): number | undefined {
+  const seconds = wholeNumber(text, '--timeout');
+  if (seconds === 0) throw usageError('--timeout takes a whole number of seconds from 1');
+  return seconds === undefined ? undefined : seconds * 1000;
+}
+
 async function check(plugin: string, flags: CheckFlags): Promise<void> {
   const { checkPlugin, formatReport } = await import('../cni/testing/conformance/index.js');
-  // ^C or a service manager's stop ends the run through exit, where its namespaces are deleted
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(128 + os.constants.signals[signal]));
-  const rows = await checkPlugin({
+  const options = {
     plugin,
     conf: readConf(flags.conf),
     path: flags.path?.split(':').filter(Boolean),
     parallel: wholeNumber(flags.parallel, '--parallel'),
     rounds: wholeNumber(flags.rounds, '--rounds'),
     only: flags.only?.split(',') as never,
-  });
+    timeoutMs: timeoutMs(flags.timeout),
+  };
+  // ^C or a service manager's stop ends the run through exit, where its namespaces are deleted
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(128 + os.constants.signals[signal]));
+  const rows = await checkPlugin(options);
   printResult(rows, Boolean(flags.json), () => [formatReport(rows, { markdown: flags.markdown })]);
   if (rows.some((row) => row.result === 'FAIL')) process.exitCode = 1;
 }
@@ -58,6 +67,7 @@ export function addCniCommands(program: Command): void {
     .option('--parallel <n>', 'attachments in the parallel scenario', '10')
     .option('--rounds <n>', 'rounds of the killed-ADD scenario', '10')
     .option('--only <names>', 'only these scenarios (comma-separated)')
+    .option('--timeout <seconds>', 'each plugin call\'s deadline: then its process group is killed and the call fails', '30')
     .option('--markdown', 'print the table as Markdown')
     .option('--json', 'print JSON')
     .action(check);

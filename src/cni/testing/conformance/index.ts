@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ErrorCodes, netnsError } from '../../../core/errors.js';
+import { PluginGroups } from './process-groups.js';
 import { formatReport, type ScenarioReport } from './report.js';
 import * as scenarios from './scenarios.js';
 import type { ScenarioContext, ScenarioOutcome } from './scenarios.js';
@@ -29,9 +30,14 @@ export interface ConformanceOptions {
   rounds?: number;
   /** Only these scenarios (default: all, in SCENARIOS' order). */
   only?: readonly ScenarioName[];
+  /** Each plugin call's deadline in ms (default 30,000): then the plugin's process group is killed and the call fails. */
+  timeoutMs?: number;
   /** Called as each scenario ends, e.g. to print progress. */
   onScenario?: (report: ScenarioReport) => void;
 }
+
+/** Each plugin call's deadline when none is given: a runtime's CNI timeout is of this order, and no sane plugin call comes near it. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
 
 // Every scenario, in the order they run.
 const SCENARIOS: Record<ScenarioName, (ctx: ScenarioContext) => Promise<ScenarioOutcome>> = {
@@ -66,7 +72,7 @@ function invalid(what: string): never {
 }
 
 function checkOptions(options: ConformanceOptions): void {
-  if (typeof options !== 'object' || options === null) invalid('takes { plugin, conf, path?, parallel?, rounds?, only? }');
+  if (typeof options !== 'object' || options === null) invalid('takes { plugin, conf, path?, parallel?, rounds?, only?, timeoutMs? }');
   if (typeof options.plugin !== 'string' || !existsSync(options.plugin)) invalid(`no plugin executable at ${JSON.stringify(options.plugin)}`);
   const conf = options.conf as unknown;
   if (typeof conf !== 'object' || conf === null || Array.isArray(conf)) invalid('conf must be a network configuration object');
@@ -75,6 +81,8 @@ function checkOptions(options: ConformanceOptions): void {
     const n = options[key];
     if (n !== undefined && !(Number.isSafeInteger(n) && n >= 1 && n <= 200)) invalid(`${key} must be a whole number from 1 to 200`);
   }
+  const { timeoutMs } = options;
+  if (timeoutMs !== undefined && !(Number.isSafeInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= 3_600_000)) invalid('timeoutMs must be a whole number of ms from 1 to 3,600,000');
   const unknown = (options.only ?? []).filter((name) => !(name in SCENARIOS));
   if (unknown.length > 0) invalid(`no scenario ${unknown.join(', ')}; there are ${SCENARIO_NAMES.join(', ')}`);
 }
@@ -107,14 +115,18 @@ async function runScenario(name: ScenarioName, ctx: ScenarioContext): Promise<Sc
  * scenario. Needs root (it makes namespaces); the plugin runs in a namespace
  * that stands for the host. The network's name is the run's own and host-local
  * allocates in a temporary directory, so nothing of the machine is touched.
+ * A call past `timeoutMs` has its plugin's process group killed and fails
+ * its scenario.
  */
 export async function checkPlugin(options: ConformanceOptions): Promise<ScenarioReport[]> {
   checkOptions(options);
+  const path = resolve(options.plugin);
   const stand = await Stand.create();
   const dataDir = await mkdtemp(join(tmpdir(), 'netns-cni-check-'));
+  const groups = new PluginGroups();
   try {
     const { conf, ipamDir } = runConf(options.conf, stand.prefix, dataDir);
-    const plugin = { path: resolve(options.plugin), cniPath: cniPath(options), host: stand.host };
+    const plugin = { path, cniPath: cniPath(options), host: stand.host, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, groups };
     const ctx: ScenarioContext = { plugin, stand, conf, ipamDir, parallel: options.parallel ?? 10, rounds: options.rounds ?? 10, addMs: 200 };
     const reports: ScenarioReport[] = [];
     for (const name of SCENARIO_NAMES) {
@@ -125,6 +137,7 @@ export async function checkPlugin(options: ConformanceOptions): Promise<Scenario
     }
     return reports;
   } finally {
+    groups.killAll(); // what plugins left running (a delegate of a killed one) goes before its namespace
     await stand.close();
     await rm(dataDir, { recursive: true, force: true });
   }

@@ -1,0 +1,71 @@
+// The conformance runner against plugins that fight it: one that hangs. The
+// runner must end, say what happened, and leave no namespace, file or process
+// of its own behind.
+//
+// A plugin here holds a FIFO open for writing, it and the child it forks: the
+// test's reader sees the FIFO open when the plugin runs, and its end once
+// every one of them is dead, zombies included (their descriptors are closed
+// at death), with no polling.
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, createReadStream, mkdtempSync, rmSync, writeFileSync, type ReadStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NetNS } from '../../dist/index.js';
+import { checkPlugin } from '../../dist/cni/testing/index.js';
+import { privileged } from '../helpers/privileges.js';
+
+const conf = (type: string) => ({ cniVersion: '1.0.0', name: 'replaced-by-the-runner', type });
+
+// VERSION is answered, so a run gets past it; every other command does what `body` does.
+const plugin = (body: string) => `#!/bin/sh
+if [ "$CNI_COMMAND" = VERSION ]; then echo '{"cniVersion":"1.0.0","supportedVersions":["1.0.0"]}'; exit 0; fi
+${body}
+`;
+
+/** The namespaces a process made by the runner still has: cnichk-<pid>-... */
+const leftBy = async (pid: number) => (await NetNS.list()).filter(({ name }) => name.startsWith(`cnichk-${pid}-`));
+
+describe.skipIf(!privileged)('the CNI conformance runner against hostile plugins', () => {
+  let dir: string;
+  let files = 0;
+  const file = (name: string, text: string, mode = 0o755): string => {
+    const path = join(dir, `${++files}-${name}`);
+    writeFileSync(path, text, { mode });
+    return path;
+  };
+
+  /** A FIFO, and a plugin that opens it for writing and waits on a child that holds it too. */
+  const hangingPlugin = (): { path: string; fifo: string } => {
+    const fifo = join(dir, `${++files}-fifo`);
+    execFileSync('mkfifo', [fifo]);
+    return { fifo, path: file('hang', plugin(`exec 3>'${fifo}'\nsleep 1000 &\nwait`)) };
+  };
+
+  /** Resolves when a writer has opened `fifo`; then `ended` resolves once every writer is gone. */
+  const watchFifo = async (fifo: string): Promise<{ ended: Promise<unknown> }> => {
+    const reader: ReadStream = createReadStream(fifo);
+    await once(reader, 'open');
+    reader.resume();
+    return { ended: once(reader, 'end') };
+  };
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'netns-cni-hostile-'));
+    chmodSync(dir, 0o755);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('kills a hung call\'s whole process group at the deadline, fails that scenario and runs the next', async () => {
+    const { path, fifo } = hangingPlugin();
+    const reading = watchFifo(fifo);
+    const rows = await checkPlugin({ plugin: path, conf: conf('hang'), only: ['lifecycle', 'netns-gone'], timeoutMs: 1000 });
+    expect(rows).toEqual([
+      { scenario: 'lifecycle', result: 'FAIL', detail: 'ADD: timed out after 1000 ms: its process group was killed' },
+      { scenario: 'netns-gone', result: 'FAIL', detail: 'ADD: timed out after 1000 ms: its process group was killed' },
+    ]);
+    await (await reading).ended; // the plugin and the sleep it forked are dead
+    expect(await leftBy(process.pid)).toEqual([]);
+  }, 30_000);
+});
