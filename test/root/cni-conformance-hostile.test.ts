@@ -1,6 +1,6 @@
-// The conformance runner against plugins that fight it: one that hangs. The
-// runner must end, say what happened, and leave no namespace, file or process
-// of its own behind.
+// The conformance runner against plugins that fight it: one that hangs, one
+// that writes without end. The runner must end, say what happened, and leave
+// no namespace, file or process of its own behind.
 //
 // A plugin here holds a FIFO open for writing, it and the child it forks: the
 // test's reader sees the FIFO open when the plugin runs, and its end once
@@ -67,5 +67,11 @@ describe.skipIf(!privileged)('the CNI conformance runner against hostile plugins
     ]);
     await (await reading).ended; // the plugin and the sleep it forked are dead
     expect(await leftBy(process.pid)).toEqual([]);
+  }, 30_000);
+
+  it('stops reading a plugin that writes without end, kills it and fails the call', async () => {
+    const flood = file('flood', plugin('exec yes'));
+    const rows = await checkPlugin({ plugin: flood, conf: conf('flood'), only: ['lifecycle'] });
+    expect(rows).toEqual([{ scenario: 'lifecycle', result: 'FAIL', detail: 'ADD: printed more than 4 MiB on stdout: its process group was killed' }]);
   }, 30_000);
 });

@@ -115,8 +115,8 @@ async function runScenario(name: ScenarioName, ctx: ScenarioContext): Promise<Sc
  * scenario. Needs root (it makes namespaces); the plugin runs in a namespace
  * that stands for the host. The network's name is the run's own and host-local
  * allocates in a temporary directory, so nothing of the machine is touched.
- * A call past `timeoutMs` has its plugin's process group killed and fails
- * its scenario.
+ * A call past `timeoutMs`, or printing more than 4 MiB, has its plugin's
+ * process group killed and fails its scenario.
  */
 export async function checkPlugin(options: ConformanceOptions): Promise<ScenarioReport[]> {
   checkOptions(options);

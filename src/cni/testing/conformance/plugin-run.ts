@@ -2,11 +2,12 @@
 // the CNI_* environment and the configuration on stdin. A scenario may kill it
 // at a moment of its choosing (SIGKILL to the plugin alone, as Go's
 // exec.CommandContext does when a runtime's context ends). The runner's own
-// deadline per call kills the plugin's whole process group instead: a hung
-// plugin must not hang the run.
+// limits, a deadline per call and a cap on what it prints, kill the plugin's
+// whole process group instead: a hung or runaway plugin must not hang the run.
 import type { ChildProcess } from 'node:child_process';
 import type { NetNS } from '../../../netns.js';
 import type { CniCommand } from '../../types.js';
+import { collectBounded, MAX_OUTPUT_BYTES } from './bounded-output.js';
 import type { PluginGroups } from './process-groups.js';
 
 /** The per-call part of the environment. */
@@ -26,7 +27,7 @@ export interface CallExit {
   stderr: string;
   /** Whether the scenario's kill (killAfterMs) ended it. */
   killed: boolean;
-  /** Why the runner ended it itself: the call's deadline passed. */
+  /** Why the runner ended it itself: the call's deadline passed, or it printed too much. */
   cutShort?: string;
   /** Wall time in ms. */
   ms: number;
@@ -85,10 +86,9 @@ function cutter(child: ChildProcess, groups: PluginGroups): { cut(why: string): 
 
 function collect(plugin: PluginUnderTest, child: ChildProcess, started: number, wasKilled: () => boolean): Promise<CallExit> {
   const { cut, why } = cutter(child, plugin.groups);
-  const stdout: Buffer[] = [];
-  const stderr: Buffer[] = [];
-  child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
-  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
+  const overflow = (name: string) => () => cut(`printed more than ${MAX_OUTPUT_BYTES / 1024 / 1024} MiB on ${name}: its process group was killed`);
+  const stdout = collectBounded(child.stdout!, overflow('stdout'));
+  const stderr = collectBounded(child.stderr!, overflow('stderr'));
   const deadline = setTimeout(() => cut(`timed out after ${plugin.timeoutMs} ms: its process group was killed`), plugin.timeoutMs);
   child.stdin!.on('error', () => {}); // a plugin may exit without reading stdin
   return new Promise((resolve, reject) => {
@@ -102,8 +102,8 @@ function collect(plugin: PluginUnderTest, child: ChildProcess, started: number, 
     });
     child.on('close', (code) => {
       settle();
-      const out = Buffer.concat(stdout).toString('utf8');
-      resolve({ code, cniCode: code ? cniCodeOf(out) : undefined, stdout: out, stderr: Buffer.concat(stderr).toString('utf8'), killed: wasKilled(), cutShort: why(), ms: performance.now() - started });
+      const out = stdout();
+      resolve({ code, cniCode: code ? cniCodeOf(out) : undefined, stdout: out, stderr: stderr(), killed: wasKilled(), cutShort: why(), ms: performance.now() - started });
     });
   });
 }
