@@ -1,10 +1,11 @@
 // `netns cni check PLUGIN --conf FILE`: the conformance and stress runner of
 // netns/cni/testing against any plugin executable, its table on stdout
-// (exit 1 when a scenario failed).
+// (exit 1 when a scenario failed; a stop signal deletes what the run made,
+// then ends it by that signal).
 import { readFileSync } from 'node:fs';
-import os from 'node:os';
 import type { Command } from 'commander';
 import { printResult, usageError } from './output.js';
+import { abortOnStopSignals } from './stop-signals.js';
 
 interface CheckFlags {
   conf: string;
@@ -49,9 +50,17 @@ async function check(plugin: string, flags: CheckFlags): Promise<void> {
     only: flags.only?.split(',') as never,
     timeoutMs: timeoutMs(flags.timeout),
   };
-  // ^C or a service manager's stop ends the run through exit, where its namespaces are deleted
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(128 + os.constants.signals[signal]));
-  const rows = await checkPlugin(options);
+  // a stop signal aborts the run, which kills its plugins and deletes what it made; done() then dies by it
+  const stop = abortOnStopSignals();
+  let rows: Awaited<ReturnType<typeof checkPlugin>>;
+  try {
+    rows = await checkPlugin({ ...options, signal: stop.signal });
+  } catch (error) {
+    if (stop.signal.aborted) return;
+    throw error;
+  } finally {
+    stop.done();
+  }
   printResult(rows, Boolean(flags.json), () => [formatReport(rows, { markdown: flags.markdown })]);
   if (rows.some((row) => row.result === 'FAIL')) process.exitCode = 1;
 }

@@ -1,19 +1,20 @@
 // The conformance runner against plugins that fight it: one that hangs, one
-// that writes without end. The runner must end, say what happened, and leave
-// no namespace, file or process of its own behind.
+// that writes without end, and a run stopped by a signal. The runner must end,
+// say what happened, and leave no namespace, file or process of its own behind.
 //
 // A plugin here holds a FIFO open for writing, it and the child it forks: the
 // test's reader sees the FIFO open when the plugin runs, and its end once
 // every one of them is dead, zombies included (their descriptors are closed
 // at death), with no polling.
-import { execFileSync } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, createReadStream, mkdtempSync, rmSync, writeFileSync, type ReadStream } from 'node:fs';
+import { chmodSync, createReadStream, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync, type ReadStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { checkPlugin } from '../../dist/cni/testing/index.js';
+import { CLI_PATH } from '../helpers/cli-path.js';
 import { privileged } from '../helpers/privileges.js';
 
 const conf = (type: string) => ({ cniVersion: '1.0.0', name: 'replaced-by-the-runner', type });
@@ -35,6 +36,7 @@ describe.skipIf(!privileged)('the CNI conformance runner against hostile plugins
     writeFileSync(path, text, { mode });
     return path;
   };
+  const writeConf = (type: string) => file('conf.json', JSON.stringify(conf(type)), 0o644);
 
   /** A FIFO, and a plugin that opens it for writing and waits on a child that holds it too. */
   const hangingPlugin = (): { path: string; fifo: string } => {
@@ -73,5 +75,19 @@ describe.skipIf(!privileged)('the CNI conformance runner against hostile plugins
     const flood = file('flood', plugin('exec yes'));
     const rows = await checkPlugin({ plugin: flood, conf: conf('flood'), only: ['lifecycle'] });
     expect(rows).toEqual([{ scenario: 'lifecycle', result: 'FAIL', detail: 'ADD: printed more than 4 MiB on stdout: its process group was killed' }]);
+  }, 30_000);
+
+  it.each(['SIGHUP', 'SIGINT', 'SIGTERM'] as const)('on %s, kills the plugin, deletes its namespaces and files, then dies by that signal', async (signal) => {
+    const { path, fifo } = hangingPlugin();
+    const runTmp = join(dir, `${++files}-tmp`);
+    mkdirSync(runTmp);
+    const cli = spawn(process.execPath, [CLI_PATH, 'cni', 'check', path, '--conf', writeConf('hang'), '--only', 'lifecycle'], { stdio: 'ignore', env: { ...process.env, TMPDIR: runTmp } });
+    const closed = once(cli, 'close');
+    const { ended } = await watchFifo(fifo); // the plugin runs: its namespaces and IPAM directory exist
+    cli.kill(signal);
+    expect(await closed).toEqual([null, signal]);
+    await ended;
+    expect(await leftBy(cli.pid!)).toEqual([]);
+    expect(readdirSync(runTmp)).toEqual([]);
   }, 30_000);
 });

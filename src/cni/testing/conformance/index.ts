@@ -32,6 +32,8 @@ export interface ConformanceOptions {
   only?: readonly ScenarioName[];
   /** Each plugin call's deadline in ms (default 30,000): then the plugin's process group is killed and the call fails. */
   timeoutMs?: number;
+  /** Aborting it kills the running plugins, cleans up, and rejects with its reason. */
+  signal?: AbortSignal;
   /** Called as each scenario ends, e.g. to print progress. */
   onScenario?: (report: ScenarioReport) => void;
 }
@@ -72,7 +74,7 @@ function invalid(what: string): never {
 }
 
 function checkOptions(options: ConformanceOptions): void {
-  if (typeof options !== 'object' || options === null) invalid('takes { plugin, conf, path?, parallel?, rounds?, only?, timeoutMs? }');
+  if (typeof options !== 'object' || options === null) invalid('takes { plugin, conf, path?, parallel?, rounds?, only?, timeoutMs?, signal? }');
   if (typeof options.plugin !== 'string' || !existsSync(options.plugin)) invalid(`no plugin executable at ${JSON.stringify(options.plugin)}`);
   const conf = options.conf as unknown;
   if (typeof conf !== 'object' || conf === null || Array.isArray(conf)) invalid('conf must be a network configuration object');
@@ -81,8 +83,9 @@ function checkOptions(options: ConformanceOptions): void {
     const n = options[key];
     if (n !== undefined && !(Number.isSafeInteger(n) && n >= 1 && n <= 200)) invalid(`${key} must be a whole number from 1 to 200`);
   }
-  const { timeoutMs } = options;
+  const { timeoutMs, signal } = options;
   if (timeoutMs !== undefined && !(Number.isSafeInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= 3_600_000)) invalid('timeoutMs must be a whole number of ms from 1 to 3,600,000');
+  if (signal !== undefined && !(signal instanceof AbortSignal)) invalid('signal must be an AbortSignal');
   const unknown = (options.only ?? []).filter((name) => !(name in SCENARIOS));
   if (unknown.length > 0) invalid(`no scenario ${unknown.join(', ')}; there are ${SCENARIO_NAMES.join(', ')}`);
 }
@@ -104,6 +107,7 @@ async function runScenario(name: ScenarioName, ctx: ScenarioContext): Promise<Sc
   try {
     outcome = await SCENARIOS[name](ctx);
   } catch (error) {
+    if (ctx.plugin.signal?.aborted) throw error; // the run ends, not one scenario
     outcome = { failures: [`the runner failed: ${error instanceof Error ? error.message : String(error)}`] };
   }
   const result = outcome.skipped ? 'skip' : outcome.failures.length ? 'FAIL' : 'pass';
@@ -116,17 +120,21 @@ async function runScenario(name: ScenarioName, ctx: ScenarioContext): Promise<Sc
  * that stands for the host. The network's name is the run's own and host-local
  * allocates in a temporary directory, so nothing of the machine is touched.
  * A call past `timeoutMs`, or printing more than 4 MiB, has its plugin's
- * process group killed and fails its scenario.
+ * process group killed and fails its scenario. An abort of `signal` rejects
+ * with its reason, once the run's namespaces, files and processes are gone.
  */
 export async function checkPlugin(options: ConformanceOptions): Promise<ScenarioReport[]> {
   checkOptions(options);
   const path = resolve(options.plugin);
+  options.signal?.throwIfAborted();
   const stand = await Stand.create();
   const dataDir = await mkdtemp(join(tmpdir(), 'netns-cni-check-'));
   const groups = new PluginGroups();
+  const killAll = () => groups.killAll();
+  options.signal?.addEventListener('abort', killAll, { once: true });
   try {
     const { conf, ipamDir } = runConf(options.conf, stand.prefix, dataDir);
-    const plugin = { path, cniPath: cniPath(options), host: stand.host, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, groups };
+    const plugin = { path, cniPath: cniPath(options), host: stand.host, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, groups, signal: options.signal };
     const ctx: ScenarioContext = { plugin, stand, conf, ipamDir, parallel: options.parallel ?? 10, rounds: options.rounds ?? 10, addMs: 200 };
     const reports: ScenarioReport[] = [];
     for (const name of SCENARIO_NAMES) {
@@ -137,6 +145,7 @@ export async function checkPlugin(options: ConformanceOptions): Promise<Scenario
     }
     return reports;
   } finally {
+    options.signal?.removeEventListener('abort', killAll);
     groups.killAll(); // what plugins left running (a delegate of a killed one) goes before its namespace
     await stand.close();
     await rm(dataDir, { recursive: true, force: true });

@@ -43,8 +43,10 @@ export interface PluginUnderTest {
   host: NetNS;
   /** Each call's deadline (ms), after which the plugin's process group is killed. */
   timeoutMs: number;
-  /** The process groups of the plugins started, killed at a deadline or at the run's end. */
+  /** The process groups of the plugins started, killed at a deadline, at the run's end or on abort. */
   groups: PluginGroups;
+  /** Once aborted, no call starts. */
+  signal?: AbortSignal;
 }
 
 function cniCodeOf(stdout: string): number | undefined {
@@ -108,8 +110,12 @@ function collect(plugin: PluginUnderTest, child: ChildProcess, started: number, 
   });
 }
 
-/** Runs one command; `killAfterMs` kills the plugin (alone) at that time if it has not ended. */
+/**
+ * Runs one command; `killAfterMs` kills the plugin (alone) at that time if it
+ * has not ended. Rejects with the abort's reason once the run is aborted.
+ */
 export async function callPlugin(plugin: PluginUnderTest, command: CniCommand | '', stdin: string, call: CallEnv = {}, killAfterMs?: number): Promise<CallExit> {
+  plugin.signal?.throwIfAborted();
   const started = performance.now();
   // a session of its own, so its group is the plugin and what it forks; killed too if the runner dies
   const child = plugin.host.spawn(plugin.path, [], { env: environment(plugin, command, call), stdio: ['pipe', 'pipe', 'pipe'], detached: true, parentDeathSignal: 'SIGKILL' });

@@ -4,6 +4,7 @@
 // gone), and what kills and deadlines do (an ADD killed at a spread of
 // moments, an ADD abandoned while its IPAM is slow), and a storm of parallel
 // ADDs and DELs.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { NetNS } from '../../../netns.js';
 import { callPlugin, describeExit, type CallEnv, type CallExit, type PluginUnderTest } from './plugin-run.js';
 import { describeDiff, diff, snapshot, type Snapshot } from './snapshot.js';
@@ -218,8 +219,8 @@ export async function abandonedAddScenario(ctx: ScenarioContext): Promise<Scenar
     const failures = abandoned.killed ? [] : [`the ADD ended before its deadline (${describeExit(abandoned)}): the IPAM was not slowed`];
     failures.push(...expectOk(await callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf), env), 'DEL after the abandoned ADD'));
     // whatever the abandoned ADD still does happens after its IPAM ends: give it that, and as long again as a whole ADD takes
-    await slow.finished(2 * delayMs);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(500, 2 * ctx.addMs)));
+    await slow.finished(2 * delayMs, ctx.plugin.signal);
+    await sleep(Math.max(500, 2 * ctx.addMs), undefined, { signal: ctx.plugin.signal });
     failures.push(...leaks(before, await states(ctx, container.ns), 'once the abandoned ADD had ended'));
     await callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf), env); // the runner's own cleanup, whatever was left
     await ctx.stand.remove(container.ns);
