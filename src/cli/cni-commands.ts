@@ -1,9 +1,10 @@
 // `netns cni check PLUGIN --conf FILE`: the conformance and stress runner of
 // netns/cni/testing against any plugin executable, its table on stdout
-// (exit 1 when a scenario failed; a stop signal deletes what the run made,
-// then ends it by that signal).
+// (exit 1 when a scenario failed, 126 when the plugin cannot be started; a
+// stop signal deletes what the run made, then ends it by that signal).
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { ErrorCodes, type NetnsError } from '../core/errors.js';
 import { printResult, usageError } from './output.js';
 import { abortOnStopSignals } from './stop-signals.js';
 
@@ -33,6 +34,9 @@ function readConf(file: string): Record<string, unknown> {
   }
 }
 
+/** The status of a run whose plugin cannot be started at all, as a shell's for a command it found but cannot execute. */
+const EXIT_CANNOT_RUN = 126;
+
 function timeoutMs(text: string | undefined): number | undefined {
   const seconds = wholeNumber(text, '--timeout');
   if (seconds === 0) throw usageError('--timeout takes a whole number of seconds from 1');
@@ -57,7 +61,10 @@ async function check(plugin: string, flags: CheckFlags): Promise<void> {
     rows = await checkPlugin({ ...options, signal: stop.signal });
   } catch (error) {
     if (stop.signal.aborted) return;
-    throw error;
+    if ((error as NetnsError).code !== ErrorCodes.CNI_PLUGIN_UNRUNNABLE) throw error;
+    process.stderr.write(`netns cni check: ${(error as NetnsError).message}\n`);
+    process.exitCode = EXIT_CANNOT_RUN;
+    return;
   } finally {
     stop.done();
   }

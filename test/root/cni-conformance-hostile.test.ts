@@ -1,6 +1,7 @@
 // The conformance runner against plugins that fight it: one that hangs, one
-// that writes without end, and a run stopped by a signal. The runner must end,
-// say what happened, and leave no namespace, file or process of its own behind.
+// that writes without end, one that cannot be started, and a run stopped by a
+// signal. The runner must end, say what happened, and leave no namespace,
+// file or process of its own behind.
 //
 // A plugin here holds a FIFO open for writing, it and the child it forks: the
 // test's reader sees the FIFO open when the plugin runs, and its end once
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { checkPlugin } from '../../dist/cni/testing/index.js';
+import { runCli } from '../helpers/cli.js';
 import { CLI_PATH } from '../helpers/cli-path.js';
 import { privileged } from '../helpers/privileges.js';
 
@@ -90,4 +92,27 @@ describe.skipIf(!privileged)('the CNI conformance runner against hostile plugins
     expect(await leftBy(cli.pid!)).toEqual([]);
     expect(readdirSync(runTmp)).toEqual([]);
   }, 30_000);
+
+  describe('a plugin that cannot be started', () => {
+    const cases = [
+      ['not executable', 'EACCES', () => file('noexec', plugin('exit 0'), 0o644)],
+      ['with a #! interpreter that does not exist', 'ENOENT', () => file('badinterp', '#!/nonexistent/interpreter\n')],
+      ['with no #! line (a shell would run it; a runtime cannot)', 'ENOEXEC', () => file('noshebang', 'echo run by a shell\n')],
+    ] as const;
+
+    it.each(cases)('%s: the API rejects with ERR_NETNS_CNI_PLUGIN_UNRUNNABLE and leaves nothing', async (_, reason, make) => {
+      const path = make();
+      const error = checkPlugin({ plugin: path, conf: conf('x') });
+      await expect(error).rejects.toMatchObject({ code: 'ERR_NETNS_CNI_PLUGIN_UNRUNNABLE', path, message: expect.stringMatching(new RegExp(`^cannot run ${path}: .*\\(${reason}\\)$`)) });
+      expect(await leftBy(process.pid)).toEqual([]);
+    });
+
+    it.each(cases)('%s: the CLI says why in one line and exits 126', async (_, reason, make) => {
+      const path = make();
+      const cli = await runCli('cni', 'check', path, '--conf', writeConf('x'));
+      expect(cli.stderr).toMatch(new RegExp(`^netns cni check: cannot run ${path}: [^\\n]*\\(${reason}\\)\\n$`));
+      expect(cli.code).toBe(126);
+      expect(cli.stdout).toBe('');
+    });
+  });
 });

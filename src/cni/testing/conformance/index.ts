@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { ErrorCodes, netnsError } from '../../../core/errors.js';
 import { PluginGroups } from './process-groups.js';
 import { formatReport, type ScenarioReport } from './report.js';
+import { assertExecFormat } from './runnable.js';
 import * as scenarios from './scenarios.js';
 import type { ScenarioContext, ScenarioOutcome } from './scenarios.js';
 import { Stand } from './stand.js';
@@ -102,12 +103,16 @@ function cniPath(options: ConformanceOptions): string[] {
   return [...new Set(dirs)].filter((dir) => existsSync(dir));
 }
 
+/** Whether an error ends the whole run rather than one scenario: an abort, or a plugin that cannot be started at all. */
+const endsTheRun = (error: unknown, signal: AbortSignal | undefined): boolean =>
+  signal?.aborted === true || (error as { code?: unknown } | null)?.code === ErrorCodes.CNI_PLUGIN_UNRUNNABLE;
+
 async function runScenario(name: ScenarioName, ctx: ScenarioContext): Promise<ScenarioReport> {
   let outcome: ScenarioOutcome;
   try {
     outcome = await SCENARIOS[name](ctx);
   } catch (error) {
-    if (ctx.plugin.signal?.aborted) throw error; // the run ends, not one scenario
+    if (endsTheRun(error, ctx.plugin.signal)) throw error;
     outcome = { failures: [`the runner failed: ${error instanceof Error ? error.message : String(error)}`] };
   }
   const result = outcome.skipped ? 'skip' : outcome.failures.length ? 'FAIL' : 'pass';
@@ -120,12 +125,14 @@ async function runScenario(name: ScenarioName, ctx: ScenarioContext): Promise<Sc
  * that stands for the host. The network's name is the run's own and host-local
  * allocates in a temporary directory, so nothing of the machine is touched.
  * A call past `timeoutMs`, or printing more than 4 MiB, has its plugin's
- * process group killed and fails its scenario. An abort of `signal` rejects
- * with its reason, once the run's namespaces, files and processes are gone.
+ * process group killed and fails its scenario. A plugin that cannot be
+ * started rejects with ERR_NETNS_CNI_PLUGIN_UNRUNNABLE; an abort of `signal`
+ * with its reason. Either way its namespaces, files and processes are gone first.
  */
 export async function checkPlugin(options: ConformanceOptions): Promise<ScenarioReport[]> {
   checkOptions(options);
   const path = resolve(options.plugin);
+  await assertExecFormat(path);
   options.signal?.throwIfAborted();
   const stand = await Stand.create();
   const dataDir = await mkdtemp(join(tmpdir(), 'netns-cni-check-'));

@@ -9,6 +9,7 @@ import type { NetNS } from '../../../netns.js';
 import type { CniCommand } from '../../types.js';
 import { collectBounded, MAX_OUTPUT_BYTES } from './bounded-output.js';
 import type { PluginGroups } from './process-groups.js';
+import { cannotRun } from './runnable.js';
 
 /** The per-call part of the environment. */
 export interface CallEnv {
@@ -98,9 +99,9 @@ function collect(plugin: PluginUnderTest, child: ChildProcess, started: number, 
       clearTimeout(deadline);
       plugin.groups.settle(child.pid);
     };
-    child.on('error', (error) => {
+    child.on('error', (error: NodeJS.ErrnoException) => {
       settle();
-      reject(error);
+      reject(cannotRun(plugin.path, error.code ?? 'EIO', error));
     });
     child.on('close', (code) => {
       settle();
@@ -112,7 +113,8 @@ function collect(plugin: PluginUnderTest, child: ChildProcess, started: number, 
 
 /**
  * Runs one command; `killAfterMs` kills the plugin (alone) at that time if it
- * has not ended. Rejects with the abort's reason once the run is aborted.
+ * has not ended. Rejects with ERR_NETNS_CNI_PLUGIN_UNRUNNABLE when the plugin
+ * cannot be started, and with the abort's reason once the run is aborted.
  */
 export async function callPlugin(plugin: PluginUnderTest, command: CniCommand | '', stdin: string, call: CallEnv = {}, killAfterMs?: number): Promise<CallExit> {
   plugin.signal?.throwIfAborted();

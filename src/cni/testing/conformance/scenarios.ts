@@ -83,17 +83,18 @@ export async function errorsScenario(ctx: ScenarioContext): Promise<ScenarioOutc
   const container = await ctx.stand.container();
   const before = await states(ctx, container.ns);
   const env = attachment(container);
-  const cases: [string, number, Promise<CallExit>][] = [
-    ['an unknown cniVersion', 1, callPlugin(ctx.plugin, 'ADD', stdinOf({ ...ctx.conf, cniVersion: '99.0.0' }), env)],
-    ['a configuration that is not JSON', 6, callPlugin(ctx.plugin, 'ADD', '{', env)],
-    ['no CNI_CONTAINERID', 4, callPlugin(ctx.plugin, 'ADD', stdinOf(ctx.conf), { ...env, containerId: '' })],
-    ['no CNI_IFNAME', 4, callPlugin(ctx.plugin, 'ADD', stdinOf(ctx.conf), { ...env, ifname: '' })],
+  const cases: [string, number, string, CallEnv][] = [
+    ['an unknown cniVersion', 1, stdinOf({ ...ctx.conf, cniVersion: '99.0.0' }), env],
+    ['a configuration that is not JSON', 6, '{', env],
+    ['no CNI_CONTAINERID', 4, stdinOf(ctx.conf), { ...env, containerId: '' }],
+    ['no CNI_IFNAME', 4, stdinOf(ctx.conf), { ...env, ifname: '' }],
   ];
-  const failures: string[] = [];
-  for (const [what, code, call] of cases) {
-    const exit = await call;
-    if (exit.code === 0 || exit.cniCode !== code) failures.push(`ADD with ${what}: wanted error code ${code}, got ${describeExit(exit)}`);
-  }
+  // all at once, awaited together: a plugin that cannot start rejects every one, and none may go unhandled
+  const exits = await Promise.all(cases.map(([, , stdin, callEnv]) => callPlugin(ctx.plugin, 'ADD', stdin, callEnv)));
+  const failures = cases.flatMap(([what, code], i) => {
+    const exit = exits[i]!;
+    return exit.code === 0 || exit.cniCode !== code ? [`ADD with ${what}: wanted error code ${code}, got ${describeExit(exit)}`] : [];
+  });
   failures.push(...leaks(before, await states(ctx, container.ns), 'after the refused calls'));
   return { failures };
 }
