@@ -79,6 +79,8 @@ export const ErrorCodes = {
   CNI_GC_UNRELEASED: 'ERR_NETNS_CNI_GC_UNRELEASED',
   /** serveResident: another resident daemon serves that socket. */
   CNI_DAEMON_RUNNING: 'ERR_NETNS_CNI_DAEMON_RUNNING',
+  /** checkPlugin: the plugin file cannot be run (EACCES, ENOENT for a missing #! interpreter, ENOEXEC: the errno in the message, `errno`, `path`). */
+  CNI_PLUGIN_UNRUNNABLE: 'ERR_NETNS_CNI_PLUGIN_UNRUNNABLE',
   /** ns.delete() on a handle with no name in a run directory (NetNS.fromPid, current, an anonymous or other path). */
   NOT_NAMED: 'ERR_NETNS_NOT_NAMED',
   /** ns.delete(): the handle's name now belongs to another namespace (deleted and made again meanwhile); nothing was removed. */

@@ -66,13 +66,13 @@ describe.skipIf(!privileged || !haveGoPlugins)('the CNI conformance runner', () 
   };
 
   it('passes Go ptp where it is clean and catches the masquerade rules it leaves when DEL comes after the namespace is gone', async () => {
-    const before = await NetNS.list();
     const rows = rowsByName(await checkPlugin({ plugin: `${GO_PLUGINS}/ptp`, conf: conf('ptp'), parallel: 3, only: ['version', 'warm-up', 'errors', 'lifecycle', 'netns-gone', 'parallel'] }));
     expect(Object.keys(rows)).toEqual(['version', 'warm-up', 'errors', 'lifecycle', 'netns-gone', 'parallel']);
     for (const name of ['version', 'warm-up', 'errors', 'lifecycle', 'parallel']) expect(rows[name], name).toMatchObject({ result: 'pass' });
     expect(rows['netns-gone']!.result).toBe('FAIL');
     expect(rows['netns-gone']!.detail).toMatch(/left: iptables-save nat: -A .*MASQUERADE/);
-    expect(await NetNS.list()).toEqual(before); // the runner's namespaces are gone
+    // the runner's namespaces are gone (others, of tests running beside this one, may come and go)
+    expect((await NetNS.list()).filter(({ name }) => name.startsWith(`cnichk-${process.pid}-`))).toEqual([]);
   }, 120_000);
 
   // abandoned-add failed before the plugin's delegates died with it (PR_SET_PDEATHSIG): the killed ADD's IPAM allocated after DEL
@@ -101,8 +101,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('the CNI conformance runner', () 
       watch.close();
     }
     cli.kill('SIGINT');
-    const [code] = (await once(cli, 'close')) as [number | null];
-    expect(code).toBe(130);
+    expect(await once(cli, 'close')).toEqual([null, 'SIGINT']); // it dies by the signal, as a shell expects, once it has cleaned up
     expect((await NetNS.list()).filter(({ name }) => name.startsWith(prefix))).toEqual([]);
   }, 60_000);
 

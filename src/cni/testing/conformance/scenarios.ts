@@ -4,6 +4,7 @@
 // gone), and what kills and deadlines do (an ADD killed at a spread of
 // moments, an ADD abandoned while its IPAM is slow), and a storm of parallel
 // ADDs and DELs.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { NetNS } from '../../../netns.js';
 import { callPlugin, describeExit, type CallEnv, type CallExit, type PluginUnderTest } from './plugin-run.js';
 import { describeDiff, diff, snapshot, type Snapshot } from './snapshot.js';
@@ -82,17 +83,18 @@ export async function errorsScenario(ctx: ScenarioContext): Promise<ScenarioOutc
   const container = await ctx.stand.container();
   const before = await states(ctx, container.ns);
   const env = attachment(container);
-  const cases: [string, number, Promise<CallExit>][] = [
-    ['an unknown cniVersion', 1, callPlugin(ctx.plugin, 'ADD', stdinOf({ ...ctx.conf, cniVersion: '99.0.0' }), env)],
-    ['a configuration that is not JSON', 6, callPlugin(ctx.plugin, 'ADD', '{', env)],
-    ['no CNI_CONTAINERID', 4, callPlugin(ctx.plugin, 'ADD', stdinOf(ctx.conf), { ...env, containerId: '' })],
-    ['no CNI_IFNAME', 4, callPlugin(ctx.plugin, 'ADD', stdinOf(ctx.conf), { ...env, ifname: '' })],
+  const cases: [string, number, string, CallEnv][] = [
+    ['an unknown cniVersion', 1, stdinOf({ ...ctx.conf, cniVersion: '99.0.0' }), env],
+    ['a configuration that is not JSON', 6, '{', env],
+    ['no CNI_CONTAINERID', 4, stdinOf(ctx.conf), { ...env, containerId: '' }],
+    ['no CNI_IFNAME', 4, stdinOf(ctx.conf), { ...env, ifname: '' }],
   ];
-  const failures: string[] = [];
-  for (const [what, code, call] of cases) {
-    const exit = await call;
-    if (exit.code === 0 || exit.cniCode !== code) failures.push(`ADD with ${what}: wanted error code ${code}, got ${describeExit(exit)}`);
-  }
+  // all at once, awaited together: a plugin that cannot start rejects every one, and none may go unhandled
+  const exits = await Promise.all(cases.map(([, , stdin, callEnv]) => callPlugin(ctx.plugin, 'ADD', stdin, callEnv)));
+  const failures = cases.flatMap(([what, code], i) => {
+    const exit = exits[i]!;
+    return exit.code === 0 || exit.cniCode !== code ? [`ADD with ${what}: wanted error code ${code}, got ${describeExit(exit)}`] : [];
+  });
   failures.push(...leaks(before, await states(ctx, container.ns), 'after the refused calls'));
   return { failures };
 }
@@ -171,32 +173,36 @@ export async function parallelScenario(ctx: ScenarioContext): Promise<ScenarioOu
   return { failures: failures.slice(0, 5), note: `${ctx.parallel} ADDs ${addWall.toFixed(0)} ms, ${ctx.parallel} DELs ${delWall.toFixed(0)} ms (wall)` };
 }
 
-/** One round of a killed ADD: the runtime's DEL, nothing left, then ADD works again. */
-async function killedRound(ctx: ScenarioContext, killAtMs: number): Promise<string[]> {
+/** One round of a killed ADD: the runtime's DEL, nothing left, then ADD works again; `cutShort` when a call hit the runner's limits. */
+async function killedRound(ctx: ScenarioContext, killAtMs: number): Promise<{ failures: string[]; cutShort: boolean }> {
   const container = await ctx.stand.container();
   const before = await states(ctx, container.ns);
   const env = attachment(container);
   const when = `killed at ${killAtMs.toFixed(0)} ms`;
   const killed = await callPlugin(ctx.plugin, 'ADD', stdinOf(ctx.conf), env, killAtMs);
-  const failures = expectOk(await callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf), env), `${when}, then DEL`);
+  const del = await callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf), env);
+  const failures = expectOk(del, `${when}, then DEL`);
   failures.push(...leaks(before, await states(ctx, container.ns), `${when}${killed.killed ? '' : ' (it ended first)'}, then DEL`));
   const again = await callPlugin(ctx.plugin, 'ADD', stdinOf(ctx.conf), env);
   failures.push(...expectOk(again, `${when}, then DEL, then ADD again`));
-  failures.push(...expectOk(await callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf, parseResult(again)), env), `${when}, the second DEL`));
+  const delAgain = await callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf, parseResult(again)), env);
+  failures.push(...expectOk(delAgain, `${when}, the second DEL`));
   await ctx.stand.remove(container.ns);
-  return failures;
+  return { failures, cutShort: [killed, del, again, delAgain].some((exit) => exit.cutShort !== undefined) };
 }
 
-/** ADDs killed (SIGKILL, as a runtime's deadline) at moments spread over a whole ADD. */
+/** ADDs killed (SIGKILL, as a runtime's deadline) at moments spread over a whole ADD; a round the runner's limits cut short ends the scenario (each further one would wait as long). */
 export async function killedAddScenario(ctx: ScenarioContext): Promise<ScenarioOutcome> {
   const failures: string[] = [];
   let failedRounds = 0;
-  for (let round = 0; round < ctx.rounds; round++) {
-    const roundFailures = await killedRound(ctx, (ctx.addMs * (round + 0.5)) / ctx.rounds);
-    if (roundFailures.length > 0) failedRounds++;
-    failures.push(...roundFailures);
+  let round = 0;
+  while (round < ctx.rounds) {
+    const outcome = await killedRound(ctx, (ctx.addMs * (round++ + 0.5)) / ctx.rounds);
+    if (outcome.failures.length > 0) failedRounds++;
+    failures.push(...outcome.failures);
+    if (outcome.cutShort) break;
   }
-  return { failures: failures.slice(0, 3), note: `${failedRounds} of ${ctx.rounds} rounds left something or failed` };
+  return { failures: failures.slice(0, 3), note: `${failedRounds} of ${round} rounds left something or failed${round < ctx.rounds ? ` (stopped: a call was cut short)` : ''}` };
 }
 
 /** An ADD whose IPAM is slow, abandoned at a deadline, DEL at once; nothing may appear once the ADD's work ends. */
@@ -214,8 +220,8 @@ export async function abandonedAddScenario(ctx: ScenarioContext): Promise<Scenar
     const failures = abandoned.killed ? [] : [`the ADD ended before its deadline (${describeExit(abandoned)}): the IPAM was not slowed`];
     failures.push(...expectOk(await callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf), env), 'DEL after the abandoned ADD'));
     // whatever the abandoned ADD still does happens after its IPAM ends: give it that, and as long again as a whole ADD takes
-    await slow.finished(2 * delayMs);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(500, 2 * ctx.addMs)));
+    await slow.finished(2 * delayMs, ctx.plugin.signal);
+    await sleep(Math.max(500, 2 * ctx.addMs), undefined, { signal: ctx.plugin.signal });
     failures.push(...leaks(before, await states(ctx, container.ns), 'once the abandoned ADD had ended'));
     await callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf), env); // the runner's own cleanup, whatever was left
     await ctx.stand.remove(container.ns);

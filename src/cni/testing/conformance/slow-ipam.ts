@@ -12,8 +12,8 @@ import { findInPath } from '../../invoke.js';
 export interface SlowIpam {
   /** The directory to put first in CNI_PATH. */
   dir: string;
-  /** Resolves when a delegate run has ended (the real IPAM exited), or after `limitMs`. */
-  finished(limitMs: number): Promise<boolean>;
+  /** Resolves when a delegate run has ended (the real IPAM exited), or after `limitMs`, or when `signal` aborts (the run's end kills it). */
+  finished(limitMs: number, signal?: AbortSignal): Promise<boolean>;
   remove(): Promise<void>;
 }
 
@@ -41,7 +41,7 @@ export async function slowIpam(type: string, cniPath: readonly string[], delayMs
   await chmod(dir, 0o755);
   return {
     dir,
-    finished: (limitMs) => doneOrLimit(doneDir, limitMs),
+    finished: (limitMs, signal) => doneOrLimit(doneDir, limitMs, signal),
     remove: async () => {
       await rm(dir, { recursive: true, force: true });
       await rm(doneDir, { recursive: true, force: true });
@@ -49,16 +49,20 @@ export async function slowIpam(type: string, cniPath: readonly string[], delayMs
   };
 }
 
-async function doneOrLimit(doneDir: string, limitMs: number): Promise<boolean> {
+async function doneOrLimit(doneDir: string, limitMs: number, signal: AbortSignal | undefined): Promise<boolean> {
   const watcher = watch(doneDir);
   try {
     if ((await readdir(doneDir)).length > 0) return true;
     return await new Promise<boolean>((resolve) => {
-      const limit = setTimeout(() => resolve(false), limitMs);
-      watcher.on('change', () => {
+      const end = (done: boolean) => {
         clearTimeout(limit);
-        resolve(true);
-      });
+        signal?.removeEventListener('abort', aborted);
+        resolve(done);
+      };
+      const aborted = () => end(false);
+      const limit = setTimeout(() => end(false), limitMs);
+      watcher.on('change', () => end(true));
+      signal?.addEventListener('abort', aborted, { once: true });
     });
   } finally {
     watcher.close();
