@@ -3,12 +3,12 @@
 #include <memory>
 #include <optional>
 #include <system_error>
-#include <thread>
 #include <utility>
 
 #include "failure.h"
 #include "js_error.h"
 #include "netlink.h"
+#include "own_thread.h"
 
 namespace netns {
 namespace {
@@ -46,24 +46,15 @@ class OffThreadTransaction {
   std::optional<Failure> failure_;
 };
 
-using SettleTsfn = Napi::TypedThreadSafeFunction<std::nullptr_t, OffThreadTransaction, &OffThreadTransaction::Settle>;
-
 }  // namespace
 
 Napi::Promise TransactOffThread(Napi::Env env, int fd, std::vector<uint8_t> request, uint32_t first_seq, uint32_t count, bool quiet) {
   auto* run = new OffThreadTransaction(env, fd, std::move(request), first_seq, count, quiet);
   Napi::Promise promise = run->Promise();
-  // The function keeps the event loop alive until the transaction is settled.
-  auto settle = SettleTsfn::New(env, "netns:netlinkTransactOffThread", 0, 1);
   try {
-    std::thread([settle, run]() mutable {
-      run->Run();
-      if (settle.BlockingCall(run) != napi_ok) delete run;  // the environment is closing: nobody to tell
-      settle.Release();
-    }).detach();
+    RunOnOwnThread(env, "netns:netlinkTransactOffThread", run);
   } catch (const std::system_error& error) {
     delete run;
-    settle.Release();
     throw ToJsError(env, Failure::Sys(error.code().value(), "pthread_create"));
   }
   return promise;

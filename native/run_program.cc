@@ -11,12 +11,12 @@
 #include <optional>
 #include <string>
 #include <system_error>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "failure.h"
 #include "js_error.h"
+#include "own_thread.h"
 #include "spawn_child.h"
 #include "unique_fd.h"
 
@@ -211,8 +211,6 @@ class ProgramRun {
   int wait_errno_ = 0;
 };
 
-using ProgramTsfn = Napi::TypedThreadSafeFunction<std::nullptr_t, ProgramRun, &ProgramRun::Settle>;
-
 std::vector<std::string> StringList(Napi::Env env, Napi::Value value, const char* what) {
   if (!value.IsArray()) throw Napi::TypeError::New(env, std::string(what) + " must be an array of strings");
   Napi::Array list = value.As<Napi::Array>();
@@ -250,14 +248,9 @@ Napi::Value RunProgram(const Napi::CallbackInfo& info) {
   Napi::Object started = Napi::Object::New(env);
   started.Set("id", Napi::Number::New(env, static_cast<double>(id)));
   started.Set("exit", run->Promise());
-  // The function keeps the event loop alive while the program runs, as the work of an AsyncWorker did.
-  auto settle = ProgramTsfn::New(env, "netns:runProgram", 0, 1);
+  // The pending settle keeps the event loop alive while the program runs, as the work of an AsyncWorker did.
   try {
-    std::thread([settle, run]() mutable {
-      run->Run();
-      if (settle.BlockingCall(run) != napi_ok) delete run;  // the environment is closing: nobody to tell
-      settle.Release();
-    }).detach();
+    RunOnOwnThread(env, "netns:runProgram", run);
   } catch (const std::system_error& error) {
     // No thread (EAGAIN: the thread limit): nothing was started.
     {
@@ -265,7 +258,6 @@ Napi::Value RunProgram(const Napi::CallbackInfo& info) {
       Running().programs.erase(id);
     }
     delete run;
-    settle.Release();
     throw ToJsError(env, Failure::Sys(error.code().value(), "pthread_create"));
   }
   return started;
