@@ -26,7 +26,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { NetNS } from '../netns.js';
-import { systemClock, timerAt } from './clock.js';
+import { performance, systemClock, timerAt } from './clock.js';
 import { AddressSets } from './manager.js';
 import type { AddressSetsOptions } from './types.js';
 
