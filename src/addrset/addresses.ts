@@ -1,7 +1,7 @@
 // IP addresses and CIDR prefixes as the address sets hold them: validated and
 // put in canonical text (the form nft lists them in) before anything is sent.
-import { isIPv4, isIPv6 } from 'node:net';
 import { ErrorCodes, netnsError } from '../core/errors.js';
+import { isIPv4, isIPv6 } from '../core/ip.js';
 import type { KeyValue } from '../nftables/elements.js';
 import { formatAddress } from '../netlink/validate.js';
 

@@ -3,8 +3,8 @@
 // the comment of an element in the registry set, keyed by the set name, and so
 // is a pending-delete deadline. Owner strings are arbitrary: they only ever
 // appear base64url-encoded (or hashed), never as nft syntax.
-import { createHash } from 'node:crypto';
 import { ErrorCodes, netnsError } from '../core/errors.js';
+import { sha256Hex } from '../core/hashes.js';
 import type { Family } from './addresses.js';
 
 /** Registry keys are nft `ifname` values: at most 15 bytes, so set names are too. */
@@ -37,7 +37,7 @@ export function checkOwner(owner: unknown): string {
 }
 
 export function ownerHash(owner: string): string {
-  return createHash('sha256').update(owner, 'utf8').digest('hex');
+  return sha256Hex(owner);
 }
 
 export function setName(prefix: string, family: Family, hash: string): string {

@@ -23,11 +23,11 @@
 // the same per-owner guards as any request), deleting the table if it is left
 // empty and its last users asked for that. The deadline is read from the
 // instance as it closes, so deadlines recorded by earlier processes count too.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { MAX_TIMER_MS } from '../core/timer-limit.js';
+import { sleep } from '../core/sleep.js';
 import { NetNS } from '../netns.js';
-import { systemClock, timerAt } from './clock.js';
+import { performance, systemClock, timerAt } from './clock.js';
 import { AddressSets } from './manager.js';
 import type { AddressSetsOptions } from './types.js';
 

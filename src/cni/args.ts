@@ -2,8 +2,8 @@
 // old "K=V;K=V" channel, kept for runtimes that still use it), runtimeConfig
 // (the capability arguments the plugin declared it takes) and GC's list of
 // attachments still valid.
-import { net } from '../core/builtins.js';
 import { ErrorCodes, netnsError } from '../core/errors.js';
+import { isIP } from '../core/ip.js';
 import { assertConfig, CniCode, CniError } from './errors.js';
 import type { Attachment, NetConf } from './types.js';
 
@@ -34,7 +34,7 @@ function checkSpec(spec: unknown): asserts spec is ArgSpec {
 function readValue(kind: ArgKind, pair: string, value: string): string | boolean {
   if (kind === 'string') return value;
   if (kind === 'ip') {
-    if (net().isIP(value) === 0) throw invalid(`${JSON.stringify(pair)}: the value is not an IP address`);
+    if (isIP(value) === 0) throw invalid(`${JSON.stringify(pair)}: the value is not an IP address`);
     return value;
   }
   const lower = value.toLowerCase();

@@ -12,8 +12,8 @@
 // The host veth's name comes from the key too (hostEndNames), because the
 // alias can only be written once the link exists: the kernel ignores
 // IFLA_IFALIAS in the message that makes it.
-import { createHash } from 'node:crypto';
 import { ErrorCodes, netnsError } from '../core/errors.js';
+import { sha256Hex, sha512Hex } from '../core/hashes.js';
 import type { Attachment } from './types.js';
 
 const MAX_TAG = 128;
@@ -24,7 +24,7 @@ function checkName(what: string, value: unknown): void {
   if (typeof value !== 'string' || value === '') throw netnsError(ErrorCodes.INVALID_ARG, `${what} must be a non-empty string, got ${typeof value === 'string' ? 'an empty string' : typeof value}`);
 }
 
-const hash16 = (text: string): string => createHash('sha512').update(text).digest('hex').slice(0, 16);
+const hash16 = (text: string): string => sha512Hex(text).slice(0, 16);
 
 /** The first field of every tag of this network's resources, '-' included. */
 export function networkTagPrefix(network: string): string {
@@ -96,7 +96,7 @@ const HOST_END_NAMES = 10;
  */
 export function hostEndNames(key: string): string[] {
   if (typeof key !== 'string' || !/^[0-9a-f]{16}-[0-9a-f]{16}$/.test(key)) throw netnsError(ErrorCodes.INVALID_ARG, 'hostEndNames: key must be an attachment key (attachmentKey)');
-  const suffix = (n: number): string => createHash('sha256').update(`${key}:${n}`).digest('hex').slice(0, 7);
+  const suffix = (n: number): string => sha256Hex(`${key}:${n}`).slice(0, 7);
   return Array.from({ length: HOST_END_NAMES }, (_, n) => `veth${key.slice(0, 4)}${suffix(n)}`);
 }
 

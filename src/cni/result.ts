@@ -4,7 +4,7 @@
 // result's OWN cniVersion (a 0.4.0 prevResult under a 1.0.0 config is read as
 // 0.4.0, the mistake of cni#862), and convertResult writes the shape of the
 // version a configuration asked for.
-import { net } from '../core/builtins.js';
+import { isIP } from '../core/ip.js';
 import { assertConfig, CniCode, CniError } from './errors.js';
 import type { Dns, Interface, IpConfig, NetConf, Result, Result040, Route } from './types.js';
 import { CURRENT_VERSION, isSpecVersion, versionOf } from './version.js';
@@ -79,7 +79,7 @@ function field(json: Json, key: string): unknown {
 /** 4 or 6 for "address/prefix" (prefix within the family's bits), else a decoding failure. */
 function cidrFamily(cidr: string, where: string): 4 | 6 {
   const [ip, prefix, extra] = cidr.split('/');
-  const family = net().isIP(ip ?? '');
+  const family = isIP(ip ?? '');
   const bits = family === 4 ? 32 : 128;
   if (family === 0 || extra !== undefined || !/^\d{1,3}$/.test(prefix ?? '') || Number(prefix) > bits) {
     fail(where, `must be an address with a prefix length, got ${JSON.stringify(cidr)}`);
@@ -89,7 +89,7 @@ function cidrFamily(cidr: string, where: string): 4 | 6 {
 
 function ipAddress(json: Json, key: string, where: string): string | undefined {
   const value = text(json, key, where);
-  if (value !== undefined && net().isIP(value) === 0) fail(`${where}.${key}`, `must be an IP address, got ${JSON.stringify(value)}`);
+  if (value !== undefined && isIP(value) === 0) fail(`${where}.${key}`, `must be an IP address, got ${JSON.stringify(value)}`);
   return value;
 }
 

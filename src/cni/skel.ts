@@ -11,6 +11,7 @@ import { CniCode, CniError, toCniError } from './errors.js';
 import { CallHost } from './host-ns.js';
 import { convertResult, type WireResult } from './result.js';
 import { checkNetns } from './sandbox.js';
+import { noteStdioStreams, readStdin, waitForStreams, writeOut } from './stdio.js';
 import type { CniCommand, NetConf, Result } from './types.js';
 import { assertSupported, CURRENT_VERSION, INTRODUCED, isSpecVersion, versionAtLeast, versionOf } from './version.js';
 
@@ -152,13 +153,11 @@ export function checkArguments(funcs: PluginFunctions<never>, info: PluginInfo, 
 }
 
 async function readProcessStdin(): Promise<Buffer> {
-  const chunks: Buffer[] = [];
   try {
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return await readStdin();
   } catch (error) {
     throw new CniError(CniCode.IO_FAILURE, `error reading the configuration from stdin: ${(error as Error).message}`);
   }
-  return Buffer.concat(chunks);
 }
 
 /** The configuration: a JSON object, else code 6. */
@@ -273,8 +272,7 @@ export async function handleCall<C extends NetConf>(funcs: PluginFunctions<C>, i
  * longer than many a command. Never resolves.
  */
 async function exitOnceWritten(): Promise<never> {
-  const flushed = (stream: NodeJS.WriteStream): Promise<void> => new Promise((resolve) => stream.write('', () => resolve()));
-  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  await waitForStreams();
   process.exit();
 }
 
@@ -286,9 +284,10 @@ async function exitOnceWritten(): Promise<never> {
  */
 export async function pluginMain<C extends NetConf = NetConf>(funcs: PluginFunctions<C>, info: PluginInfo): Promise<void> {
   checkArguments(funcs as PluginFunctions<never>, info);
+  noteStdioStreams();
   const outcome = await handleCall(funcs, info, process.env, readProcessStdin);
-  if (outcome.stderr !== '') process.stderr.write(outcome.stderr);
-  if (outcome.stdout.length > 0) process.stdout.write(outcome.stdout);
+  if (outcome.stderr !== '') writeOut(2, outcome.stderr);
+  if (outcome.stdout.length > 0) writeOut(1, outcome.stdout);
   if (outcome.exitCode !== 0) process.exitCode = outcome.exitCode;
   if (process.env.CNI_COMMAND && process.env.CNI_COMMAND !== 'VERSION') await exitOnceWritten();
 }

@@ -10,7 +10,7 @@
 // and GC find it by name from the moment it exists, even if the ADD is killed
 // before the alias is written; a retried ADD deletes such a leftover of its
 // own. Without one, the host end is `veth` + 8 random hex digits, as Go's.
-import { randomBytes } from 'node:crypto';
+import { crypto } from '../core/builtins.js';
 import { ErrorCodes, NetnsError, netnsError } from '../core/errors.js';
 import { attr, AttributeMap } from '../netlink/attributes.js';
 import { IFINFOMSG_SIZE, RTM_GETLINK, RTM_NEWLINK } from '../netlink/constants.js';
@@ -72,7 +72,8 @@ export interface Veth {
   };
 }
 
-const randomName = (): string => `veth${randomBytes(4).toString('hex')}`;
+// node:crypto only here: with an alias (as cni-ptp gives) no random name is made.
+const randomName = (): string => `veth${crypto().randomBytes(4).toString('hex')}`;
 
 /**
  * Makes a veth pair as Go's ip.SetupVeth: the container end named `ifname`

@@ -20,3 +20,5 @@ export const workerThreads = loadedOnUse(() => process.getBuiltinModule('node:wo
 export const fs = loadedOnUse(() => process.getBuiltinModule('node:fs'));
 export const util = loadedOnUse(() => process.getBuiltinModule('node:util'));
 export const os = loadedOnUse(() => process.getBuiltinModule('node:os'));
+export const crypto = loadedOnUse(() => process.getBuiltinModule('node:crypto'));
+export const stream = loadedOnUse(() => process.getBuiltinModule('node:stream'));

@@ -3,9 +3,9 @@
 // of whoever waits too long, and unlinks the file before unlocking it: no one
 // can then lock the orphan and think it guards anything (TryLockFile checks).
 import { ftruncateSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { callNative, fromNodeError, type NetnsError } from './errors.js';
 import { native } from './native.js';
+import { sleep } from './sleep.js';
 
 const FIRST_POLL_MS = 2;
 const MAX_POLL_MS = 100;

@@ -1,13 +1,13 @@
 // Hosts must be numeric: a name would be looked up on libuv's shared
 // threadpool, in the host's namespace, with the host's resolver.
-import { net } from '../core/builtins.js';
 import { ErrorCodes, netnsError } from '../core/errors.js';
+import { isIP } from '../core/ip.js';
 
 /** Returns 4 or 6; IPv6 may carry a zone (fe80::1%eth0), resolved inside the namespace. */
 export function numericHostFamily(host: unknown): 4 | 6 {
   if (typeof host !== 'string') throw invalidHost(host);
   const zoned = /%[\w.-]+$/.test(host);
-  const family = net().isIP(host.replace(/%[\w.-]+$/, ''));
+  const family = isIP(host.replace(/%[\w.-]+$/, ''));
   if (family === 0 || (zoned && family === 4)) throw invalidHost(host);
   return family as 4 | 6;
 }

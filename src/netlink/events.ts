@@ -9,7 +9,14 @@
 // dump already showed, and applying events in order converges. When the kernel
 // drops events for want of buffer room (ENOBUFS) the stream says so with an
 // `overflow` event, and, with `existing`, dumps again.
-import { Readable } from 'node:stream';
+//
+// node:stream is loaded when the first watcher is made, not with this module
+// (which index.ts, and so every netlink user, imports): a CNI plugin's ADD
+// uses netlink but watches nothing, and the streams were a tenth of its
+// instructions. The class is joined to Readable (prototype and statics) then;
+// no instance can exist before, the constructor being private.
+import type { Readable } from 'node:stream';
+import { stream } from '../core/builtins.js';
 import { callNative, ErrorCodes, fromNative, netnsError, NetnsError } from '../core/errors.js';
 import { refuseUnknownKeys } from '../core/known-keys.js';
 import { native, type NativeFdWatch } from '../core/native.js';
@@ -162,7 +169,7 @@ const HIGH_WATER_MARK = 1024;
  * synchronous and idempotent; a failed read destroys the stream with a
  * NetnsError.
  */
-export class NetlinkWatcher extends Readable {
+export class NetlinkWatcher {
   readonly #nl: WatchSource;
   readonly #kinds: Kind[];
   readonly #existing: boolean;
@@ -172,7 +179,7 @@ export class NetlinkWatcher extends Readable {
   #resyncAgain = false;
 
   private constructor(nl: WatchSource, kinds: Kind[], existing: boolean) {
-    super({ objectMode: true, highWaterMark: HIGH_WATER_MARK });
+    joinReadable().call(this, { objectMode: true, highWaterMark: HIGH_WATER_MARK });
     this.#nl = nl;
     this.#kinds = kinds;
     this.#existing = existing;
@@ -223,12 +230,12 @@ export class NetlinkWatcher extends Readable {
   }
 
   /** @internal Readable's hook: resumes reading the socket. */
-  override _read(): void {
+  _read(): void {
     this.#watch?.resume();
   }
 
   /** @internal Readable's hook: stops polling and closes the socket. */
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+  _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     this.#watch?.close();
     callback(error);
   }
@@ -277,6 +284,19 @@ export class NetlinkWatcher extends Readable {
       for (const event of [...lists, { type: 'synced' } as const, ...held]) this.#emitEvent(event);
     } while (this.#resyncAgain && !this.destroyed);
   }
+}
+
+// Readable's members, NetlinkWatcher's from its first instance on (joinReadable).
+export interface NetlinkWatcher extends Readable {}
+
+/** Readable, NetlinkWatcher's base from the first call on. */
+function joinReadable(): typeof Readable {
+  const { Readable } = stream();
+  if (Object.getPrototypeOf(NetlinkWatcher) !== Readable) {
+    Object.setPrototypeOf(NetlinkWatcher.prototype, Readable.prototype);
+    Object.setPrototypeOf(NetlinkWatcher, Readable);
+  }
+  return Readable;
 }
 
 /** A new NETLINK_ROUTE socket in the namespace of `nl`'s socket, which may outlive its NetNS handle. */

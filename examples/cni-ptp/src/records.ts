@@ -11,13 +11,13 @@
 // path). Written to a temporary file and renamed into place, so a reader sees
 // the whole record or none. Not fsynced, as host-local's own files are not:
 // after a power loss the record and the allocation may both be gone.
-import { randomBytes } from 'node:crypto';
 // node:fs's sync calls: a record is a few hundred bytes, and node:fs/promises
 // (with the file watchers it loads) costs a one-command plugin more than its writes.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Attachment } from 'netns/cni';
 import { attachmentKey, networkTagPrefix } from 'netns/cni/plumbing';
+import { randomHex } from './random-hex.js';
 
 /** What an attachment's ADD gave IPAM: enough for the IPAM DEL that releases it. */
 export interface AttachmentRecord extends Attachment {
@@ -35,7 +35,7 @@ export function writeRecord(dir: string, record: AttachmentRecord): boolean {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = pathOf(dir, record.network, record);
   const there = existsSync(path);
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const temp = `${path}.${process.pid}.${randomHex(4)}.tmp`;
   const { network, containerID, ifname, config } = record;
   try {
     writeFileSync(temp, JSON.stringify({ kind: KIND, network, containerID, ifname, config }), { mode: 0o600, flag: 'wx' });
