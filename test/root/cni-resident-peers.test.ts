@@ -104,7 +104,7 @@ describe.skipIf(!privileged)('resident daemon and peers that hold their connecti
   const serve = async (requestTimeoutMs: number) =>
     (server = await serveResident(handlers, info, { socketPath: join(dir, 'd.sock'), handleSignals: false, requestTimeoutMs }));
 
-  it('stops while a peer keeps its connection open after its answer (a second'\''s grace, not for ever), and tells a silent peer to try again (code 11)', async () => {
+  it('stops while a peer keeps its connection open after its answer (a grace of a second, not for ever), and tells a silent peer to try again (code 11)', async () => {
     const daemon = await serve(600_000);
     const said = lines(peer('hold'));
     expect((await said.next()).value).toMatch(/^answered \{"cniVersion"/);
