@@ -98,7 +98,8 @@ describe.skipIf(!privileged || !haveGoPlugins)('masquerade beside the official p
   const conf = (subnet: string, ipMasq: boolean) => {
     const dataDir = mkdtempSync(join(tmpdir(), `netns-masq-up-${tag}-`));
     dataDirs.push(dataDir);
-    return { cniVersion: '1.0.0', name: NETWORK, type: 'ptp', ipMasq, ipam: { type: 'host-local', subnet, dataDir, routes: [{ dst: '0.0.0.0/0' }] } };
+    // cni-ptp's attachment records in this test's folder too (Go's ptp ignores the key): the default, /var/lib/cni, is not writable in a rootless sandbox.
+    return { cniVersion: '1.0.0', name: NETWORK, type: 'ptp', ipMasq, dataDir: join(dataDir, 'ptp'), ipam: { type: 'host-local', subnet, dataDir, routes: [{ dst: '0.0.0.0/0' }] } };
   };
   let ours: ReturnType<typeof conf>;
   let go: ReturnType<typeof conf>;
