@@ -5,13 +5,19 @@
 // code after the Worker's teardown had unloaded it (SIGSEGV). Each case runs
 // in a node process of its own, which must end by itself with code 0.
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { NetNS } from '../../dist/index.js';
 import { distUrl, runNodeScript } from '../helpers/node-child.js';
 import { privileged } from '../helpers/privileges.js';
 
 const tag = randomBytes(3).toString('hex');
 
 describe.skipIf(!privileged)('threads of the addon outliving the Worker that started them', () => {
+  // A child that crashed (the old addon) never reached its own cleanup.
+  afterAll(async () => {
+    if ((await NetNS.list()).some((ns) => ns.name === `otw-${tag}`)) await NetNS.delete(`otw-${tag}`);
+  });
+
   it('Workers ended (terminated, or by process.exit) while deleting a veth: the process goes on, and the links are gone', async () => {
     const script = `
       import { Worker } from 'node:worker_threads';
