@@ -67,6 +67,16 @@ async function deliveredOf(lab: Lab, count: number, impairment: { loss: number }
   }
 }
 
+/** One datagram from `from` to `to`'s address: rejects with the send's error (EPERM when a rule drops it on the way out). */
+async function udpSend(lab: Lab, from: string, to: string): Promise<void> {
+  const sender: dgram.Socket = await lab.nodes[from]!.createSocket('udp4');
+  try {
+    await new Promise<void>((resolve, reject) => sender.send('hello', 7001, lab.address(to), (error) => (error ? reject(error) : resolve())));
+  } finally {
+    sender.close();
+  }
+}
+
 describe.skipIf(!privileged)('createLab', () => {
   afterAll(() => {
     for (const name of leftovers()) execFileSync('ip', ['netns', 'del', name]);
@@ -117,6 +127,25 @@ describe.skipIf(!privileged)('createLab', () => {
     expect(lab.partitions()).toEqual([]);
     await expect(lab.partition(['a'], ['a'])).rejects.toThrow(/on both sides/);
     await expect(lab.partition(['s1'], ['c'])).rejects.toThrow(/switch/);
+  });
+
+  it('fails a send across a partition at once, on either side, not only the receive', async () => {
+    await using lab = await createLab(routed);
+    await lab.partition(['a'], ['c']);
+    await expect(udpSend(lab, 'a', 'c')).rejects.toMatchObject({ code: 'EPERM' });
+    await expect(udpSend(lab, 'c', 'a')).rejects.toMatchObject({ code: 'EPERM' });
+    await expect(udpSend(lab, 'a', 'b')).resolves.toBeUndefined();
+  });
+
+  it('leaves no partition table on any node when a partition fails half-way', async () => {
+    await using lab = await createLab(routed);
+    // c already has the first partition's table, with a plain chain where the cut needs its input hook: a's side is
+    // cut, then c's transaction fails.
+    inNs(lab, 'c', 'nft', 'add table inet netns_lab_partition_1; add chain inet netns_lab_partition_1 input');
+    await expect(lab.partition(['a'], ['c'])).rejects.toThrow();
+    expect(lab.partitions()).toEqual([]);
+    for (const node of Object.keys(lab.names)) expect(inNs(lab, node, 'nft', 'list', 'tables'), node).not.toContain('netns_lab_partition');
+    expect((await lab.connectivity({ timeout: SLOW })).dropped.pairs).toBe(0);
   });
 
   it('takes a link down and brings it back with its addresses and routes, IPv6 too', async () => {

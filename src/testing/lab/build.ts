@@ -94,9 +94,30 @@ async function skipDad(node: LabNode): Promise<void> {
   await step(node, 'sysctl -w net.ipv6.conf.default.accept_dad=0', (_, ns) => ns.sysctl.set('net.ipv6.conf.default.accept_dad', 0));
 }
 
-async function enableForwarding(node: LabNode, ipv6: boolean): Promise<void> {
-  await step(node, 'sysctl -w net.ipv4.ip_forward=1', (_, ns) => ns.sysctl.set('net.ipv4.ip_forward', 1));
-  if (ipv6) await step(node, 'sysctl -w net.ipv6.conf.all.forwarding=1', (_, ns) => ns.sysctl.set('net.ipv6.conf.all.forwarding', 1));
+const FORWARDING = ['net.ipv4.ip_forward', 'net.ipv6.conf.all.forwarding'] as const;
+
+async function setForwarding(node: LabNode, on: boolean, keys: readonly string[]): Promise<void> {
+  for (const key of keys) await step(node, `sysctl -w ${key}=${on ? 1 : 0}`, (_, ns) => ns.sysctl.set(key, on ? 1 : 0));
+}
+
+/**
+ * Routers forward; hosts must not, whatever the machine's own setting: a new
+ * namespace copies IPv4's (and, with devconf_inherit_init_net, IPv6's) from
+ * the machine, and a forwarding host would hide a missing route. One host's
+ * values tell whether hosts need turning off, so most builds pay one read.
+ */
+async function setAllForwarding(nodes: LabNode[], ipv6: boolean): Promise<void> {
+  const keys = ipv6 ? FORWARDING : FORWARDING.slice(0, 1);
+  const routers = nodes.filter((node) => node.kind === 'router');
+  const hosts = nodes.filter((node) => node.kind === 'host');
+  const inherited = hosts.length === 0 ? [] : await inheritedForwarding(hosts[0]!, keys);
+  await Promise.all([...routers.map((node) => setForwarding(node, true, keys)), ...hosts.map((node) => setForwarding(node, false, inherited))]);
+}
+
+/** The forwarding keys a fresh host has on. */
+async function inheritedForwarding(host: LabNode, keys: readonly string[]): Promise<string[]> {
+  const values = await Promise.all(keys.map((key) => step(host, `sysctl -n ${key}`, (_, ns) => ns.sysctl.get(key))));
+  return keys.filter((_, i) => values[i]!.trim() !== '0');
 }
 
 /** Builds the plan into `nodes` (by key, named already, in `runDir`); each node made has its `ns`, for the caller's cleanup. */
@@ -113,7 +134,7 @@ export async function buildLab(plan: LabPlan, nodes: Map<string, LabNode>, runDi
   }
   for (const link of plan.links) await makeLink(link, nodes, bridges);
   for (const link of plan.links) for (const end of [link.a, link.b]) await addAddresses(end, nodes.get(end.node)!);
-  await Promise.all([...nodes.values()].filter((node) => node.kind === 'router').map((node) => enableForwarding(node, plan.ipv6)));
+  await setAllForwarding([...nodes.values()], plan.ipv6);
   for (const [key, routes] of Object.entries(plan.routes)) {
     const node = nodes.get(key)!;
     for (const { destination, gateway, device } of routes) {
