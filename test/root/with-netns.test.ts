@@ -233,6 +233,22 @@ describe.skipIf(!privileged)('withNetNS', () => {
     }
   });
 
+  it('runs the calls batched behind a call that breaks its restore on another thread, each with its own value', async () => {
+    configurePool({ maxWorkers: 1 }); // the twenty are queued on, or sent with, the thread that is about to be lost
+    try {
+      const breaker = withNetNS(blue, () => {
+        require('netns/testing').dropThreadCapability('CAP_SYS_ADMIN');
+        return 'broken';
+      });
+      const queued = Array.from({ length: 20 }, (_, i) => withNetNS(blue, (n: number) => n, i));
+      expect(await Promise.all([breaker, ...queued])).toEqual(['broken', ...Array.from({ length: 20 }, (_, i) => i)]);
+      await poolIdle();
+      expect(threadsAwayFrom(home)).toEqual([]);
+    } finally {
+      configurePool({ maxWorkers: 2 });
+    }
+  });
+
   it('leaves fd and thread counts where they were after 10,000 calls', async () => {
     // Warm up to the pool's full size first: a second worker is not a leak.
     await Promise.all(Array.from({ length: 1000 }, () => withNetNS(blue, () => 0)));
