@@ -110,6 +110,27 @@ describe.skipIf(!privileged)('namespace lifecycle, interoperable with ip netns',
     expect(ours()).toEqual([]);
   });
 
+  it('takes names of up to 255 bytes, counted in UTF-8 as the kernel counts them, and refuses longer ones', async () => {
+    // 'é' is one UTF-16 unit and two bytes: a count of units would let the long ones through.
+    const ofBytes = (bytes: number, letter: string): string => {
+      const room = bytes - Buffer.byteLength(prefix);
+      const letters = Math.floor(room / Buffer.byteLength(letter));
+      return `${prefix}${letter.repeat(letters)}${'x'.repeat(room - letters * Buffer.byteLength(letter))}`;
+    };
+    for (const letter of ['x', 'é']) {
+      const longest = ofBytes(255, letter);
+      const ns = await NetNS.create(longest);
+      ns.close();
+      expect(ipNetnsList()).toContain(longest);
+      await NetNS.delete(longest);
+      await expect(NetNS.create(ofBytes(256, letter))).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_NAME' });
+    }
+    const fewUnitsManyBytes = ofBytes(257, 'é');
+    expect(fewUnitsManyBytes.length).toBeLessThan(200);
+    await expect(NetNS.create(fewUnitsManyBytes)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_NAME' });
+    expect(ours()).toEqual([]);
+  });
+
   it('identifies the namespace of a process and lists its pids', async () => {
     const name = `${prefix}identify`;
     using ns = await NetNS.create(name);
