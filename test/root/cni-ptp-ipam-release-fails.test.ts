@@ -115,9 +115,9 @@ describe.skipIf(!privileged)("cni-ptp when IPAM cannot release", () => {
     refuseDel(true);
     const failed = await gc();
     expect(failed.code).not.toBe(0);
-    expect(JSON.parse(failed.stdout)).toMatchObject({ msg: expect.stringContaining('fake IPAM: cannot release') });
-    expect(held()).toEqual(['held-ctr-gc']);
     expect(await hostVeths(), 'the stale veth, whose alias says whose allocation is unreleased').toEqual([veth]);
+    expect(held()).toEqual(['held-ctr-gc']);
+    expect(JSON.parse(failed.stdout)).toMatchObject({ msg: expect.stringContaining('fake IPAM: cannot release') });
     expect(existsSync(recordOf('ctr-gc'))).toBe(true);
 
     refuseDel(false);
@@ -134,9 +134,9 @@ describe.skipIf(!privileged)("cni-ptp when IPAM cannot release", () => {
     refuseDel(true);
     const failed = await gc();
     expect(failed.code).not.toBe(0);
-    expect(JSON.parse(failed.stdout)).toMatchObject({ msg: expect.stringContaining('fake IPAM: cannot release') });
-    expect(held()).toEqual(['held-ctr-old']);
     expect(await hostVeths(), 'the stale veth, the only record of whose allocation is unreleased').toEqual([veth]);
+    expect(held()).toEqual(['held-ctr-old']);
+    expect(JSON.parse(failed.stdout)).toMatchObject({ msg: expect.stringContaining('fake IPAM: cannot release') });
 
     refuseDel(false);
     expect(await gc()).toMatchObject({ code: 0, stdout: '' });
