@@ -57,6 +57,13 @@ describe('the resident wire format', () => {
     expect(() => new RequestReader().push(Buffer.concat([request(['A=1'], '{}'), Buffer.from('x')]))).toThrow(/more bytes than the request announced/);
   });
 
+  it('takes a request announcing exactly the limits, and waits for its bytes', () => {
+    const full = request([], '');
+    full.writeUInt32BE(MAX_ENV, 4);
+    full.writeUInt32BE(MAX_STDIN, 8);
+    expect(new RequestReader().push(full)).toBeUndefined();
+  });
+
   it('answers with the exit code, stdout and stderr, lengths first', () => {
     const frame = encodeResponse({ exitCode: 1, stdout: Buffer.from('{"code":7}\n'), stderr: 'log\n' });
     expect(frame.toString('latin1', 0, 4)).toBe('NCR1');
