@@ -42,6 +42,9 @@ function partsByHash(view: KernelView, prefix: string): Map<string, Part[]> {
   for (const name of new Set([...view.sets.keys(), ...view.records.keys()])) {
     const family = familyOfSetName(prefix, name);
     if (family === undefined) continue;
+    // A set of another type under a name of ours (ether_addr, say) is someone else's: never judged, never deleted.
+    const set = view.sets.get(name);
+    if (set && set.family !== family) continue;
     const hasRecord = view.records.has(name);
     const record = hasRecord ? decodeRecord(view.records.get(name)) : undefined;
     if (hasRecord && !record) continue; // a record we cannot read is not ours to judge

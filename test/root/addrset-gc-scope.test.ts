@@ -115,5 +115,19 @@ describe.skipIf(!privileged)('gc on real nftables leaves alone what is not its t
         expect(left.get(refs.v6)).toEqual(['fd00::1']);
       });
     });
+
+    it(`(${backend} backend) a set of another type under a name of ours is the user's: gc neither removes nor lists it`, async () => {
+      const ns = await namespaces.create();
+      await withSets(ns, backend, async (sets) => {
+        await sets.ensure('ns/live', []); // the table and its registry
+        const lookalike = setName('as', 4, ownerHash('ns/gone'));
+        await nft(ns, `add set inet ${TABLE} ${lookalike} { type ether_addr; elements = { 02:00:00:00:00:01 } }`);
+        for (const dryRun of [true, false]) {
+          const report = await sets.gc({ live: [], dryRun });
+          expect([...report.removed, ...report.kept].map((entry) => entry.name), `dryRun: ${dryRun}`).not.toContain(lookalike);
+        }
+        expect((await nftSets(ns)).get(lookalike)).toEqual(['02:00:00:00:00:01']);
+      });
+    });
   }
 });
