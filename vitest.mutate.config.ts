@@ -1,0 +1,33 @@
+// The vitest config `npm run mutate` (scripts/mutate.mjs) uses. The tests
+// import the built code (../../dist/<x>.js); Stryker mutates src/<x>.ts. So
+// that a test sees the mutant, an import of dist/<x>.js that has a source
+// file src/<x>.ts resolves to it, and vite compiles that in the test's
+// process. What runs in another process (the CLI bundle, the worker bundle,
+// node children loading dist) still runs the built, unmutated code.
+import { chmodSync, existsSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, mergeConfig, type Plugin } from 'vitest/config';
+import base from './vitest.config.js';
+
+const root = dirname(fileURLToPath(import.meta.url));
+
+// Stryker runs the tests in a copy of the checkout it makes with mkdtemp (mode
+// 0700); some root tests run its programs as nobody, who must pass through.
+if (root.includes(`${sep}.stryker-tmp${sep}`)) chmodSync(root, 0o755);
+
+function distToSource(): Plugin {
+  return {
+    name: 'netns-dist-to-source',
+    enforce: 'pre',
+    resolveId(source, importer) {
+      if (importer === undefined || !source.startsWith('.') || !source.endsWith('.js')) return null;
+      const built = relative(join(root, 'dist'), resolve(dirname(importer), source));
+      if (built.startsWith('..') || built.startsWith(sep)) return null;
+      const file = join(root, 'src', built.replace(/\.js$/, '.ts'));
+      return existsSync(file) ? file : null;
+    },
+  };
+}
+
+export default mergeConfig(base, defineConfig({ plugins: [distToSource()] }));
