@@ -7,7 +7,7 @@
 import { chmodSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig, mergeConfig, type Plugin } from 'vitest/config';
+import { configDefaults, defineConfig, mergeConfig, type Plugin } from 'vitest/config';
 import base from './vitest.config.js';
 
 const root = dirname(fileURLToPath(import.meta.url));
@@ -30,4 +30,13 @@ function distToSource(): Plugin {
   };
 }
 
-export default mergeConfig(base, defineConfig({ plugins: [distToSource()] }));
+// Tests that run only the built package in child processes, so see no mutant,
+// and are slow (or cannot run in Stryker's copy, which loses files' execute
+// bits): the README's examples run as files, and the packed package installed
+// with prebuilds cross-compiled for it.
+const OUT_OF_PROCESS_ONLY = ['test/root/readme-examples.test.ts', 'test/root/package-install.test.ts'];
+
+export default mergeConfig(
+  base,
+  defineConfig({ plugins: [distToSource()], test: { exclude: [...configDefaults.exclude, ...OUT_OF_PROCESS_ONLY] } }),
+);
