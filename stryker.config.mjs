@@ -17,6 +17,9 @@ export default {
   // Tests type-check in `npm run typecheck`; a mutant that does not compile
   // still runs (vite strips types), which is what perTest runs measure.
   checkers: [],
+  // Nor does it add // @ts-nocheck to files: vite ignores types anyway, and
+  // the README test compares the examples' text byte for byte.
+  disableTypeChecks: false,
   ignorePatterns: ['build-asan', 'api-docs'],
   reporters: ['clear-text', 'progress', 'json', 'html'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
