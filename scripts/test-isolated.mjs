@@ -103,7 +103,7 @@ function creatorPid(name) {
  * machine (another checkout's suite) share /run/netns; their entries are not
  * ours to judge.
  */
-function watchOurs(runPid) {
+export function watchOurs(runPid) {
   const ours = new Set();
   mkdirSync('/run/netns', { recursive: true });
   const watcher = watch('/run/netns', (_event, name) => {
@@ -162,7 +162,7 @@ export function compare(before, after, ours = new Set()) {
   return changes;
 }
 
-function run(command, args, env, started = () => {}) {
+export function run(command, args, env, started = () => {}) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { stdio: 'inherit', env });
     started(child);

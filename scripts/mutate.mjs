@@ -1,0 +1,105 @@
+#!/usr/bin/env node
+// `npm run mutate [folders...]`: Stryker mutation testing of the TypeScript in
+// the given folders (default: src/run, src/core, src/addrset, src/cni,
+// src/testing/lab), then the score per folder. Settings in
+// stryker.config.mjs; the tests see mutants through vitest.mutate.config.ts.
+// Not in CI: it takes hours over all five folders (docs/maintainers.md,
+// "Mutation testing").
+//
+// Mutated code runs as root, with the root tests: a mutant may well make a
+// namespace switch or a netlink request go where it must not. So, as
+// scripts/test-isolated.mjs does for `npm test`, the whole run happens in a
+// throwaway network namespace (`unshare --net`, lo up), and this process,
+// which stays in the real one, compares the real network before and after;
+// the globalSetup of the tests checks the same variables as under `npm test`.
+// Without CAP_SYS_ADMIN it refuses: half the tests would skip, and a score of
+// what is left would not be the measure docs/maintainers.md records.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_FOLDERS, REPORT, scoreTable } from './mutation-table.mjs';
+import { compare, hasSysAdmin, missingPrerequisites, run, snapshot, watchOurs } from './test-isolated.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const stryker = join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
+const say = (line) => process.stderr.write(`netns mutate: ${line}\n`);
+
+/** The folders named on the command line (a trailing slash or none), or the default ones. */
+function folders(args) {
+  const named = args.map((arg) => arg.replace(/\/+$/, ''));
+  return named.length > 0 ? named : DEFAULT_FOLDERS;
+}
+
+/** Stryker's --mutate: every .ts file under the folders (comma-separated, so no brace globs). */
+function mutateGlobs(list) {
+  return list.map((folder) => `${folder}/**/*.ts`).join(',');
+}
+
+// Inside the throwaway namespace: lo up, check where we are, run Stryker.
+async function inner(list) {
+  const real = Number(process.env.NETNS_TEST_REAL_NETNS);
+  const here = statSync('/proc/self/ns/net').ino;
+  if (!Number.isInteger(real) || here === real) {
+    say(`refusing to run: not in a throwaway network namespace (here net:[${here}], real net:[${real}])`);
+    return 1;
+  }
+  const lo = spawnSync('ip', ['link', 'set', 'lo', 'up'], { encoding: 'utf8' });
+  if (lo.status !== 0) {
+    say(`cannot bring lo up: ${lo.error?.message ?? lo.stderr.trim()}`);
+    return 1;
+  }
+  const { NETNS_MUTATE_INNER: _inner, ...env } = process.env;
+  return run(process.execPath, [stryker, 'run', '--mutate', mutateGlobs(list)], { ...env, NETNS_TEST_NETNS: String(here) });
+}
+
+// In the real namespace: this script again in a throwaway one, the real network compared around it.
+async function outer(list) {
+  if (!hasSysAdmin()) {
+    say('refusing to run without CAP_SYS_ADMIN: the root tests would skip and the score would not measure them; run it as root (it runs in a throwaway network namespace)');
+    return 1;
+  }
+  const missing = missingPrerequisites();
+  if (missing.length > 0) {
+    say(`cannot run: missing ${missing.join(', ')}`);
+    return 1;
+  }
+  const before = snapshot();
+  const real = statSync('/proc/self/ns/net').ino;
+  say(`mutating ${list.join(', ')} in a throwaway network namespace; real net:[${real}] is compared before and after`);
+  let watcher;
+  const status = await run(
+    'unshare',
+    ['--net', '--', process.execPath, fileURLToPath(import.meta.url), ...list],
+    { ...process.env, NETNS_MUTATE_INNER: '1', NETNS_TEST_REAL_NETNS: String(real) },
+    (child) => (watcher = watchOurs(child.pid)),
+  );
+  watcher.close();
+  const changes = compare(before, snapshot(), watcher.ours);
+  if (changes.length > 0) {
+    say(`FAILED: the run changed the REAL network namespace net:[${real}]:\n${changes.map((c) => `  ${c}`).join('\n')}`);
+    return status === 0 ? 1 : status;
+  }
+  say(`real network namespace net:[${real}] unchanged`);
+  return status;
+}
+
+// The table of this run's report (Stryker writes it even when a mutant survives).
+function printTable(list) {
+  const file = join(root, REPORT);
+  if (!existsSync(file)) return;
+  console.log(`\nMutation score per folder (${REPORT}):\n`);
+  console.log(scoreTable(JSON.parse(readFileSync(file, 'utf8')), list));
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  // Stryker reads its config, and writes its sandbox and report, in the working folder.
+  process.chdir(root);
+  const list = folders(process.argv.slice(2));
+  if (process.env.NETNS_MUTATE_INNER === '1') {
+    process.exitCode = await inner(list);
+  } else {
+    process.exitCode = await outer(list);
+    if (process.exitCode === 0) printTable(list);
+  }
+}

@@ -1,0 +1,56 @@
+// The vitest config `npm run mutate` (scripts/mutate.mjs) uses. The tests
+// import the built code (../../dist/<x>.js); Stryker mutates src/<x>.ts. So
+// that a test sees the mutant, an import of dist/<x>.js that has a source
+// file src/<x>.ts resolves to it, and vite compiles that in the test's
+// process. What runs in another process (the CLI bundle, the worker bundle,
+// node children loading dist) still runs the built, unmutated code.
+import { chmodSync, existsSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { configDefaults, defineConfig, mergeConfig, type Plugin } from 'vitest/config';
+import base from './vitest.config.js';
+
+const root = dirname(fileURLToPath(import.meta.url));
+
+// Stryker runs the tests in a copy of the checkout it makes with mkdtemp (mode
+// 0700); some root tests run its programs as nobody, who must pass through.
+if (root.includes(`${sep}.stryker-tmp${sep}`)) chmodSync(root, 0o755);
+
+function distToSource(): Plugin {
+  return {
+    name: 'netns-dist-to-source',
+    enforce: 'pre',
+    resolveId(source, importer) {
+      if (importer === undefined || !source.startsWith('.') || !source.endsWith('.js')) return null;
+      const built = relative(join(root, 'dist'), resolve(dirname(importer), source));
+      if (built.startsWith('..') || built.startsWith(sep)) return null;
+      const file = join(root, 'src', built.replace(/\.js$/, '.ts'));
+      return existsSync(file) ? file : null;
+    },
+  };
+}
+
+// Tests that run only the built package in child processes, so see no mutant,
+// and are slow (or cannot run in Stryker's copy, which loses files' execute
+// bits): the README's examples run as files, and the packed package installed
+// with prebuilds cross-compiled for it.
+const OUT_OF_PROCESS_ONLY = ['test/root/readme-examples.test.ts', 'test/root/package-install.test.ts'];
+
+// Stryker's vitest runner asks for pool 'threads'; the code under test does
+// what a worker thread may not (process.umask in the CNI daemon), and the
+// suite is written for a process per file (vitest.config.ts). Back to forks,
+// after the runner's settings are in.
+function forks(): Plugin {
+  return {
+    name: 'netns-forks',
+    configureVitest({ vitest, project }) {
+      vitest.config.pool = 'forks';
+      project.config.pool = 'forks';
+    },
+  };
+}
+
+export default mergeConfig(
+  base,
+  defineConfig({ plugins: [distToSource(), forks()], test: { exclude: [...configDefaults.exclude, ...OUT_OF_PROCESS_ONLY] } }),
+);
