@@ -11,7 +11,7 @@
 // and counts it killed when they fail, survived when they pass. A mutation
 // that does not build is reported as such (a broken list, not a kill).
 //
-// usage: sudo node scripts/mutate-listed.mjs [id...]   (npm run mutate:listed)
+// usage: sudo npm run mutate:listed [-- id...]
 // Exit status 0 only when every mutation run was killed.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
