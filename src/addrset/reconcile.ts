@@ -43,14 +43,14 @@ function partsByHash(view: KernelView, prefix: string): Map<string, Part[]> {
     const family = familyOfSetName(prefix, name);
     if (family === undefined) continue;
     // A set of another type under a name of ours (ether_addr, say) is someone else's: never judged, never deleted.
-    const set = view.sets.get(name);
-    if (set && set.family !== family) continue;
+    const hasSet = view.sets.get(name)?.family === family;
     const hasRecord = view.records.has(name);
+    if (!hasSet && !hasRecord) continue;
     const record = hasRecord ? decodeRecord(view.records.get(name)) : undefined;
     if (hasRecord && !record) continue; // a record we cannot read is not ours to judge
     const key = name.slice(prefix.length + 1);
     const parts = groups.get(key) ?? [];
-    parts.push({ name, family, hasSet: view.sets.has(name), hasRecord, record });
+    parts.push({ name, family, hasSet, hasRecord, record });
     groups.set(key, parts);
   }
   return groups;

@@ -129,5 +129,22 @@ describe.skipIf(!privileged)('gc on real nftables leaves alone what is not its t
         expect((await nftSets(ns)).get(lookalike)).toEqual(['02:00:00:00:00:01']);
       });
     });
+
+    it(`(${backend} backend) our record naming a set of another type is debris: gc removes the record and leaves the set`, async () => {
+      const ns = await namespaces.create();
+      await withSets(ns, backend, async (sets) => {
+        await sets.ensure('ns/live', []);
+        const lookalike = setName('as', 4, ownerHash('ns/gone'));
+        await nft(ns, [
+          `add set inet ${TABLE} ${lookalike} { type ether_addr; elements = { 02:00:00:00:00:01 } }`,
+          `add element inet ${TABLE} as_owners { "${lookalike}" comment "${encodeRecord('ns/gone')}" }`,
+        ].join('\n'));
+        const report = await sets.gc({ live: [] });
+        expect(report.removed.map((entry) => entry.name)).toEqual([lookalike]);
+        const left = await nftSets(ns);
+        expect(left.get(lookalike)).toEqual(['02:00:00:00:00:01']);
+        expect(left.get('as_owners')).not.toContain(lookalike);
+      });
+    });
   }
 });
