@@ -19,7 +19,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_FOLDERS, REPORT, scoreTable } from './mutation-table.mjs';
-import { compare, hasSysAdmin, missingPrerequisites, run, snapshot, watchOurs } from './test-isolated.mjs';
+import { hasSysAdmin, missingPrerequisites, run, runInThrowawayNetns } from './test-isolated.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const stryker = join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
@@ -64,24 +64,7 @@ async function outer(list) {
     say(`cannot run: missing ${missing.join(', ')}`);
     return 1;
   }
-  const before = snapshot();
-  const real = statSync('/proc/self/ns/net').ino;
-  say(`mutating ${list.join(', ')} in a throwaway network namespace; real net:[${real}] is compared before and after`);
-  let watcher;
-  const status = await run(
-    'unshare',
-    ['--net', '--', process.execPath, fileURLToPath(import.meta.url), ...list],
-    { ...process.env, NETNS_MUTATE_INNER: '1', NETNS_TEST_REAL_NETNS: String(real) },
-    (child) => (watcher = watchOurs(child.pid)),
-  );
-  watcher.close();
-  const changes = compare(before, snapshot(), watcher.ours);
-  if (changes.length > 0) {
-    say(`FAILED: the run changed the REAL network namespace net:[${real}]:\n${changes.map((c) => `  ${c}`).join('\n')}`);
-    return status === 0 ? 1 : status;
-  }
-  say(`real network namespace net:[${real}] unchanged`);
-  return status;
+  return runInThrowawayNetns({ script: fileURLToPath(import.meta.url), args: list, innerFlag: 'NETNS_MUTATE_INNER', what: `mutating ${list.join(', ')}`, say });
 }
 
 // The table of this run's report (Stryker writes it even when a mutant survives).

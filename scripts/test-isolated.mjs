@@ -103,7 +103,7 @@ function creatorPid(name) {
  * machine (another checkout's suite) share /run/netns; their entries are not
  * ours to judge.
  */
-export function watchOurs(runPid) {
+function watchOurs(runPid) {
   const ours = new Set();
   mkdirSync('/run/netns', { recursive: true });
   const watcher = watch('/run/netns', (_event, name) => {
@@ -224,14 +224,23 @@ async function outer(args) {
   // The tests that run programs as nobody will fail; said once here, and again by each of them.
   const unreachable = nobodyCannotReach(join(root, 'package.json'));
   if (unreachable) say(`some tests will FAIL: ${unreachable}`);
+  return runInThrowawayNetns({ script: fileURLToPath(import.meta.url), args, innerFlag: 'NETNS_TEST_INNER', what: 'running the suite', say });
+}
+
+/**
+ * Runs `script` with `args` again in a throwaway network namespace (its
+ * environment has `innerFlag`=1 and NETNS_TEST_REAL_NETNS, the real
+ * namespace's inode), and fails the run if the real network changed meanwhile.
+ */
+export async function runInThrowawayNetns({ script, args, innerFlag, what, say }) {
   const before = snapshot();
   const real = netnsInode();
-  say(`running the suite in a throwaway network namespace; real net:[${real}] is compared before and after`);
+  say(`${what} in a throwaway network namespace; real net:[${real}] is compared before and after`);
   let watcher;
   const status = await run(
     'unshare',
-    ['--net', '--', process.execPath, fileURLToPath(import.meta.url), ...args],
-    { ...process.env, NETNS_TEST_INNER: '1', NETNS_TEST_REAL_NETNS: String(real) },
+    ['--net', '--', process.execPath, script, ...args],
+    { ...process.env, [innerFlag]: '1', NETNS_TEST_REAL_NETNS: String(real) },
     (child) => (watcher = watchOurs(child.pid)),
   );
   watcher.close();
