@@ -18,7 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_FOLDERS, REPORT, scoreTable } from './mutation-table.mjs';
+import { DEFAULT_FOLDERS, REPORT, SAVED, saveSummaries, savedTable, scoreTable } from './mutation-table.mjs';
 import { hasSysAdmin, missingPrerequisites, run, runInThrowawayNetns } from './test-isolated.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -67,12 +67,24 @@ async function outer(list) {
   return runInThrowawayNetns({ script: fileURLToPath(import.meta.url), args: list, innerFlag: 'NETNS_MUTATE_INNER', what: `mutating ${list.join(', ')}`, say });
 }
 
-// The table of this run's report (Stryker writes it even when a mutant survives).
-function printTable(list) {
+/** The commit the run measured, marked when the checkout had changes beside it. */
+function provenance() {
+  const git = (...args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' }).stdout.trim();
+  const dirty = git('status', '--porcelain', '--', 'src', 'test').length > 0;
+  return { commit: `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' with uncommitted changes' : ''}`, date: new Date().toISOString().slice(0, 10) };
+}
+
+// This run's table (Stryker writes its report even when a mutant survives),
+// its folders' summaries kept in docs/mutation/, and the table of all of them.
+function report(list) {
   const file = join(root, REPORT);
   if (!existsSync(file)) return;
+  const json = JSON.parse(readFileSync(file, 'utf8'));
   console.log(`\nMutation score per folder (${REPORT}):\n`);
-  console.log(scoreTable(JSON.parse(readFileSync(file, 'utf8')), list));
+  console.log(scoreTable(json, list));
+  saveSummaries(root, json, list, provenance());
+  console.log(`\nEvery folder's last run (${SAVED}/, survivors listed there):\n`);
+  console.log(savedTable(root));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -83,6 +95,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.exitCode = await inner(list);
   } else {
     process.exitCode = await outer(list);
-    if (process.exitCode === 0) printTable(list);
+    if (process.exitCode === 0) report(list);
   }
 }

@@ -5,10 +5,20 @@
 // the last report again:
 //
 // usage: node scripts/mutation-table.mjs [report.json] [folder...]
-import { readFileSync } from 'node:fs';
+//        node scripts/mutation-table.mjs --saved   (the table of docs/mutation/)
+//
+// A run's report is in reports/ (not kept in git, and the HTML is megabytes);
+// what a maintainer needs from it, each folder's counts and the mutants that
+// survived, is saved per folder in docs/mutation/ and kept in git, so runs of
+// different folders, on different days, add up to one table.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPORT = 'reports/mutation/mutation.json';
+
+/** Where each folder's summary of its last run is kept (docs/mutation/src-core.json). */
+export const SAVED = 'docs/mutation';
 
 /** The folders `npm run mutate` measures when it is given none. */
 export const DEFAULT_FOLDERS = ['src/run', 'src/core', 'src/addrset', 'src/cni', 'src/testing/lab'];
@@ -82,16 +92,74 @@ function cells(name, c) {
 
 /** The table as Markdown (plain text that also renders in docs/maintainers.md). */
 export function scoreTable(report, folders) {
-  const { rows, total } = tally(report, folders);
+  return countsTable(tally(report, folders));
+}
+
+function countsTable({ rows, total }) {
   const lines = [...rows].map(([folder, counts]) => cells(folder, counts));
   if (rows.size > 1) lines.push(cells('total', total));
   const widths = COLUMNS.map((title, i) => Math.max(title.length, ...lines.map((line) => line[i].length)));
   const row = (line) => `| ${line.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
-  const rule = `|${widths.map((width, i) => (i === 0 ? `-${'-'.repeat(width)}-` : `-${'-'.repeat(width - 1)}:-`)).join('|')}|`;
+  // A right-aligned column's rule ends in its colon, or Markdown renders no table.
+  const rule = `|${widths.map((width, i) => (i === 0 ? '-'.repeat(width + 2) : `${'-'.repeat(width + 1)}:`)).join('|')}|`;
   return [row(COLUMNS), rule, ...lines.map(row)].join('\n');
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+/** What a survivor or an unreached mutant is to a reader: where, and the edit. */
+function described(file, { location, mutatorName, replacement }) {
+  return `${file}:${location.start.line}:${location.start.column} ${mutatorName}: ${JSON.stringify(replacement ?? '')}`;
+}
+
+/** One folder's counts in `report`, with its survivors and unreached mutants listed. */
+export function folderSummary(report, folder, provenance) {
+  const counts = tally(report, [folder]).rows.get(folder);
+  const survived = [];
+  const noCoverage = [];
+  // Killed by a timeout (Stryker counts it killed): on a busy machine, a slow test can pass for one.
+  let timedOut = 0;
+  for (const [file, { mutants }] of Object.entries(report.files)) {
+    if (!file.startsWith(`${folder}/`)) continue;
+    for (const mutant of mutants) {
+      if (mutant.status === 'Survived') survived.push(described(file, mutant));
+      if (mutant.status === 'NoCoverage') noCoverage.push(described(file, mutant));
+      if (mutant.status === 'Timeout') timedOut += 1;
+    }
+  }
+  return { folder, ...provenance, counts: { ...counts, timedOut }, survived, noCoverage };
+}
+
+const savedFile = (root, folder) => join(root, SAVED, `${folder.replaceAll('/', '-')}.json`);
+
+/** Keeps each folder's summary of `report` in docs/mutation/, replacing that folder's earlier one. */
+export function saveSummaries(root, report, folders, provenance) {
+  mkdirSync(join(root, SAVED), { recursive: true });
+  for (const folder of folders) {
+    writeFileSync(savedFile(root, folder), `${JSON.stringify(folderSummary(report, folder, provenance), null, 2)}\n`);
+  }
+}
+
+/** The table of every folder's saved summary (a folder never run is left out), with when each ran. */
+export function savedTable(root, folders = DEFAULT_FOLDERS) {
+  const rows = new Map();
+  const total = emptyCounts();
+  const runs = [];
+  for (const folder of folders) {
+    if (!existsSync(savedFile(root, folder))) continue;
+    const { counts, commit, date } = JSON.parse(readFileSync(savedFile(root, folder), 'utf8'));
+    rows.set(folder, counts);
+    for (const key of Object.keys(total)) total[key] += counts[key];
+    runs.push(`${folder}: ${date}, commit ${commit}`);
+  }
+  const missing = folders.filter((folder) => !rows.has(folder));
+  const lines = [countsTable({ rows, total }), ''];
+  if (runs.length > 0) lines.push(`Runs: ${runs.join('; ')}.`);
+  if (missing.length > 0) lines.push(`Not run yet: ${missing.join(', ')}.`);
+  return lines.join('\n');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '--saved') {
+  console.log(savedTable(join(fileURLToPath(import.meta.url), '..', '..')));
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [file = REPORT, ...folders] = process.argv.slice(2);
   const report = JSON.parse(readFileSync(file, 'utf8'));
   console.log(scoreTable(report, folders.length > 0 ? folders : DEFAULT_FOLDERS));

@@ -1,0 +1,58 @@
+// The score table `npm run mutate` prints and docs/maintainers.md keeps
+// (scripts/mutation-table.mjs): a timeout is a kill, a mutant that never ran
+// is out of the score, the table renders as Markdown, and folders run on
+// different days add up from their saved summaries with the survivors listed.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { saveSummaries, savedTable, scoreTable } from '../../scripts/mutation-table.mjs';
+
+const dir = mkdtempSync(join(tmpdir(), 'mutation-table-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function mutant(status: string, line: number, mutatorName = 'BooleanLiteral', replacement = 'false') {
+  return { status, location: { start: { line, column: 3 } }, mutatorName, replacement };
+}
+
+const report = {
+  files: {
+    'src/core/switch.ts': { mutants: [mutant('Killed', 1), mutant('Timeout', 2), mutant('Survived', 3), mutant('NoCoverage', 4, 'BlockStatement', '{}')] },
+    'src/core/names.ts': { mutants: [mutant('CompileError', 5), mutant('Ignored', 6)] },
+    'src/run/pool.ts': { mutants: [mutant('Killed', 7)] },
+    'src/other/x.ts': { mutants: [mutant('Survived', 8)] },
+  },
+};
+
+const rowOf = (table: string, folder: string) => table.split('\n').find((line: string) => line.startsWith(`| ${folder} `))?.split('|').map((cell) => cell.trim()).slice(1, -1);
+
+describe('the mutation score table', () => {
+  it('counts a timeout as killed and leaves errors and ignored mutants out of the score', () => {
+    const table = scoreTable(report, ['src/core', 'src/run']);
+    expect(rowOf(table, 'src/core')).toEqual(['src/core', '6', '2', '1', '1', '1', '1', '50.0%', '66.7%']);
+    expect(rowOf(table, 'src/run')).toEqual(['src/run', '1', '1', '0', '0', '0', '0', '100.0%', '100.0%']);
+    expect(rowOf(table, 'total')?.slice(1)).toEqual(['7', '3', '1', '1', '1', '1', '60.0%', '75.0%']);
+    expect(table).not.toContain('src/other');
+  });
+
+  it('is a Markdown table: each rule cell dashes with the colon of a right-aligned column at its end', () => {
+    const [, rule] = scoreTable(report, ['src/core']).split('\n');
+    const cells = rule!.split('|').slice(1, -1);
+    expect(cells[0]).toMatch(/^-+$/);
+    for (const cell of cells.slice(1)) expect(cell).toMatch(/^-+:$/);
+  });
+
+  it('adds up folders saved by separate runs, names the ones not run, and lists each survivor', () => {
+    saveSummaries(dir, report, ['src/core'], { commit: 'aaa1111', date: '2026-12-01' });
+    saveSummaries(dir, { files: { 'src/run/pool.ts': { mutants: [mutant('Survived', 9)] } } }, ['src/run'], { commit: 'bbb2222', date: '2026-12-02' });
+    const table = savedTable(dir);
+    expect(rowOf(table, 'src/core')?.slice(1, 4)).toEqual(['6', '2', '1']);
+    expect(rowOf(table, 'src/run')?.slice(1, 4)).toEqual(['1', '0', '1']);
+    expect(table).toContain('Runs: src/run: 2026-12-02, commit bbb2222; src/core: 2026-12-01, commit aaa1111.');
+    expect(table).toContain('Not run yet: src/addrset, src/cni, src/testing/lab.');
+    const saved = JSON.parse(readFileSync(join(dir, 'docs/mutation/src-core.json'), 'utf8'));
+    expect(saved.survived).toEqual(['src/core/switch.ts:3:3 BooleanLiteral: "false"']);
+    expect(saved.noCoverage).toEqual(['src/core/switch.ts:4:3 BlockStatement: "{}"']);
+    expect(saved.counts.timedOut).toBe(1);
+  });
+});
