@@ -15,7 +15,7 @@ import { NetNS } from '../../netns.js';
 import { capturePackets, type PacketCapture } from '../capture.js';
 import { deleteNamespacesSync } from '../run-ip.js';
 import { buildLab, inNode, type LabNode } from './build.js';
-import { applyImpairment, clearImpairment } from './impair.js';
+import { applyImpairment, clearImpairment, type LinkEnd } from './impair.js';
 import { connectivity, type ConnectivityMatrix } from './matrix.js';
 import { cutOff, reconnect, type LabPartition } from './partition.js';
 import { dot, mermaid } from './picture.js';
@@ -42,7 +42,7 @@ export interface LabImpairment {
   from: string;
   /** The node at the link's other end. */
   to: string;
-  /** The interface of `from` it is on. */
+  /** The interface of `from` it is on (its loss is dropped as the other end receives it). */
   interface: string;
   /** As it was given. */
   impairment: Impairment;
@@ -205,16 +205,26 @@ export class Lab implements AsyncDisposable {
    * that way): `{ rate: '10mbit', delay: '20ms', jitter: '5ms', loss: 1, duplicate: 1 }`.
    * delay, jitter and duplicate need sch_netem (ERR_NETNS_UNSUPPORTED names it
    * where the kernel lacks it, and the link is left unimpaired); rate and
-   * loss work without it. An empty impairment clears.
+   * loss work without it. Loss is lost on the wire: dropped as `to` receives
+   * it, so `from` is never told. An empty impairment clears.
    */
   async impair(from: string, to: string, impairment: Impairment): Promise<void> {
-    const { near } = this.#link(from, to);
+    const ends = this.#ends(from, to);
     const checked = checkImpairment(impairment, `${from}→${to}`);
     await this.#serial(pair(from, to), async () => {
       this.#impairments.delete(pair(from, to));
-      await applyImpairment(this.#node(from), near.iface, checked, `${from}→${to}`);
+      await applyImpairment(...ends, checked, `${from}→${to}`);
       if (Object.keys(checked).length > 0) this.#impairments.set(pair(from, to), checked);
     });
+  }
+
+  /** The sending and the receiving end of what `from` sends to `to`. */
+  #ends(from: string, to: string): [LinkEnd, LinkEnd] {
+    const { near, far } = this.#link(from, to);
+    return [
+      { node: this.#node(from), iface: near.iface },
+      { node: this.#node(to), iface: far.iface },
+    ];
   }
 
   /** Runs `change` after every change queued under `key` has settled. */
@@ -226,9 +236,9 @@ export class Lab implements AsyncDisposable {
 
   /** Takes the impairment off what `from` sends to `to`. */
   async clearImpairment(from: string, to: string): Promise<void> {
-    const { near } = this.#link(from, to);
+    const ends = this.#ends(from, to);
     await this.#serial(pair(from, to), async () => {
-      await clearImpairment(this.#node(from), near.iface);
+      await clearImpairment(...ends);
       this.#impairments.delete(pair(from, to));
     });
   }
