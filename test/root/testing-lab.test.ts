@@ -3,14 +3,16 @@
 // down/up, a capture, a picture; and nothing left behind, even when building fails.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { text } from 'node:stream/consumers';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type dgram from 'node:dgram';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createLab, Lab } from '../../dist/testing.js';
 import { NetNS } from '../../dist/index.js';
-import { privileged } from '../helpers/privileges.js';
+import { inUserNamespace, privileged } from '../helpers/privileges.js';
 import { fdCountOf, socketCount } from '../helpers/process-state.js';
 import { tcpdumpLines } from '../helpers/tcpdump-read.js';
 
@@ -205,6 +207,26 @@ describe.skipIf(!privileged)('createLab', () => {
       expect(udpSendErrors(lab, 'a')).toBe(0);
     }
     for (const node of ['a', 'b', 's1']) expect(inNs(lab, node, 'nft', 'list', 'ruleset')).toBe('');
+  });
+
+  // In a user namespace: /etc is the real root's, so /etc/netns/NAME cannot be made there.
+  it.skipIf(inUserNamespace)("runs a command in a node as ip netns exec does: /sys shows the node's own interfaces and MAC, /etc/netns/NAME is bound over /etc", async () => {
+    await using lab = await createLab({ prefix, hosts: { a: {}, b: {} }, routers: { r1: {} }, links: [['a', 'r1'], ['r1', 'b']], ipv6: false });
+    const etcDir = `/etc/netns/${lab.names.r1}`;
+    mkdirSync(etcDir, { recursive: true });
+    writeFileSync(join(etcDir, 'hosts'), `${lab.address('b')} b\n`);
+    try {
+      expect((await lab.execFile('r1', 'ls', ['/sys/class/net'])).stdout).toBe('eth0\neth1\nlo\n');
+      const [link] = JSON.parse(inNs(lab, 'r1', 'ip', '-j', 'link', 'show', 'eth1'));
+      const child = lab.spawn('r1', 'cat', ['/sys/class/net/eth1/address', '/etc/hosts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const [output] = await Promise.all([text(child.stdout!), once(child, 'close')]);
+      expect(output).toBe(`${link.address}\n${lab.address('b')} b\n`);
+      // etc: false is the network namespace alone, as nodes[node].spawn
+      expect((await lab.execFile('r1', 'cat', ['/etc/hosts'], { etc: false })).stdout).toBe(readFileSync('/etc/hosts', 'utf8'));
+    } finally {
+      rmSync(etcDir, { recursive: true, force: true });
+    }
+    await expect(lab.execFile('nope', 'true')).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
   });
 
   it('asks netem for delay, and where the kernel lacks it says so with ERR_NETNS_UNSUPPORTED and leaves the link unimpaired', async () => {

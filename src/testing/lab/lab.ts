@@ -4,6 +4,7 @@
 // Everything carries a prefix unique to this process and is removed by
 // delete(), on failure half-way, and at process exit (unless kept: the CLI's
 // labs outlive `netns lab up`).
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { ErrorCodes, kindOf, netnsError, type NetnsError } from '../../core/errors.js';
 import { refuseUnknownKeys } from '../../core/known-keys.js';
@@ -11,6 +12,7 @@ import { assertValidName, checkRunDir, mountableRunDir, type RunDirOption } from
 import { ownOptions } from '../../core/own.js';
 import { MAX_TIMER_MS } from '../../core/timer-limit.js';
 import { openNetlink } from '../../netlink/index.js';
+import type { ExecFileOptions, ExecFileResult, NetnsSpawnOptions } from '../../io/spawn.js';
 import { NetNS } from '../../netns.js';
 import { capturePackets, type PacketCapture } from '../capture.js';
 import { deleteNamespacesSync } from '../run-ip.js';
@@ -181,6 +183,21 @@ export class Lab implements AsyncDisposable {
       if (link.b.node === from && link.a.node === to) return { link, near: link.b, far: link.a };
     }
     throw invalid(`lab has no link between ${String(from)} and ${String(to)}`);
+  }
+
+  /**
+   * Starts a command in a node as `ip netns exec` does, returned at once: in a
+   * mount namespace of its own where /sys shows the node's interfaces and each
+   * entry of /etc/netns/<its namespace name> is bound over /etc. `{ etc: false }`
+   * starts it in the network namespace only, as `nodes[node].spawn` does.
+   */
+  spawn(node: string, command: string, args?: string[], options?: NetnsSpawnOptions): ChildProcess {
+    return this.#node(node).ns!.spawn(command, args, asIpNetnsExec(options));
+  }
+
+  /** As spawn, collecting the output as NetNS.execFile does. Async; an unknown node rejects with ERR_NETNS_INVALID_ARG. */
+  async execFile(node: string, command: string, args?: string[], options?: ExecFileOptions): Promise<ExecFileResult> {
+    return this.#node(node).ns!.execFile(command, args, asIpNetnsExec(options));
   }
 
   /** A node's address (without prefix length): the first one of the family (default 4) on its first link. */
@@ -430,6 +447,12 @@ export class Lab implements AsyncDisposable {
   [Symbol.asyncDispose](): Promise<void> {
     return this.delete();
   }
+}
+
+/** The options with `etc: true` unless they say otherwise; anything but an object is left for spawn to refuse. */
+function asIpNetnsExec<T extends { etc?: boolean }>(options: T | undefined): T {
+  if (options === undefined) return { etc: true } as T;
+  return typeof options === 'object' && options !== null && options.etc === undefined ? { ...options, etc: true } : options;
 }
 
 async function ignoreExisting(done: Promise<unknown>): Promise<void> {
