@@ -3,12 +3,12 @@
 // with its state in a folder of the test's own (NETNS_LAB_DIR).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { privileged } from '../helpers/privileges.js';
+import { inUserNamespace, privileged } from '../helpers/privileges.js';
 
 const prefix = `nslabc${randomBytes(2).toString('hex')}-`;
 const leftovers = (): string[] => (existsSync('/run/netns') ? readdirSync('/run/netns').filter((name) => name.startsWith(prefix)) : []);
@@ -102,6 +102,24 @@ describe.skipIf(!privileged)('netns lab', () => {
     expect(await runCli('lab', 'up', file, '--name', name)).toMatchObject({ code: 0, stderr: '' });
   };
   const stateFile = (name: string): string => join(dir, 'state', `${name}.json`);
+
+  // In a user namespace: /etc is the real root's, so /etc/netns/NAME cannot be made there.
+  it.skipIf(inUserNamespace)("lab exec runs as ip netns exec: /sys shows the node's own interfaces and MAC, /etc/netns/NAME is bound over /etc", async () => {
+    await up('machines');
+    const name = `${prefix}machines.a`;
+    const etcDir = `/etc/netns/${name}`;
+    mkdirSync(etcDir, { recursive: true });
+    writeFileSync(join(etcDir, 'hosts'), '10.70.9.9 only-in-a\n');
+    try {
+      expect(await runCli('lab', 'exec', '--lab', 'machines', 'a', '--', 'ls', '/sys/class/net')).toMatchObject({ code: 0, stdout: 'eth0\nlo\n' });
+      const [link] = JSON.parse(execFileSync('ip', ['-n', name, '-j', 'link', 'show', 'eth0'], { encoding: 'utf8' }));
+      expect(await runCli('lab', 'exec', '--lab', 'machines', 'a', '--', 'cat', '/sys/class/net/eth0/address')).toMatchObject({ code: 0, stdout: `${link.address}\n` });
+      expect(await runCli('lab', 'exec', '--lab', 'machines', 'a', '--', 'cat', '/etc/hosts')).toMatchObject({ code: 0, stdout: '10.70.9.9 only-in-a\n' });
+    } finally {
+      rmSync(etcDir, { recursive: true, force: true });
+    }
+    expect(await runCli('lab', 'down', 'machines')).toMatchObject({ code: 0 });
+  });
 
   it('down deletes only the namespaces the lab made, by their identity and their name', async () => {
     await up('guard');

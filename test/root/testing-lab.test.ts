@@ -1,16 +1,18 @@
 // createLab on the real kernel: a routed three-subnet lab that every node
 // crosses, impairments (rate by tbf, loss without netem), partitions, link
 // down/up, a capture, a picture; and nothing left behind, even when building fails.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { text } from 'node:stream/consumers';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type dgram from 'node:dgram';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createLab, Lab } from '../../dist/testing.js';
 import { NetNS } from '../../dist/index.js';
-import { privileged } from '../helpers/privileges.js';
+import { inUserNamespace, privileged } from '../helpers/privileges.js';
 import { fdCountOf, socketCount } from '../helpers/process-state.js';
 import { tcpdumpLines } from '../helpers/tcpdump-read.js';
 
@@ -31,13 +33,12 @@ const routed = {
 };
 
 /**
- * Sends `count` datagrams a→b under `impairment`, then clears it and sends one
- * more: returns how many of the first arrived before that one. A first
- * datagram goes unimpaired, so that a's neighbour entry for b is resolved:
- * packets waiting for an ARP answer are queued before the egress hook, and
- * would all go once the impairment is cleared.
+ * Sends `count` datagrams a→b under `impairment` of `direction` (a→b unless
+ * given), then clears it and sends one more: returns how many of the first
+ * arrived before that one. A first datagram goes unimpaired, so that a's
+ * neighbour entry for b is resolved before any loss.
  */
-async function deliveredOf(lab: Lab, count: number, impairment: { loss: number }): Promise<number> {
+async function deliveredOf(lab: Lab, count: number, impairment: { loss: number }, [from, to] = ['a', 'b'] as [string, string]): Promise<number> {
   const receiver: dgram.Socket = await lab.nodes.b!.createSocket('udp4', { address: lab.address('b'), port: 7000 });
   const sender: dgram.Socket = await lab.nodes.a!.createSocket('udp4');
   try {
@@ -55,9 +56,9 @@ async function deliveredOf(lab: Lab, count: number, impairment: { loss: number }
     const send = (text: string) => new Promise<void>((resolve, reject) => sender.send(text, 7000, lab.address('b'), (error) => (error ? reject(error) : resolve())));
     await send('warm');
     await warm;
-    await lab.impair('a', 'b', impairment);
+    await lab.impair(from, to, impairment);
     for (let i = 0; i < count; i++) await send(`datagram ${i}`);
-    await lab.clearImpairment('a', 'b');
+    await lab.clearImpairment(from, to);
     await send('end');
     await end;
     return received;
@@ -65,6 +66,20 @@ async function deliveredOf(lab: Lab, count: number, impairment: { loss: number }
     receiver.close();
     sender.close();
   }
+}
+
+/** The node's UDP SndbufErrors: datagrams its sockets were refused on the way out (a local drop shows there as ENOBUFS). */
+function udpSendErrors(lab: Lab, node: string): number {
+  const [names, values] = inNs(lab, node, 'cat', '/proc/net/snmp').split('\n').filter((line) => line.startsWith('Udp:')).map((line) => line.split(/\s+/));
+  return Number(values![names!.indexOf('SndbufErrors')]);
+}
+
+/** `ping -c 200 -i 0.01` from one node to another's address: the share lost in percent, and what ping said on stderr. */
+function pingLoss(lab: Lab, from: string, to: string): { lost: number; stderr: string } {
+  const ping = spawnSync('ip', ['netns', 'exec', lab.names[from]!, 'ping', '-n', '-q', '-c', '200', '-i', '0.01', '-W', '1', lab.address(to)], { encoding: 'utf8' });
+  const counts = /(\d+) packets transmitted, (\d+) received/.exec(ping.stdout);
+  if (!counts) throw new Error(`ping printed no summary: ${ping.stdout}${ping.stderr}`);
+  return { lost: (100 * (Number(counts[1]) - Number(counts[2]))) / Number(counts[1]), stderr: ping.stderr };
 }
 
 /** One datagram from `from` to `to`'s address: rejects with the send's error (EPERM when a rule drops it on the way out). */
@@ -176,7 +191,42 @@ describe.skipIf(!privileged)('createLab', () => {
     expect(half).toBeLessThan(400);
     expect(await deliveredOf(lab, 50, { loss: 0 })).toBe(50);
     expect(lab.impairments()).toEqual([]);
-    expect(inNs(lab, 'a', 'nft', 'list', 'ruleset')).toBe('');
+    for (const node of ['a', 'b']) expect(inNs(lab, node, 'nft', 'list', 'ruleset')).toBe('');
+  });
+
+  it("loses packets on the wire with loss set on a host's end or on the switch's: ping counts them lost, and no sender is told (ENOBUFS)", async () => {
+    await using lab = await createLab({ prefix, hosts: { a: {}, b: {} }, switches: { s1: {} }, links: [['a', 's1'], ['b', 's1']], ipv6: false });
+    for (const [from, to] of [['a', 's1'], ['s1', 'b']] as [string, string][]) {
+      await lab.impair(from, to, { loss: 20 });
+      const { lost, stderr } = pingLoss(lab, 'a', 'b');
+      // 20% of the requests: 40 of 200 expected, a spread of about 6; the bounds are five spreads and more away.
+      expect({ from, to, lost, stderr }).toEqual({ from, to, lost: expect.toSatisfy((share: number) => share > 5 && share < 40), stderr: '' });
+      await lab.clearImpairment(from, to);
+      const delivered = await deliveredOf(lab, 200, { loss: 20 }, [from, to]);
+      expect({ from, to, delivered }).toEqual({ from, to, delivered: expect.toSatisfy((n: number) => n > 100 && n < 195) });
+      expect(udpSendErrors(lab, 'a')).toBe(0);
+    }
+    for (const node of ['a', 'b', 's1']) expect(inNs(lab, node, 'nft', 'list', 'ruleset')).toBe('');
+  });
+
+  // In a user namespace: /etc is the real root's, so /etc/netns/NAME cannot be made there.
+  it.skipIf(inUserNamespace)("runs a command in a node as ip netns exec does: /sys shows the node's own interfaces and MAC, /etc/netns/NAME is bound over /etc", async () => {
+    await using lab = await createLab({ prefix, hosts: { a: {}, b: {} }, routers: { r1: {} }, links: [['a', 'r1'], ['r1', 'b']], ipv6: false });
+    const etcDir = `/etc/netns/${lab.names.r1}`;
+    mkdirSync(etcDir, { recursive: true });
+    writeFileSync(join(etcDir, 'hosts'), `${lab.address('b')} b\n`);
+    try {
+      expect((await lab.execFile('r1', 'ls', ['/sys/class/net'])).stdout).toBe('eth0\neth1\nlo\n');
+      const [link] = JSON.parse(inNs(lab, 'r1', 'ip', '-j', 'link', 'show', 'eth1'));
+      const child = lab.spawn('r1', 'cat', ['/sys/class/net/eth1/address', '/etc/hosts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const [output] = await Promise.all([text(child.stdout!), once(child, 'close')]);
+      expect(output).toBe(`${link.address}\n${lab.address('b')} b\n`);
+      // etc: false is the network namespace alone, as nodes[node].spawn
+      expect((await lab.execFile('r1', 'cat', ['/etc/hosts'], { etc: false })).stdout).toBe(readFileSync('/etc/hosts', 'utf8'));
+    } finally {
+      rmSync(etcDir, { recursive: true, force: true });
+    }
+    await expect(lab.execFile('nope', 'true')).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
   });
 
   it('asks netem for delay, and where the kernel lacks it says so with ERR_NETNS_UNSUPPORTED and leaves the link unimpaired', async () => {
@@ -274,7 +324,8 @@ describe.skipIf(!privileged)('createLab', () => {
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
     expect(lab.impairments().map((i) => i.text)).toEqual(['loss 20%']);
     expect(JSON.parse(inNs(lab, 'a', 'tc', '-j', 'qdisc', 'show', 'dev', 'eth0'))[0].kind).not.toBe('tbf');
-    expect(inNs(lab, 'a', 'nft', 'list', 'ruleset').match(/drop/g)).toHaveLength(1);
+    expect(inNs(lab, 'b', 'nft', 'list', 'ruleset').match(/drop/g)).toHaveLength(1); // dropped as b receives it
+    expect(inNs(lab, 'a', 'nft', 'list', 'ruleset')).toBe('');
     await Promise.all([lab.linkDown('a', 'b'), lab.linkUp('a', 'b'), lab.linkDown('a', 'b')]);
     expect(lab.linksDown()).toEqual([['a', 'b']]);
   });

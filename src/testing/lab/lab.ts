@@ -4,6 +4,7 @@
 // Everything carries a prefix unique to this process and is removed by
 // delete(), on failure half-way, and at process exit (unless kept: the CLI's
 // labs outlive `netns lab up`).
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { ErrorCodes, kindOf, netnsError, type NetnsError } from '../../core/errors.js';
 import { refuseUnknownKeys } from '../../core/known-keys.js';
@@ -11,11 +12,12 @@ import { assertValidName, checkRunDir, mountableRunDir, type RunDirOption } from
 import { ownOptions } from '../../core/own.js';
 import { MAX_TIMER_MS } from '../../core/timer-limit.js';
 import { openNetlink } from '../../netlink/index.js';
+import type { ExecFileOptions, ExecFileResult, NetnsSpawnOptions } from '../../io/spawn.js';
 import { NetNS } from '../../netns.js';
 import { capturePackets, type PacketCapture } from '../capture.js';
 import { deleteNamespacesSync } from '../run-ip.js';
 import { buildLab, inNode, type LabNode } from './build.js';
-import { applyImpairment, clearImpairment } from './impair.js';
+import { applyImpairment, clearImpairment, type LinkEnd } from './impair.js';
 import { connectivity, type ConnectivityMatrix } from './matrix.js';
 import { cutOff, reconnect, type LabPartition } from './partition.js';
 import { dot, mermaid } from './picture.js';
@@ -42,7 +44,7 @@ export interface LabImpairment {
   from: string;
   /** The node at the link's other end. */
   to: string;
-  /** The interface of `from` it is on. */
+  /** The interface of `from` it is on (its loss is dropped as the other end receives it). */
   interface: string;
   /** As it was given. */
   impairment: Impairment;
@@ -183,6 +185,21 @@ export class Lab implements AsyncDisposable {
     throw invalid(`lab has no link between ${String(from)} and ${String(to)}`);
   }
 
+  /**
+   * Starts a command in a node as `ip netns exec` does, returned at once: in a
+   * mount namespace of its own where /sys shows the node's interfaces and each
+   * entry of /etc/netns/<its namespace name> is bound over /etc. `{ etc: false }`
+   * starts it in the network namespace only, as `nodes[node].spawn` does.
+   */
+  spawn(node: string, command: string, args?: string[], options?: NetnsSpawnOptions): ChildProcess {
+    return this.#node(node).ns!.spawn(command, args, asIpNetnsExec(options));
+  }
+
+  /** As spawn, collecting the output as NetNS.execFile does. Async; an unknown node rejects with ERR_NETNS_INVALID_ARG. */
+  async execFile(node: string, command: string, args?: string[], options?: ExecFileOptions): Promise<ExecFileResult> {
+    return this.#node(node).ns!.execFile(command, args, asIpNetnsExec(options));
+  }
+
   /** A node's address (without prefix length): the first one of the family (default 4) on its first link. */
   address(node: string, family: 4 | 6 = 4): string {
     this.#node(node);
@@ -205,16 +222,26 @@ export class Lab implements AsyncDisposable {
    * that way): `{ rate: '10mbit', delay: '20ms', jitter: '5ms', loss: 1, duplicate: 1 }`.
    * delay, jitter and duplicate need sch_netem (ERR_NETNS_UNSUPPORTED names it
    * where the kernel lacks it, and the link is left unimpaired); rate and
-   * loss work without it. An empty impairment clears.
+   * loss work without it. Loss is lost on the wire: dropped as `to` receives
+   * it, so `from` is never told. An empty impairment clears.
    */
   async impair(from: string, to: string, impairment: Impairment): Promise<void> {
-    const { near } = this.#link(from, to);
+    const ends = this.#ends(from, to);
     const checked = checkImpairment(impairment, `${from}→${to}`);
     await this.#serial(pair(from, to), async () => {
       this.#impairments.delete(pair(from, to));
-      await applyImpairment(this.#node(from), near.iface, checked, `${from}→${to}`);
+      await applyImpairment(...ends, checked, `${from}→${to}`);
       if (Object.keys(checked).length > 0) this.#impairments.set(pair(from, to), checked);
     });
+  }
+
+  /** The sending and the receiving end of what `from` sends to `to`. */
+  #ends(from: string, to: string): [LinkEnd, LinkEnd] {
+    const { near, far } = this.#link(from, to);
+    return [
+      { node: this.#node(from), iface: near.iface },
+      { node: this.#node(to), iface: far.iface },
+    ];
   }
 
   /** Runs `change` after every change queued under `key` has settled. */
@@ -226,9 +253,9 @@ export class Lab implements AsyncDisposable {
 
   /** Takes the impairment off what `from` sends to `to`. */
   async clearImpairment(from: string, to: string): Promise<void> {
-    const { near } = this.#link(from, to);
+    const ends = this.#ends(from, to);
     await this.#serial(pair(from, to), async () => {
-      await clearImpairment(this.#node(from), near.iface);
+      await clearImpairment(...ends);
       this.#impairments.delete(pair(from, to));
     });
   }
@@ -420,6 +447,12 @@ export class Lab implements AsyncDisposable {
   [Symbol.asyncDispose](): Promise<void> {
     return this.delete();
   }
+}
+
+/** The options with `etc: true` unless they say otherwise; anything but an object is left for spawn to refuse. */
+function asIpNetnsExec<T extends { etc?: boolean }>(options: T | undefined): T {
+  if (options === undefined) return { etc: true } as T;
+  return typeof options === 'object' && options !== null && options.etc === undefined ? { ...options, etc: true } : options;
 }
 
 async function ignoreExisting(done: Promise<unknown>): Promise<void> {
