@@ -22,6 +22,7 @@ import { applyImpairment, clearImpairment } from './impair.js';
 import { connectivity, type ConnectivityMatrix } from './matrix.js';
 import { cutOff, reconnect, type LabPartition } from './partition.js';
 import { dot, mermaid } from './picture.js';
+import { checkLabLimits } from './limits.js';
 import { planLab, type LabPlan, type PlannedEnd, type PlannedLink } from './plan.js';
 import { checkLabSpec, LAB_KEY, type LabSpec } from './spec.js';
 import { checkPlanAndNames, checkRunState } from './state.js';
@@ -475,7 +476,8 @@ function namesFor(plan: LabPlan, options: LabOptions): Record<string, string> {
  * (in the user namespace that owns the network and mount namespaces; with
  * `options.runDir` where /run/netns is not writable). First removes what
  * labs of the same prefix whose owner is gone left (sweep). A bad spec or option
- * rejects with ERR_NETNS_INVALID_ARG before anything is made; a
+ * rejects with ERR_NETNS_INVALID_ARG before anything is made, a lab past a
+ * limit (a bridge's 1,023 ports, the open files) with ERR_NETNS_LAB_TOO_BIG; a
  * step the kernel refuses removes what was made and rejects with
  * ERR_NETNS_FIXTURE naming the namespace and the step in `ip` terms.
  */
@@ -490,6 +492,7 @@ export async function createLab(spec: LabSpec, given?: LabOptions): Promise<Lab>
   if (options.name !== undefined && (typeof options.name !== 'string' || !LAB_KEY.test(options.name))) {
     throw invalid(`createLab: name must match ${LAB_KEY}, got ${JSON.stringify(options.name)}`);
   }
+  checkLabLimits(plan);
   await sweep(plan.prefix, { runDir });
   const lab = new Lab(plan, namesFor(plan, options), options.keep === true, runDir, options.deleteOnSignal !== false);
   try {
