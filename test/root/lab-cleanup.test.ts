@@ -21,9 +21,13 @@ interface LabChild {
   exited: Promise<[number | null, NodeJS.Signals | null]>;
 }
 
-/** A node process that builds a lab, prints its namespace names, and then waits to be killed. */
-async function labChild(options: Record<string, unknown> = {}): Promise<LabChild> {
+/**
+ * A node process that builds a lab, prints its namespace names, and then waits
+ * to be killed; `before` runs first (a test runner's own signal handler).
+ */
+async function labChild(options: Record<string, unknown> = {}, before = ''): Promise<LabChild> {
   const script = `
+    ${before}
     const { createLab } = await import(${JSON.stringify(distUrl('testing.js'))});
     const lab = await createLab(${JSON.stringify(twoHosts)}, ${JSON.stringify(options)});
     console.log(JSON.stringify(Object.values(lab.names)));
@@ -46,6 +50,13 @@ describe.skipIf(!privileged)('a lab whose owner ends', () => {
     expect(leftovers()).toEqual(expect.arrayContaining(names));
     child.kill(signal);
     expect(await exited).toEqual([null, signal]);
+    expect(leftovers()).toEqual([]);
+  });
+
+  it("leaves a signal to the process's own handler, which decides how it ends; the lab goes when it exits", async () => {
+    const { child, exited } = await labChild({}, `process.on('SIGTERM', () => setImmediate(() => process.exit(7)));`);
+    child.kill('SIGTERM');
+    expect(await exited).toEqual([7, null]);
     expect(leftovers()).toEqual([]);
   });
 
