@@ -454,7 +454,7 @@ async function ignoreExisting(done: Promise<unknown>): Promise<void> {
  * The namespace name of a named lab's node: `<prefix><lab>.<node>`. The dot
  * appears in neither a lab name nor a node key, so two labs of one prefix never
  * share a name (lab `x` with node `a-b`, lab `x-a` with node `b`), and sweep(), which
- * takes `<prefix><pid>-<hex>-` for a crashed process's, never takes a named lab.
+ * takes `<prefix><pid>-t<start>-<hex>-` for a crashed process's, never takes a named lab (see ownerOf).
  */
 export function namedLabNamespace(prefix: string, lab: string, node: string): string {
   return `${prefix}${lab}.${node}`;
