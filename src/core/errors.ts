@@ -41,6 +41,8 @@ export const ErrorCodes = {
   INVALID_SYSCTL: 'ERR_NETNS_INVALID_SYSCTL',
   /** createTestNetwork failed; the netlink error is the `cause`. */
   FIXTURE: 'ERR_NETNS_FIXTURE',
+  /** createLab: a lab past a limit of the kernel or the process (a bridge's ports, open files), refused before anything is made. */
+  LAB_TOO_BIG: 'ERR_NETNS_LAB_TOO_BIG',
   /** `ip` (iproute2) is not installed; only TestNetwork.ip() needs it. */
   IP_MISSING: 'ERR_NETNS_IP_MISSING',
   /** The `nft` address-set backend failed; the message has nft's stderr. */

@@ -6,6 +6,7 @@ import { refuseUnknownKeys } from '../core/known-keys.js';
 import { assertValidName } from '../core/names.js';
 import { own } from '../core/own.js';
 import { parsePrefix } from '../netlink/validate.js';
+import { ownerStem } from './owner.js';
 import { DEFAULT_PREFIX } from './sweep.js';
 
 // The shapes of network.ts's TestNetworkSpec, restated: importing them from there would make a cycle.
@@ -90,6 +91,6 @@ export function checkedSpec(spec: unknown): CheckedSpec {
     }
   }
   if (typeof prefix !== 'string') throw invalid(`prefix must be a string, got ${kindOf(prefix)}`);
-  for (const key of Object.keys(hosts)) assertValidName(`${prefix}${process.pid}-000000-${key}`); // as network.ts names them
+  for (const key of Object.keys(hosts)) assertValidName(`${prefix}${ownerStem('000000')}-${key}`); // as network.ts names them
   return { hosts, links: checkedLinks, prefix };
 }

@@ -5,7 +5,6 @@
 // Links, addresses and lo are made over netlink (netns/netlink), one socket per
 // host made inside its namespace: no `ip` process. Only `network.ip()` runs
 // `ip`, because that is what it is for.
-import { randomBytes } from 'node:crypto';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { mountableRunDir, type RunDirOption } from '../core/names.js';
 import { deleteNamespace } from '../lifecycle.js';
@@ -13,6 +12,7 @@ import { openNetlink, type Netlink } from '../netlink/index.js';
 import { NetNS } from '../netns.js';
 import { deleteNamespacesSync, runIpIn } from './run-ip.js';
 import { checkedSpec } from './network-spec.js';
+import { ownerStem } from './owner.js';
 import { fixtureRunDir } from './run-dir.js';
 
 /** One host of a TestNetworkSpec: a namespace of its own. */
@@ -72,7 +72,7 @@ export interface TestNetwork<H extends string> extends AsyncDisposable {
 
 /**
  * Makes namespaces joined by veth pairs, for a root-run integration test:
- * each host a namespace named `<prefix><pid>-<random>-<host>` with lo up,
+ * each host a namespace named `<prefix><pid>-t<start>-<random>-<host>` with lo up,
  * each link a veth pair with its addresses, up, all over netlink (no `ip`
  * process). Async; needs CAP_SYS_ADMIN and CAP_NET_ADMIN (in the user
  * namespace that owns the network and mount namespaces: root of `unshare
@@ -87,7 +87,7 @@ export interface TestNetwork<H extends string> extends AsyncDisposable {
 export async function createTestNetwork<H extends string>(given: TestNetworkSpec<H>, options?: RunDirOption): Promise<TestNetwork<H>> {
   const spec = checkedSpec(given) as Required<TestNetworkSpec<H>>;
   const runDir = mountableRunDir(fixtureRunDir(options, 'createTestNetwork options'));
-  const runPrefix = `${spec.prefix}${process.pid}-${randomBytes(3).toString('hex')}-`;
+  const runPrefix = `${spec.prefix}${ownerStem()}-`;
   const network = new Network<H>(runPrefix, runDir);
   try {
     await network.build(spec);

@@ -1,32 +1,18 @@
-// Fixture namespaces are named PREFIX<pid>-<random>-<host>; a leftover whose
-// creating process is gone belongs to a crashed run and may be removed.
-// Namespaces of live processes, or with other names, are never touched.
+// Fixture and lab namespaces are named PREFIX<pid>-t<start>-<random>-<node>
+// (see owner.ts); a leftover whose owner is gone belongs to a crashed run and
+// may be removed. Namespaces of live owners, or with other names, are never touched.
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { RunDirOption } from '../core/names.js';
 import { deleteNamespace, listNamespaces } from '../lifecycle.js';
+import { ownerAlive, ownerOf } from './owner.js';
 import { fixtureRunDir } from './run-dir.js';
 
 export const DEFAULT_PREFIX = 'nsfix-';
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The pid that created a fixture namespace, or undefined if the name is not one of ours. */
-export function creatorPid(name: string, prefix: string): number | undefined {
-  if (!name.startsWith(prefix)) return undefined;
-  const match = /^(\d+)-[0-9a-f]+-/.exec(name.slice(prefix.length));
-  return match ? Number(match[1]) : undefined;
-}
-
 /**
- * Deletes the namespaces createTestNetwork made under `prefix` (default
- * 'nsfix-') whose creating process is gone: what crashed test runs left.
+ * Deletes the namespaces createTestNetwork and createLab made under `prefix`
+ * (default 'nsfix-') whose owner is gone (killed, SIGKILL included): what
+ * crashed test runs left. createLab runs it for its own prefix.
  * Namespaces of live processes, and names it did not make, are never touched.
  * `runDir` is the run directory the networks were made in (as given to
  * createTestNetwork or createLab; default /run/netns). Async; resolves with the
@@ -39,8 +25,8 @@ export async function sweep(prefix = DEFAULT_PREFIX, options?: RunDirOption): Pr
   const runDir = fixtureRunDir(options, 'sweep options');
   const removed: string[] = [];
   for (const { name } of listNamespaces({ runDir })) {
-    const pid = creatorPid(name, prefix);
-    if (pid === undefined || pid === process.pid || processAlive(pid)) continue;
+    const owner = ownerOf(name, prefix);
+    if (owner === undefined || owner.pid === process.pid || ownerAlive(owner)) continue;
     // one it may not delete (EACCES: a user namespace's root in the real root's /run/netns) is left, and not reported
     if (await deleteNamespace(name, { runDir }).then(() => true, () => false)) removed.push(name);
   }

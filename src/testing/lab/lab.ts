@@ -2,10 +2,11 @@
 // by veth pairs, addressed and routed, with run-time impairments, link
 // down/up, partitions, captures, a connectivity matrix and a picture.
 // Everything carries a prefix unique to this process and is removed by
-// delete(), on failure half-way, and at process exit (unless kept: the CLI's
-// labs outlive `netns lab up`).
+// delete(), on failure half-way, at process exit and on a signal that ends
+// the process (unless kept: the CLI's labs outlive `netns lab up`); what a
+// SIGKILL leaves, the next createLab of the prefix removes.
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { onExit } from 'signal-exit';
 import { ErrorCodes, kindOf, netnsError, type NetnsError } from '../../core/errors.js';
 import { refuseUnknownKeys } from '../../core/known-keys.js';
 import { assertValidName, checkRunDir, mountableRunDir, type RunDirOption } from '../../core/names.js';
@@ -15,12 +16,15 @@ import { openNetlink } from '../../netlink/index.js';
 import type { ExecFileOptions, ExecFileResult, NetnsSpawnOptions } from '../../io/spawn.js';
 import { NetNS } from '../../netns.js';
 import { capturePackets, type PacketCapture } from '../capture.js';
+import { ownerStem } from '../owner.js';
+import { sweep } from '../sweep.js';
 import { deleteNamespacesSync } from '../run-ip.js';
 import { buildLab, inNode, type LabNode } from './build.js';
 import { applyImpairment, clearImpairment, type LinkEnd } from './impair.js';
 import { connectivity, type ConnectivityMatrix } from './matrix.js';
 import { cutOff, reconnect, type LabPartition } from './partition.js';
 import { dot, mermaid } from './picture.js';
+import { checkLabLimits } from './limits.js';
 import { planLab, type LabPlan, type PlannedEnd, type PlannedLink } from './plan.js';
 import { checkLabSpec, LAB_KEY, type LabSpec } from './spec.js';
 import { checkPlanAndNames, checkRunState } from './state.js';
@@ -32,10 +36,18 @@ import { checkImpairment, describeImpairment, type Impairment } from './units.js
  * write access to /run/netns passes, e.g. root of `unshare -Urn --mount`).
  */
 export interface LabOptions extends RunDirOption {
-  /** Names namespaces `<prefix><name>.<node>` instead of `<prefix><pid>-<random>-<node>`: a lab found again by name (the CLI's). */
+  /** Names namespaces `<prefix><name>.<node>` instead of `<prefix><pid>-t<start>-<random>-<node>`: a lab found again by name (the CLI's). */
   name?: string;
   /** Leave the lab in place when the process exits (default false: removed at exit, as createTestNetwork's). */
   keep?: boolean;
+  /**
+   * Delete the lab when a signal ends the process (SIGINT, SIGTERM, SIGHUP and
+   * the others that kill by default), then die by that signal, as the
+   * `signal-exit` package does: only while no other listener of that signal
+   * would keep the process alive (default true; false: only at exit; no
+   * effect with keep).
+   */
+  deleteOnSignal?: boolean;
 }
 
 /** An impairment in force, as lab.impairments() lists it. */
@@ -108,10 +120,12 @@ export class Lab implements AsyncDisposable {
   /** The last change queued per link direction, link, or the partitions: changes of one thing run one after another. */
   readonly #queues = new Map<string, Promise<unknown>>();
   readonly #onExit = (): void => deleteNamespacesSync(this.#identities(), this.runDir);
+  /** Takes the exit (and signal) hook off again. */
+  #unhook = (): void => {};
   #deleted = false;
 
   /** @internal Use createLab() or Lab.attach(). */
-  constructor(plan: LabPlan, names: Record<string, string>, keep: boolean, runDir: string) {
+  constructor(plan: LabPlan, names: Record<string, string>, keep: boolean, runDir: string, deleteOnSignal = true) {
     checkPlanAndNames(plan, names);
     this.plan = plan;
     this.runDir = runDir;
@@ -119,7 +133,7 @@ export class Lab implements AsyncDisposable {
       this.names[key] = names[key]!;
       this.#nodes.set(key, { key, kind, name: names[key]! });
     }
-    if (!keep) process.once('exit', this.#onExit);
+    if (!keep) this.#unhook = deleteOnSignal ? onExit(this.#onExit) : exitOnly(this.#onExit);
   }
 
   /** @internal Builds the plan; the caller deletes on failure. */
@@ -416,7 +430,7 @@ export class Lab implements AsyncDisposable {
       node.nft?.then((nft) => nft.close(), () => {});
       node.ns?.close();
     }
-    process.off('exit', this.#onExit);
+    this.#unhook();
   }
 
   /** The namespaces this lab made (or attached to). */
@@ -455,6 +469,12 @@ function asIpNetnsExec<T extends { etc?: boolean }>(options: T | undefined): T {
   return typeof options === 'object' && options !== null && options.etc === undefined ? { ...options, etc: true } : options;
 }
 
+/** Runs `hook` at process exit only; returns what takes it off. */
+function exitOnly(hook: () => void): () => void {
+  process.once('exit', hook);
+  return () => process.off('exit', hook);
+}
+
 async function ignoreExisting(done: Promise<unknown>): Promise<void> {
   try {
     await done;
@@ -467,14 +487,14 @@ async function ignoreExisting(done: Promise<unknown>): Promise<void> {
  * The namespace name of a named lab's node: `<prefix><lab>.<node>`. The dot
  * appears in neither a lab name nor a node key, so two labs of one prefix never
  * share a name (lab `x` with node `a-b`, lab `x-a` with node `b`), and sweep(), which
- * takes `<prefix><pid>-<hex>-` for a crashed process's, never takes a named lab.
+ * takes `<prefix><pid>-t<start>-<hex>-` for a crashed process's, never takes a named lab (see ownerOf).
  */
 export function namedLabNamespace(prefix: string, lab: string, node: string): string {
   return `${prefix}${lab}.${node}`;
 }
 
 function namesFor(plan: LabPlan, options: LabOptions): Record<string, string> {
-  const stem = `${process.pid}-${randomBytes(3).toString('hex')}`;
+  const stem = ownerStem();
   const names: Record<string, string> = {};
   for (const { key } of plan.nodes) {
     const name = options.name === undefined ? `${plan.prefix}${stem}-${key}` : namedLabNamespace(plan.prefix, options.name, key);
@@ -487,21 +507,27 @@ function namesFor(plan: LabPlan, options: LabOptions): Record<string, string> {
 /**
  * Builds a lab (see LabSpec): async; needs CAP_SYS_ADMIN and CAP_NET_ADMIN
  * (in the user namespace that owns the network and mount namespaces; with
- * `options.runDir` where /run/netns is not writable). A bad spec or option
- * rejects with ERR_NETNS_INVALID_ARG before anything is made; a
+ * `options.runDir` where /run/netns is not writable). First removes what
+ * labs of the same prefix whose owner is gone left (sweep). A bad spec or option
+ * rejects with ERR_NETNS_INVALID_ARG before anything is made, a lab past a
+ * limit (a bridge's 1,023 ports, the open files) with ERR_NETNS_LAB_TOO_BIG; a
  * step the kernel refuses removes what was made and rejects with
  * ERR_NETNS_FIXTURE naming the namespace and the step in `ip` terms.
  */
 export async function createLab(spec: LabSpec, given?: LabOptions): Promise<Lab> {
   const plan = planLab(checkLabSpec(spec));
   const options = ownOptions(given);
-  refuseUnknownKeys(options, ['name', 'keep', 'runDir'], 'createLab options', invalid);
+  refuseUnknownKeys(options, ['name', 'keep', 'runDir', 'deleteOnSignal'], 'createLab options', invalid);
   const runDir = mountableRunDir(checkRunDir(options.runDir));
-  if (options.keep !== undefined && typeof options.keep !== 'boolean') throw invalid(`createLab: keep must be a boolean, got ${typeof options.keep}`);
+  for (const flag of ['keep', 'deleteOnSignal'] as const) {
+    if (options[flag] !== undefined && typeof options[flag] !== 'boolean') throw invalid(`createLab: ${flag} must be a boolean, got ${typeof options[flag]}`);
+  }
   if (options.name !== undefined && (typeof options.name !== 'string' || !LAB_KEY.test(options.name))) {
     throw invalid(`createLab: name must match ${LAB_KEY}, got ${JSON.stringify(options.name)}`);
   }
-  const lab = new Lab(plan, namesFor(plan, options), options.keep === true, runDir);
+  checkLabLimits(plan);
+  await sweep(plan.prefix, { runDir });
+  const lab = new Lab(plan, namesFor(plan, options), options.keep === true, runDir, options.deleteOnSignal !== false);
   try {
     await lab.build();
   } catch (error) {

@@ -6,6 +6,7 @@ import { refuseUnknownKeys } from '../../core/known-keys.js';
 import { assertValidName } from '../../core/names.js';
 import { own } from '../../core/own.js';
 import { parsePrefix } from '../../netlink/validate.js';
+import { ownerStem } from '../owner.js';
 import { DEFAULT_PREFIX } from '../sweep.js';
 import { checkImpairment, type Impairment } from './units.js';
 
@@ -225,6 +226,6 @@ export function checkLabSpec(spec: unknown): CheckedLabSpec {
   if (typeof ipv6 !== 'boolean') throw invalid(`ipv6 must be a boolean, got ${kindOf(ipv6)}`);
   if (typeof prefix !== 'string') throw invalid(`prefix must be a string, got ${kindOf(prefix)}`);
   if (!ipv6) refuseIpv6(switches, links);
-  for (const key of nodes.keys()) assertValidName(`${prefix}${process.pid}-000000-${key}`);
+  for (const key of nodes.keys()) assertValidName(`${prefix}${ownerStem('000000')}-${key}`);
   return { nodes, switches, links, ipv6, prefix };
 }

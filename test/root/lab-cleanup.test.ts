@@ -1,0 +1,93 @@
+// A lab outlives no owner: a signal that ends the process deletes it before
+// the process dies by that same signal, and what a SIGKILL left is removed by
+// the next createLab of the prefix, while a lab whose owner still runs is kept.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { existsSync, readdirSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLab } from '../../dist/testing.js';
+import { distUrl, packageRoot } from '../helpers/node-child.js';
+import { privileged } from '../helpers/privileges.js';
+
+const prefix = `nslabc${randomBytes(2).toString('hex')}-`;
+const leftovers = (): string[] => (existsSync('/run/netns') ? readdirSync('/run/netns').filter((name) => name.startsWith(prefix)) : []);
+const twoHosts = { prefix, hosts: { a: {}, b: {} }, links: [['a', 'b']] as [string, string][] };
+
+interface LabChild {
+  child: ChildProcess;
+  names: string[];
+  exited: Promise<[number | null, NodeJS.Signals | null]>;
+}
+
+/**
+ * A node process that builds a lab, prints its namespace names, and then waits
+ * to be killed; `before` runs first (a test runner's own signal handler).
+ */
+async function labChild(options: Record<string, unknown> = {}, before = ''): Promise<LabChild> {
+  const script = `
+    ${before}
+    const { createLab } = await import(${JSON.stringify(distUrl('testing.js'))});
+    const lab = await createLab(${JSON.stringify(twoHosts)}, ${JSON.stringify(options)});
+    console.log(JSON.stringify(Object.values(lab.names)));
+    setInterval(() => {}, 1 << 30);`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: packageRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const [line] = (await Promise.race([once(createInterface({ input: child.stdout! }), 'line'), exited.then(([code, signal]) => {
+    throw new Error(`the lab's child ended before its lab was built (code ${code}, signal ${signal})`);
+  })])) as [string];
+  return { child, names: JSON.parse(line) as string[], exited };
+}
+
+describe.skipIf(!privileged)('a lab whose owner ends', () => {
+  afterAll(() => {
+    for (const name of leftovers()) execFileSync('ip', ['netns', 'del', name]);
+  });
+
+  it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)('is deleted on %s, and its owner dies by that signal', async (signal) => {
+    const { child, names, exited } = await labChild();
+    expect(leftovers()).toEqual(expect.arrayContaining(names));
+    child.kill(signal);
+    expect(await exited).toEqual([null, signal]);
+    expect(leftovers()).toEqual([]);
+  });
+
+  it("leaves a signal to the process's own handler, which decides how it ends; the lab goes when it exits", async () => {
+    const { child, exited } = await labChild({}, `process.on('SIGTERM', () => setImmediate(() => process.exit(7)));`);
+    child.kill('SIGTERM');
+    expect(await exited).toEqual([7, null]);
+    expect(leftovers()).toEqual([]);
+  });
+
+  it('is left on a signal with deleteOnSignal: false (its owner still dies by the signal)', async () => {
+    const { child, names, exited } = await labChild({ deleteOnSignal: false });
+    child.kill('SIGTERM');
+    expect(await exited).toEqual([null, 'SIGTERM']);
+    expect(leftovers().sort()).toEqual([...names].sort());
+    for (const name of names) execFileSync('ip', ['netns', 'del', name]);
+  });
+
+  it("after a SIGKILL, is removed by the next createLab of its prefix; a live owner's lab is kept", async () => {
+    const killed = await labChild();
+    const alive = await labChild();
+    try {
+      killed.child.kill('SIGKILL');
+      expect(await killed.exited).toEqual([null, 'SIGKILL']);
+      expect(leftovers()).toEqual(expect.arrayContaining(killed.names));
+      await using lab = await createLab(twoHosts);
+      expect(leftovers().sort()).toEqual([...alive.names, ...Object.values(lab.names)].sort());
+    } finally {
+      alive.child.kill('SIGTERM');
+      await alive.exited;
+    }
+  });
+
+  it('takes a pid that another process now runs under for a dead owner (the start time differs)', async () => {
+    // A live process's pid (this one's parent), with a start time it never had: the owner of that name is long gone.
+    const reused = `${prefix}${process.ppid}-t1-abcdef-a`;
+    execFileSync('ip', ['netns', 'add', reused]);
+    await using lab = await createLab(twoHosts);
+    expect(leftovers().sort()).toEqual(Object.values(lab.names).sort());
+  });
+});
