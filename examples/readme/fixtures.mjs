@@ -5,7 +5,7 @@ import { createTestNetwork, sweep } from 'netns/testing';
 await sweep('nsdoc-'); // removes what crashed runs left: namespaces of dead processes only
 
 const net = await createTestNetwork({
-  prefix: 'nsdoc-', // default 'nsfix-'; names are PREFIX<pid>-t<start>-<random>-<host>
+  prefix: 'nsdoc-', // default 'nsfix-'; names are PREFIX<pid>-t<start>-p<pidns>-<random>-<host>
   hosts: { a: { addr: '10.10.0.1/24' }, b: { addr: '10.10.0.2/24' } },
   links: [['a', 'b']], // a veth pair (eth0 on each), both ends up; lo is up in every host
 });

@@ -72,7 +72,7 @@ export interface TestNetwork<H extends string> extends AsyncDisposable {
 
 /**
  * Makes namespaces joined by veth pairs, for a root-run integration test:
- * each host a namespace named `<prefix><pid>-t<start>-<random>-<host>` with lo up,
+ * each host a namespace named `<prefix><pid>-t<start>-p<pidns>-<random>-<host>` with lo up,
  * each link a veth pair with its addresses, up, all over netlink (no `ip`
  * process). Async; needs CAP_SYS_ADMIN and CAP_NET_ADMIN (in the user
  * namespace that owns the network and mount namespaces: root of `unshare

@@ -1,17 +1,22 @@
 // Who made a fixture or lab namespace, as its name records it:
-// <pid>-t<start>-<random>, where <start> is the owner's start time in clock
-// ticks after boot (/proc/<pid>/stat's 22nd field). A pid alone is not
-// enough: the kernel hands a dead owner's pid to another process, which would
-// keep the leftovers of a crashed run alive for as long as it runs. Names of
-// older versions, <pid>-<random>, are judged by the pid alone.
+// <pid>-t<start>-p<pidns>-<random>, where <start> is the owner's start time in
+// clock ticks after boot (/proc/<pid>/stat's 22nd field) and <pidns> the inode
+// of its PID namespace. A pid alone is not enough: the kernel hands a dead
+// owner's pid to another process, which would keep the leftovers of a crashed
+// run alive for as long as it runs. Nor is a pid of another PID namespace (a
+// container sharing /run/netns) one this process can look up: its owner is
+// never judged from here. Names of older versions, <pid>-[t<start>-]<random>,
+// are judged as if made in this PID namespace.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 
 /** The owner a namespace name records. */
 export interface Owner {
   pid: number;
   /** Its start time, absent in names of older versions. */
   start?: string;
+  /** The inode of its PID namespace, absent in names of older versions. */
+  pidns?: string;
 }
 
 /** A process's start time as /proc shows it (undefined once it is gone). */
@@ -26,16 +31,29 @@ export function processStartTime(pid: number): string | undefined {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
 }
 
-let ownStart: string | null | undefined;
+/** The inode of this process's PID namespace (undefined without /proc). */
+function ownPidNamespace(): string | undefined {
+  try {
+    return String(statSync('/proc/self/ns/pid').ino);
+  } catch {
+    return undefined;
+  }
+}
+
+let ownIdentity: string | null | undefined;
 
 /**
  * What this process's namespaces are named after the prefix:
- * `<pid>-t<start>-<6 hex digits>` (`random` given: a stand-in, to check a
- * name's length). Without /proc, `<pid>-<random>`: judged by the pid alone.
+ * `<pid>-t<start>-p<pidns>-<6 hex digits>` (`random` given: a stand-in, to
+ * check a name's length). Without /proc, `<pid>-<random>`: judged by the pid alone.
  */
 export function ownerStem(random = randomBytes(3).toString('hex')): string {
-  ownStart ??= processStartTime(process.pid) ?? null;
-  return ownStart === null ? `${process.pid}-${random}` : `${process.pid}-t${ownStart}-${random}`;
+  if (ownIdentity === undefined) {
+    const start = processStartTime(process.pid);
+    const pidns = ownPidNamespace();
+    ownIdentity = start === undefined || pidns === undefined ? null : `t${start}-p${pidns}-`;
+  }
+  return `${process.pid}-${ownIdentity ?? ''}${random}`;
 }
 
 /**
@@ -45,17 +63,20 @@ export function ownerStem(random = randomBytes(3).toString('hex')): string {
  */
 export function ownerOf(name: string, prefix: string): Owner | undefined {
   if (!name.startsWith(prefix) || name.includes('.', prefix.length)) return undefined;
-  const match = /^(\d+)-(?:t(\d+)-)?[0-9a-f]+-/.exec(name.slice(prefix.length));
+  const match = /^(\d+)-(?:t(\d+)-(?:p(\d+)-)?)?[0-9a-f]+-/.exec(name.slice(prefix.length));
   if (!match) return undefined;
-  return match[2] === undefined ? { pid: Number(match[1]) } : { pid: Number(match[1]), start: match[2] };
+  const [, pid, start, pidns] = match;
+  return { pid: Number(pid), ...(start === undefined ? {} : { start }), ...(pidns === undefined ? {} : { pidns }) };
 }
 
 /**
  * Whether the owner still runs: its pid, started when the name says (a pid
  * taken over by another process is not it). Where /proc does not show the
- * pid (hidepid), a signal probe decides, which errs on the side of alive.
+ * pid (hidepid), a signal probe decides, which errs on the side of alive; an
+ * owner in another PID namespace is taken for alive.
  */
-export function ownerAlive({ pid, start }: Owner): boolean {
+export function ownerAlive({ pid, start, pidns }: Owner): boolean {
+  if (pidns !== undefined && pidns !== ownPidNamespace()) return true;
   const now = processStartTime(pid);
   if (now !== undefined) return start === undefined || now === start;
   try {

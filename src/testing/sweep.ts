@@ -1,4 +1,4 @@
-// Fixture and lab namespaces are named PREFIX<pid>-t<start>-<random>-<node>
+// Fixture and lab namespaces are named PREFIX<pid>-t<start>-p<pidns>-<random>-<node>
 // (see owner.ts); a leftover whose owner is gone belongs to a crashed run and
 // may be removed. Namespaces of live owners, or with other names, are never touched.
 import { ErrorCodes, netnsError } from '../core/errors.js';

@@ -23,16 +23,18 @@ interface LabChild {
 
 /**
  * A node process that builds a lab, prints its namespace names, and then waits
- * to be killed; `before` runs first (a test runner's own signal handler).
+ * to be killed; `before` runs first (a test runner's own signal handler), and
+ * `launcher` starts node (unshare, say).
  */
-async function labChild(options: Record<string, unknown> = {}, before = ''): Promise<LabChild> {
+async function labChild(options: Record<string, unknown> = {}, before = '', launcher: string[] = []): Promise<LabChild> {
   const script = `
     ${before}
     const { createLab } = await import(${JSON.stringify(distUrl('testing.js'))});
     const lab = await createLab(${JSON.stringify(twoHosts)}, ${JSON.stringify(options)});
     console.log(JSON.stringify(Object.values(lab.names)));
     setInterval(() => {}, 1 << 30);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: packageRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+  const [command, ...args] = [...launcher, process.execPath, '--input-type=module', '-e', script];
+  const child = spawn(command!, args, { cwd: packageRoot, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   const [line] = (await Promise.race([once(createInterface({ input: child.stdout! }), 'line'), exited.then(([code, signal]) => {
     throw new Error(`the lab's child ended before its lab was built (code ${code}, signal ${signal})`);
@@ -89,5 +91,17 @@ describe.skipIf(!privileged)('a lab whose owner ends', () => {
     execFileSync('ip', ['netns', 'add', reused]);
     await using lab = await createLab(twoHosts);
     expect(leftovers().sort()).toEqual(Object.values(lab.names).sort());
+  });
+
+  it('never judges an owner in another PID namespace (a container sharing /run/netns): its pid means another process here', async () => {
+    // node is pid 1 in there, with /proc its own: here, pid 1 is init, started at another time.
+    const other = await labChild({}, '', ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child']);
+    try {
+      await using lab = await createLab(twoHosts);
+      expect(leftovers().sort()).toEqual([...other.names, ...Object.values(lab.names)].sort());
+    } finally {
+      other.child.kill('SIGKILL'); // unshare ignores SIGTERM while it waits; --kill-child ends node with it
+      await other.exited;
+    }
   });
 });

@@ -36,7 +36,7 @@ import { checkImpairment, describeImpairment, type Impairment } from './units.js
  * write access to /run/netns passes, e.g. root of `unshare -Urn --mount`).
  */
 export interface LabOptions extends RunDirOption {
-  /** Names namespaces `<prefix><name>.<node>` instead of `<prefix><pid>-t<start>-<random>-<node>`: a lab found again by name (the CLI's). */
+  /** Names namespaces `<prefix><name>.<node>` instead of `<prefix><pid>-t<start>-p<pidns>-<random>-<node>`: a lab found again by name (the CLI's). */
   name?: string;
   /** Leave the lab in place when the process exits (default false: removed at exit, as createTestNetwork's). */
   keep?: boolean;
@@ -487,7 +487,7 @@ async function ignoreExisting(done: Promise<unknown>): Promise<void> {
  * The namespace name of a named lab's node: `<prefix><lab>.<node>`. The dot
  * appears in neither a lab name nor a node key, so two labs of one prefix never
  * share a name (lab `x` with node `a-b`, lab `x-a` with node `b`), and sweep(), which
- * takes `<prefix><pid>-t<start>-<hex>-` for a crashed process's, never takes a named lab (see ownerOf).
+ * takes `<prefix><pid>-t<start>-p<pidns>-<hex>-` for a crashed process's, never takes a named lab (see ownerOf).
  */
 export function namedLabNamespace(prefix: string, lab: string, node: string): string {
   return `${prefix}${lab}.${node}`;
