@@ -16,6 +16,7 @@
         "native/netlink_watch.cc",
         "native/nsfd.cc",
         "native/packet_capture.cc",
+        "native/packet_ring.cc",
         "native/recv_fd.cc",
         "native/run_dir_entry.cc",
         "native/run_dir_watch.cc",

@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { benchDir, median, nowUs, record } from './lib.js';
+import { benchDir, median, nowUs, onPath, record } from './lib.js';
 import { writeIpScripts } from './lab-ip.js';
 import { checkPings, labPlan } from './lab-topology.js';
 
@@ -210,10 +210,6 @@ function mininetMissing() {
     return 'the mininet python module is missing (apt-get install mininet)';
   }
   return onPath('brctl') ? undefined : 'its LinuxBridge needs brctl (apt-get install bridge-utils)';
-}
-
-function onPath(command) {
-  return (process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(join(dir, command)));
 }
 
 // Runs at the end and at exit (Ctrl-C, a failed round): Mininet's node shells

@@ -1,7 +1,7 @@
 // Shared benchmark plumbing: statistics, a scratch namespace, baselines built
 // from C, and a table that prints each figure beside its baseline.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,11 @@ export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Whether `command` is a file in a folder of PATH. */
+export function onPath(command) {
+  return (process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(join(dir, command)));
 }
 
 export function nowUs() {

@@ -4,6 +4,7 @@
 // empty table.
 import { printTable, scratchNamespaces } from './lib.js';
 import { benchAddrset } from './addrset.js';
+import { benchCapture } from './capture.js';
 import { benchCli } from './cli.js';
 import { benchCniProcess } from './cni.js';
 import { benchCniPodman } from './cni-podman.js';
@@ -17,7 +18,7 @@ import { benchStartup } from './startup.js';
 import { benchToolchains } from './toolchains.js';
 import { benchWithNetNS } from './with-netns.js';
 
-const sections = { 'with-netns': benchWithNetNS, toolchains: benchToolchains, io: benchIo, netlink: benchNetlink, addrset: benchAddrset, 'cni-process': benchCniProcess, 'cni-resident': benchCniResident, 'cni-storm': benchCniStorm, 'cni-podman': benchCniPodman, startup: benchStartup, cli: benchCli, lab: benchLab, sandbox: benchSandbox };
+const sections = { 'with-netns': benchWithNetNS, toolchains: benchToolchains, io: benchIo, netlink: benchNetlink, addrset: benchAddrset, 'cni-process': benchCniProcess, 'cni-resident': benchCniResident, 'cni-storm': benchCniStorm, 'cni-podman': benchCniPodman, startup: benchStartup, cli: benchCli, lab: benchLab, capture: benchCapture, sandbox: benchSandbox };
 
 /** Names that stand for several sections, run in the order of `sections`. */
 const groups = { cni: ['cni-process', 'cni-resident', 'cni-storm', 'cni-podman'] };

@@ -23,6 +23,7 @@
 #include "netlink_watch.h"
 #include "nsfd.h"
 #include "packet_capture.h"
+#include "packet_ring.h"
 #include "recv_fd.h"
 #include "run_dir_watch.h"
 #include "run_program.h"
@@ -97,9 +98,7 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
         InstanceMethod("netlinkWatch", &NetnsAddon::NetlinkWatchJs),
         InstanceMethod("runDirWatch", &NetnsAddon::RunDirWatchJs),
         InstanceMethod("packetOpen", &NetnsAddon::PacketOpenJs),
-        InstanceMethod("packetWatch", &NetnsAddon::PacketWatchJs),
-        InstanceMethod("packetSeal", &NetnsAddon::PacketSealJs),
-        InstanceMethod("packetQueued", &NetnsAddon::PacketQueuedJs),
+        InstanceMethod("packetCapture", &NetnsAddon::PacketCaptureJs),
         InstanceMethod("socketNetns", &NetnsAddon::SocketNetnsJs),
         InstanceMethod("createNamespace", &NetnsAddon::CreateNamespaceJs),
         InstanceMethod("deleteNamespace", &NetnsAddon::DeleteNamespaceJs),
@@ -375,24 +374,10 @@ class NetnsAddon : public Napi::Addon<NetnsAddon> {
     });
   }
 
-  // packetWatch(fd, onData) -> an FdWatch of pcap records (see packet_capture.h)
-  Napi::Value PacketWatchJs(const Napi::CallbackInfo& info) { return NewWatch(info[0], info[1], kPacketReader); }
-
-  // packetSeal(fd) -> { packets, drops }: takes no more packets (see packet_capture.h)
-  Napi::Value PacketSealJs(const Napi::CallbackInfo& info) {
-    PacketCounts counts;
-    if (auto failure = SealPacketSocket(FdArgument(info, 0), counts)) throw ToJsError(info.Env(), *failure);
-    Napi::Object result = Napi::Object::New(info.Env());
-    result.Set("packets", static_cast<double>(counts.packets));
-    result.Set("drops", static_cast<double>(counts.drops));
-    return result;
-  }
-
-  // packetQueued(fd) -> bytes of the next queued packet, 0 if none
-  Napi::Value PacketQueuedJs(const Napi::CallbackInfo& info) {
-    int bytes = 0;
-    if (auto failure = PacketQueued(FdArgument(info, 0), bytes)) throw ToJsError(info.Env(), *failure);
-    return Napi::Number::New(info.Env(), bytes);
+  // packetCapture(fd, fileFd) -> { done, stop, written }: reads the socket's ring into the file (see packet_ring.h)
+  Napi::Value PacketCaptureJs(const Napi::CallbackInfo& info) {
+    UniqueFd socket(FdArgument(info, 0));  // ours from here, closed even if the rest throws
+    return StartPacketCapture(info.Env(), std::move(socket), FdArgument(info, 1));
   }
 
   // runProgram(path, env, stdin) -> { pid, exit: Promise<{ status, signal, stdout, stderr }> } (see run_program.h)

@@ -1,34 +1,26 @@
 #include "packet_capture.h"
 
+#include <arpa/inet.h>
 #include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
-#include <linux/sockios.h>
 #include <net/if.h>
 #include <net/if_arp.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <time.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 namespace netns {
 
 namespace {
 
-constexpr size_t kRecordHeader = 16;
 constexpr int kLinkTypeEthernet = 1;
 constexpr int kLinkTypeRaw = 101;  // IPv4 or IPv6 with no link header (tun, wireguard)
-
-// Room for bursts while the loop is busy elsewhere; memory is only taken by
-// what is queued. Raised past net.core.rmem_max when allowed (CAP_NET_ADMIN).
-constexpr int kReceiveBuffer = 8 << 20;
-
-void PutLe32(uint8_t* at, uint32_t value) {
-  for (int i = 0; i < 4; i++) at[i] = static_cast<uint8_t>(value >> (8 * i));
-}
+// The kernel counts a V3 ring in frames too; any aligned size dividing a block does.
+constexpr unsigned kRingFrameSize = 2048;
 
 std::optional<Failure> AttachFilter(int fd, sock_filter* code, unsigned short length) {
   sock_fprog program{length, code};
@@ -68,44 +60,20 @@ std::optional<Failure> SetOption(int fd, int level, int name, int value, const c
   return std::nullopt;
 }
 
-ssize_t ReadPacket(int fd, uint8_t* buffer, size_t size) {
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec)) + CMSG_SPACE(sizeof(tpacket_auxdata))];
-  iovec iov{buffer + kRecordHeader, size - kRecordHeader};
-  msghdr msg{};
-  ssize_t got;
-  do {
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    got = recvmsg(fd, &msg, MSG_DONTWAIT | MSG_TRUNC);  // MSG_TRUNC: the length before any cut by the buffer
-  } while (got < 0 && errno == EINTR);
-  if (got < 0) return -1;
-  timespec stamp{};
-  bool stamped = false;
-  uint32_t wire = static_cast<uint32_t>(got);
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-      memcpy(&stamp, CMSG_DATA(c), sizeof stamp);
-      stamped = true;
-    } else if (c->cmsg_level == SOL_PACKET && c->cmsg_type == PACKET_AUXDATA) {
-      tpacket_auxdata aux;
-      memcpy(&aux, CMSG_DATA(c), sizeof aux);
-      wire = aux.tp_len;  // before the snap filter cut it
-    }
-  }
-  if (!stamped) clock_gettime(CLOCK_REALTIME, &stamp);
-  size_t captured = std::min(static_cast<size_t>(got), size - kRecordHeader);
-  PutLe32(buffer, static_cast<uint32_t>(stamp.tv_sec));
-  PutLe32(buffer + 4, static_cast<uint32_t>(stamp.tv_nsec));
-  PutLe32(buffer + 8, static_cast<uint32_t>(captured));
-  PutLe32(buffer + 12, std::max(wire, static_cast<uint32_t>(captured)));
-  return static_cast<ssize_t>(kRecordHeader + captured);
+std::optional<Failure> SetUpRing(int fd) {
+  if (auto failure = SetOption(fd, SOL_PACKET, PACKET_VERSION, TPACKET_V3, "PACKET_VERSION")) return failure;
+  tpacket_req3 ring{};
+  ring.tp_block_size = kRingBlockSize;
+  ring.tp_block_nr = kRingBlocks;
+  ring.tp_frame_size = kRingFrameSize;
+  ring.tp_frame_nr = kRingBlockSize / kRingFrameSize * kRingBlocks;
+  ring.tp_retire_blk_tov = kRingRetireMs;
+  if (setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &ring, sizeof ring) != 0)
+    return Failure::Sys(errno, "setsockopt", "PACKET_RX_RING");
+  return std::nullopt;
 }
 
 }  // namespace
-
-const FdReader kPacketReader{"recvmsg", kRecordHeader + kMaxSnaplen, &ReadPacket};
 
 void PacketSocketJob::Run(ThreadSwitch&) {
   if (auto failure = Open()) {
@@ -131,12 +99,8 @@ std::optional<Failure> PacketSocketJob::Open() {
     return Failure::Own("ERR_NETNS_INVALID_ARG", "cannot capture on " + interface_ + ": hardware type " +
                                                      std::to_string(hardware) +
                                                      " is neither Ethernet, loopback nor raw IP");
-  if (SetOption(fd_.get(), SOL_SOCKET, SO_RCVBUFFORCE, kReceiveBuffer, "SO_RCVBUFFORCE")) {
-    if (auto failure = SetOption(fd_.get(), SOL_SOCKET, SO_RCVBUF, kReceiveBuffer, "SO_RCVBUF")) return failure;
-  }
-  if (auto failure = SetOption(fd_.get(), SOL_SOCKET, SO_TIMESTAMPNS, 1, "SO_TIMESTAMPNS")) return failure;
-  if (auto failure = SetOption(fd_.get(), SOL_PACKET, PACKET_AUXDATA, 1, "PACKET_AUXDATA")) return failure;
   if (auto failure = AttachSnapFilter(fd_.get(), snaplen_, hardware == ARPHRD_LOOPBACK)) return failure;
+  if (auto failure = SetUpRing(fd_.get())) return failure;
   sockaddr_ll address{};
   address.sll_family = AF_PACKET;
   address.sll_protocol = htons(ETH_P_ALL);
@@ -156,17 +120,12 @@ Napi::Value PacketSocketJob::Result(Napi::Env env) {
 std::optional<Failure> SealPacketSocket(int fd, PacketCounts& counts) {
   sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
   if (auto failure = AttachFilter(fd, &none, 1)) return failure;
-  tpacket_stats stats{};
+  tpacket_stats_v3 stats{};
   socklen_t length = sizeof stats;
   if (getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &stats, &length) != 0)
     return Failure::Sys(errno, "getsockopt", "PACKET_STATISTICS");
   counts.packets = stats.tp_packets;
   counts.drops = stats.tp_drops;
-  return std::nullopt;
-}
-
-std::optional<Failure> PacketQueued(int fd, int& bytes) {
-  if (ioctl(fd, SIOCINQ, &bytes) != 0) return Failure::Sys(errno, "ioctl", "SIOCINQ");
   return std::nullopt;
 }
 

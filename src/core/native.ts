@@ -72,21 +72,19 @@ export interface NativeBinding {
    */
   runDirWatch(runDir: string, onData: (error: Error | null, data: Buffer | null) => void): NativeFdWatch;
   /**
-   * An AF_PACKET socket made inside the namespace nsFd, bound to `iface` there (looked up on the socket, so in
-   * its namespace) for every protocol, keeping `snaplen` bytes (1 to 262144) of each packet, timestamped to
+   * An AF_PACKET socket with a TPACKET_V3 receive ring made inside the namespace nsFd, bound to `iface` there (looked
+   * up on the socket, so in its namespace) for every protocol, keeping `snaplen` bytes (1 to 262144) of each packet, timestamped to
    * the nanosecond; on loopback only the incoming copy of each packet. linkType: the pcap LINKTYPE_* of its frames. ENODEV:
    * no such interface; ERR_NETNS_INVALID_ARG: an interface neither Ethernet, loopback nor raw IP.
    */
   packetOpen(nsFd: number, iface: string, snaplen: number): Promise<{ fd: number; linkType: number }>;
   /**
-   * Takes ownership of the packet socket `fd` (even when it throws) and polls it on this thread's loop: onData
-   * gets pcap records (16-byte little-endian header, captured bytes), each padded to 4 bytes. Holds the loop open.
+   * Takes ownership of the packet socket `fd` (even when it throws), maps its ring and reads it on a thread of its own
+   * (native/packet_ring.h), writing pcap records to `fileFd` (still the caller's) from its current offset on. stop()
+   * seals the socket and returns its PACKET_STATISTICS (packets seen, drops); `done` then settles once what the ring
+   * held is written: { packets } written, or the first write's error. Holds the loop open until `done` settles.
    */
-  packetWatch(fd: number, onData: (error: Error | null, data: Buffer | null) => void): NativeFdWatch;
-  /** The packet socket takes no more packets (what is queued stays); its PACKET_STATISTICS: packets seen, drops. */
-  packetSeal(fd: number): { packets: number; drops: number };
-  /** Bytes of the next packet queued on the packet socket, 0 when none is. */
-  packetQueued(fd: number): number;
+  packetCapture(fd: number, fileFd: number): NativePacketCapture;
   /**
    * Starts `path` (argv [path], exactly `env`, default signals) on a thread of its own and runs it to its end with
    * `stdin` written and both outputs read (native/run_program.h); `exit` rejects (ENOENT, ETXTBSY...) if it cannot be
@@ -97,6 +95,15 @@ export interface NativeBinding {
   killProgram(id: number): boolean;
   /** A new descriptor of the network namespace the socket `fd` belongs to (SIOCGSKNS; needs CAP_NET_ADMIN there). */
   socketNetns(fd: number): number;
+}
+
+/** A capture's ring reader (native/packet_ring.h). */
+export interface NativePacketCapture {
+  readonly done: Promise<{ packets: number }>;
+  /** Takes no more packets; idempotent (later calls count nothing). */
+  stop(): { packets: number; drops: number };
+  /** Packets written so far. */
+  written(): number;
 }
 
 /** A descriptor polled on this thread's loop (native/fd_watch.h): a netlink or packet socket, or an inotify instance. */

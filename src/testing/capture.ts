@@ -1,18 +1,19 @@
 // capturePackets: what passes one interface of a namespace, both ways,
 // written to a pcap file as it comes (see pcap.ts). The addon makes the
-// socket inside the namespace on its own I/O thread and this thread's loop
-// reads it, so nothing here switches namespace; the file is written through
-// Node's fs, one batch of packets after another, in the order they were read.
+// socket and its ring inside the namespace on its own I/O thread; a thread of
+// the addon's, never switched, writes the ring's packets to the file (as
+// tcpdump's one loop does: the JS thread would copy each packet twice and
+// share its time with the test). This side opens the file, writes its header,
+// and stops.
 import { open, unlink, type FileHandle } from 'node:fs/promises';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { callNative, ErrorCodes, fromNative, fromNodeError, kindOf, netnsError, type NetnsError } from '../core/errors.js';
 import { isNsHandle } from '../core/handle.js';
 import { refuseUnknownKeys } from '../core/known-keys.js';
-import { native, type NativeFdWatch } from '../core/native.js';
+import { native, type NativePacketCapture } from '../core/native.js';
 import { runIo } from '../io/run-io.js';
 import { checkLinkName } from '../netlink/validate.js';
 import type { NetNS } from '../netns.js';
-import { pcapFileHeader, unpadRecords } from './pcap.js';
+import { pcapFileHeader } from './pcap.js';
 
 const MAX_SNAPLEN = 262144; // libpcap's MAXIMUM_SNAPLEN; the addon refuses more
 const OPTION_KEYS = ['file', 'snaplen'] as const;
@@ -31,7 +32,7 @@ export interface CaptureSummary {
   file: string;
   /** Packets written to it. */
   packets: number;
-  /** Packets the kernel dropped because the capture's receive queue was full (the loop was too busy to read). */
+  /** Packets the kernel dropped because the capture's ring was full (the file could not be written as fast). */
   dropped: number;
 }
 
@@ -48,7 +49,8 @@ export interface PacketCapture extends AsyncDisposable {
   readonly packets: number;
   /**
    * Takes no more packets, writes those already taken (everything that
-   * passed the interface before the call), closes the socket and the file.
+   * passed the interface before the call; within about 10 ms, the ring's
+   * block time), closes the socket and the file.
    * Idempotent: every call returns the same summary. Rejects, after closing
    * everything, if writing the file failed (ENOSPC...); the file then holds
    * what was written before.
@@ -92,7 +94,7 @@ export async function capturePackets(ns: NetNS, iface: string, options: CaptureO
   try {
     return new Capture(file, iface, socket.fd, output, where);
   } catch (error) {
-    await discard(output, file); // the watch took the socket, even failing
+    await discard(output, file); // the ring's reader took the socket, even failing
     throw error;
   }
 }
@@ -125,28 +127,22 @@ function checkedOptions(options: unknown): Required<CaptureOptions> {
 class Capture implements PacketCapture {
   readonly file: string;
   readonly interface: string;
-  #packets = 0;
-  readonly #fd: number;
-  readonly #watch: NativeFdWatch;
+  readonly #ring: NativePacketCapture;
   readonly #output: FileHandle;
   readonly #where: string;
-  /** The writes so far, chained: each batch lands after the one before. */
-  #writing: Promise<void> = Promise.resolve();
-  /** The first failure of a write or read; later batches are not written. */
-  #failure: NetnsError | null = null;
   #stopping: Promise<CaptureSummary> | null = null;
 
+  /** Takes the socket (closed even if this throws) and writes to `output` from its current offset on. */
   constructor(file: string, iface: string, fd: number, output: FileHandle, where: string) {
     this.file = file;
     this.interface = iface;
-    this.#fd = fd;
     this.#output = output;
     this.#where = where;
-    this.#watch = callNative(() => native().packetWatch(fd, (error, data) => this.#received(error, data)));
+    this.#ring = callNative(() => native().packetCapture(fd, output.fd));
   }
 
   get packets(): number {
-    return this.#packets;
+    return this.#ring.written();
   }
 
   stop(): Promise<CaptureSummary> {
@@ -157,40 +153,23 @@ class Capture implements PacketCapture {
     return this.stop().then(() => {});
   }
 
-  #received(error: Error | null, data: Buffer | null): void {
-    if (data) this.#write(data);
-    // ENETDOWN: the interface went down (or away); packets come again if it comes up again.
-    if (error && (error as { code?: unknown }).code !== 'ENETDOWN') this.#failure ??= fromNodeError(fromNative(error), this.#where);
-  }
-
-  #write(data: Buffer): void {
-    const { records, count } = unpadRecords(data);
-    this.#writing = this.#writing.then(async () => {
-      if (this.#failure) return;
-      try {
-        await this.#output.write(records);
-        this.#packets += count;
-      } catch (error) {
-        this.#failure = fromNodeError(error, this.#where);
-      }
-    });
-  }
-
   async #stop(): Promise<CaptureSummary> {
+    let failure: NetnsError | null = null;
     let dropped = 0;
     try {
-      dropped = callNative(() => native().packetSeal(this.#fd)).drops;
-      // What the socket holds is read on the loop's next turns, as ever.
-      while (!this.#failure && callNative(() => native().packetQueued(this.#fd)) > 0) await nextTurn();
+      dropped = callNative(() => this.#ring.stop()).drops;
     } catch (error) {
-      this.#failure ??= fromNodeError(error, this.#where);
+      failure = fromNodeError(error, this.#where);
     }
-    this.#watch.close();
-    await this.#writing;
-    await this.#output.close().catch((error: unknown) => {
-      this.#failure ??= fromNodeError(error, this.#where);
+    // The ring's thread writes to the file until done settles: only then is it closed.
+    const written = await this.#ring.done.catch((error: unknown) => {
+      failure ??= fromNodeError(fromNative(error), this.#where);
+      return null;
     });
-    if (this.#failure) throw this.#failure;
-    return { file: this.file, packets: this.#packets, dropped };
+    await this.#output.close().catch((error: unknown) => {
+      failure ??= fromNodeError(error, this.#where);
+    });
+    if (failure) throw failure;
+    return { file: this.file, packets: written!.packets, dropped };
   }
 }

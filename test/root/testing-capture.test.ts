@@ -168,19 +168,27 @@ describe.skipIf(!privileged)('capturePackets', () => {
     expect(payloads).toEqual(sequence.map(String));
   });
 
-  it('counts the packets the kernel dropped while the loop could not read', async () => {
-    const capture = await capturePackets(network.hosts.a, 'eth0', { file: fileFor('drops') });
-    // The flood runs while this thread waits for it, so the capture's queue
-    // (16 MiB) fills and overflows; every datagram passed the interface.
-    const count = 50_000;
+  it('counts the packets the kernel dropped while the file could not be written', async () => {
+    // The file is a pipe whose reader waits for a word before reading on: the
+    // capture's writer blocks meanwhile, so its ring (64 MiB) fills and
+    // overflows under a flood of 60,000 full-size datagrams (85 MiB).
+    const pipe = join(dir, 'drops.fifo');
+    execFileSync('mkfifo', [pipe]);
+    const reader = spawn('sh', ['-c', 'exec 3<"$0"; read go; exec cat <&3 >"$1"', pipe, fileFor('drops')], { stdio: ['pipe', 'inherit', 'inherit'] });
+    const readerDone = new Promise((resolve) => reader.once('exit', resolve));
+    const capture = await capturePackets(network.hosts.a, 'eth0', { file: pipe });
+    const count = 60_000;
     const flood = `
       const socket = require('node:dgram').createSocket('udp4');
-      const payload = Buffer.alloc(16);
+      const payload = Buffer.alloc(1472);
       let done = 0;
       for (let i = 0; i < ${count}; i++) socket.send(payload, 9, '${B}', () => { if (++done === ${count}) socket.close(); });`;
     const run = spawnSync('ip', ['netns', 'exec', network.names.a, process.execPath, '-e', flood], { stdio: 'inherit' });
     expect(run.status).toBe(0);
-    const summary = await capture.stop();
+    const stopped = capture.stop();
+    reader.stdin!.end('go\n');
+    const summary = await stopped;
+    expect(await readerDone).toBe(0);
 
     expect(summary.dropped).toBeGreaterThan(0);
     expect(summary.packets + summary.dropped).toBeGreaterThanOrEqual(count);
