@@ -4,12 +4,12 @@
 // them at the recorded deadline, not before; and the reverse. Deadlines are
 // stepped with a ManualClock shared by both "processes" (as wall-clock time is).
 // `nft` itself only cross-checks what is left in the kernel.
-import { readdirSync, readlinkSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NetNS, type NetNS as NetNSType } from '../../dist/index.js';
 import { AddressSets } from '../../dist/addrset/index.js';
 import { ManualClock } from '../../dist/testing.js';
 import { privileged } from '../helpers/privileges.js';
+import { openSockets } from '../helpers/process-state.js';
 import { scratchNamespaces } from '../helpers/scratch-namespaces.js';
 
 const namespaces = scratchNamespaces('asbk');
@@ -25,13 +25,8 @@ async function nftSets(ns: NetNSType): Promise<string[]> {
   return (JSON.parse(stdout) as { nftables: { set?: { name: string } }[] }).nftables.flatMap((item) => (item.set ? [item.set.name] : [])).sort();
 }
 
-const sockets = () => readdirSync('/proc/self/fd').filter((fd) => {
-  try {
-    return readlinkSync(`/proc/self/fd/${fd}`).startsWith('socket:');
-  } catch {
-    return false; // the directory's own descriptor, closed by now
-  }
-}).length;
+/** The sockets open now that were not in `before`. */
+const socketsSince = (before: ReadonlySet<string>) => [...openSockets()].filter((socket) => !before.has(socket));
 
 describe.skipIf(!privileged)('address-set backends', () => {
   for (const [from, to] of [['nft', 'netlink'], ['netlink', 'nft']] as const) {
@@ -83,13 +78,16 @@ describe.skipIf(!privileged)('address-set backends', () => {
 
   it('close() closes the netlink socket open() made, and so does an open() that fails', async () => {
     const ns = await namespaces.create();
-    const before = sockets();
+    // By identity, not by count: an earlier test's sockets may still be freed in the background meanwhile.
+    const before = openSockets();
     const sets = await AddressSets.open({ netns: ns, table: TABLE });
-    expect(sockets()).toBeGreaterThan(before);
+    expect(socketsSince(before)).not.toEqual([]);
     await expect(AddressSets.open({ netns: ns, table: TABLE, lockTimeoutMs: 0 })).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_LOCKED' });
+    const opened = socketsSince(before);
     await sets.close();
     // An nf_tables socket is freed on libuv's pool a moment after close (netlink/handle.ts), as Node frees its sockets.
-    await expect.poll(sockets, { timeout: 5_000 }).toBe(before);
+    const stillOpen = () => [...openSockets()].filter((socket) => opened.includes(socket));
+    await expect.poll(stillOpen, { timeout: 5_000 }).toEqual([]);
   });
 
   // A map is no set of ours whatever its name: gc taking it for debris would destroy a user's data.
