@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { AddressSets, GcReport, SetInfo } from '../addrset/index.js';
+import { ownerHash, setName } from '../addrset/naming.js';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { EXIT_USAGE, printResult } from './output.js';
 
@@ -152,13 +153,21 @@ export function addAddrsetCommands(program: Command): void {
 
 // A live list that names none of the owners the table records is almost
 // surely the wrong list (another table's, a mangled file): gc would remove
-// every recorded owner. That takes --all, said on purpose.
+// every recorded owner. That takes --all, said on purpose. Owners are told by
+// their set names, made from the owner's hash: one too long for its record is
+// recorded by hash only, and listed with no name.
 async function refuseUnknownLiveList(sets: AddressSets, live: string[], options: GcCommandOptions): Promise<void> {
-  const recorded = new Set((await sets.list()).flatMap((row) => (row.owner === null ? [] : [row.owner])));
-  if (options.all || recorded.size === 0 || live.some((owner) => recorded.has(owner))) return;
+  if (options.all) return;
+  const recorded = new Set((await sets.list()).map((row) => hashOfSetName(sets.prefix, row.name)));
+  if (recorded.size === 0 || live.some((owner) => recorded.has(hashOfSetName(sets.prefix, setName(sets.prefix, 4, ownerHash(owner)))))) return;
   const error = netnsError(
     ErrorCodes.ADDRSET_LIVE_REQUIRED,
     `none of the ${live.length} live owners given has sets in table ${options.table}: gc would remove all ${recorded.size} recorded owners; check the list, or pass --all to remove every set no process holds live`,
   );
   throw Object.assign(error, { exitCode: EXIT_USAGE });
+}
+
+/** The part of a set name after `<prefix><family>`: the same for an owner's two sets. */
+function hashOfSetName(prefix: string, name: string): string {
+  return name.slice(prefix.length + 1);
 }

@@ -124,6 +124,23 @@ describe.skipIf(!privileged)('netns addrset', () => {
     expect((await runCli('addrset', 'gc', ns, '--table', 'mangled', '--all')).code).toBe(0);
   });
 
+  // An owner too long for its record is recorded by its hash only and listed with no name: a live list
+  // naming none of the table's owners must still be caught, or gc removes every one of them.
+  it('gc refuses a live list that names none of the owners recorded only by hash, and keeps the one it names', async () => {
+    const long = `ns/${'a-long-namespace-name-'.repeat(5)}`;
+    const sets = await AddressSets.open({ netns: ns, table: 'hashed' });
+    const refs = await sets.ensure(long, ['10.4.0.1']);
+    await sets.close();
+    const typo = await runCli('addrset', 'gc', ns, '--table', 'hashed', '--live', 'ns/typo');
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/^netns: ERR_NETNS_ADDRSET_LIVE_REQUIRED: none of the 1 live owners given has sets in table hashed: gc would remove all 1 recorded owners/);
+    const named = await runCli('addrset', 'gc', ns, '--table', 'hashed', '--live', long, '--json');
+    expect(named.code).toBe(0);
+    expect(JSON.parse(named.stdout)).toMatchObject({ removed: [] });
+    const rows = JSON.parse((await runCli('addrset', 'list', ns, '--table', 'hashed', '--json')).stdout) as { name: string; elements: number }[];
+    expect(rows.map((row) => [row.name, row.elements])).toEqual([[refs.v4, 1], [refs.v6, 0]]);
+  });
+
   it('reports errors with codes', async () => {
     const missing = await runCli('addrset', 'list', 'no-such-namespace-here', '--table', 'policy');
     expect(missing.code).toBe(1);
