@@ -274,7 +274,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     const names = { v4: setName(this.prefix, 4, hash), v6: setName(this.prefix, 6, hash) };
     // The elements of this owner's two sets only: a table may hold thousands.
     const view = await this.#read(new Set([names.v4, names.v6]));
-    const rows = this.#rows(view);
+    const rows = this.#rows(view, { hash, owner });
     const first = rows.find((row) => row.owner === owner);
     // Names are a short hash: the sets under them may be another owner's, whose addresses are not this one's.
     const holder = rows.find((row) => row.name === names.v4 || row.name === names.v6)?.owner;
@@ -409,15 +409,17 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     return reading;
   }
 
-  #rows(view: KernelView): SetInfo[] {
+  /** `named`: an owner the caller named, so that its sets show its name even when recorded by hash only (too long). */
+  #rows(view: KernelView, named?: { hash: string; owner: string }): SetInfo[] {
     const found = reconcile(view, this.prefix);
     const rows: SetInfo[] = [];
     for (const { record, names } of found.owners) {
       const state = this.#byHash.get(record.ownerHash);
       const deadline = state?.status === 'pending' ? state.deadline : record.deadline;
+      const owner = record.owner ?? state?.owner ?? (record.ownerHash === named?.hash ? named.owner : null);
       for (const family of FAMILIES) {
         rows.push({
-          owner: record.owner ?? state?.owner ?? null,
+          owner,
           family,
           name: names[family],
           elements: view.sets.get(names[family])?.elements?.length ?? 0,
