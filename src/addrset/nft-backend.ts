@@ -127,7 +127,7 @@ function parseListing(stdout: string, registry: string, elements: ReadOptions['e
     throw netnsError(ErrorCodes.NFT, `nft printed a listing that is not nft JSON: ${(error as Error).message}`, { cause: error });
   }
   for (const item of items) {
-    const set = item.set as { name: string; type: string; elem?: unknown[] } | undefined;
+    const set = item.set as { name: string; type: string; flags?: string[]; elem?: unknown[] } | undefined;
     if (!set) continue;
     if (set.name === registry) {
       view.sets.set(registry, { name: registry, family: 'other', elements: null });
@@ -138,7 +138,9 @@ function parseListing(stdout: string, registry: string, elements: ReadOptions['e
       }
       continue;
     }
-    const family = FAMILY_OF_TYPE[set.type] ?? 'other';
+    // Ours are interval sets with no other flag: a set of another shape under our name is someone else's.
+    const ours = set.flags?.length === 1 && set.flags[0] === 'interval';
+    const family = ours ? (FAMILY_OF_TYPE[set.type] ?? 'other') : 'other';
     const kernelSet: KernelSet = { name: set.name, family, elements: null };
     if (family !== 'other' && wantsElements(elements, set.name)) {
       kernelSet.elements = (set.elem ?? []).flatMap((e) => entryFromNft(e, family) ?? []);
