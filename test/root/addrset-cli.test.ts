@@ -141,6 +141,27 @@ describe.skipIf(!privileged)('netns addrset', () => {
     expect(rows.map((row) => [row.name, row.elements])).toEqual([[refs.v4, 1], [refs.v6, 0]]);
   });
 
+  // A line cannot name an owner that starts with #, has spaces around it or a line break: a file that
+  // seems to name one (a comment, trimmed, split) leaves it out of the live list, and gc removes its sets.
+  it('gc refuses a line-per-owner live file while the table records an owner no line can name, and takes the same list as JSON', async () => {
+    const owners = ['#frontend', ' padded ', 'two\nlines', 'plain'];
+    const sets = await AddressSets.open({ netns: ns, table: 'unsayable' });
+    for (const owner of owners) await sets.ensure(owner, ['10.5.0.1']);
+    await sets.close();
+    const lines = join(scratch, 'unsayable.txt');
+    writeFileSync(lines, `${owners.join('\n')}\n`);
+    const refused = await runCli('addrset', 'gc', ns, '--table', 'unsayable', '--live-file', lines);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^netns: ERR_NETNS_ADDRSET_INVALID_OPTION: .*no line can name .*"#frontend".*JSON array/);
+    const json = join(scratch, 'unsayable.json');
+    writeFileSync(json, JSON.stringify(owners));
+    const kept = await runCli('addrset', 'gc', ns, '--table', 'unsayable', '--live-file', json, '--json');
+    expect(kept.code).toBe(0);
+    expect(JSON.parse(kept.stdout)).toMatchObject({ removed: [] });
+    const rows = JSON.parse((await runCli('addrset', 'list', ns, '--table', 'unsayable', '--json')).stdout) as { owner: string }[];
+    expect(new Set(rows.map((row) => row.owner))).toEqual(new Set(owners));
+  });
+
   it('reports errors with codes', async () => {
     const missing = await runCli('addrset', 'list', 'no-such-namespace-here', '--table', 'policy');
     expect(missing.code).toBe(1);
