@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { NetNS, type NetNS as NetNSType } from '../../dist/index.js';
 import { AddressSets } from '../../dist/addrset/index.js';
+import { ownerHash, setName } from '../../dist/addrset/naming.js';
 import { ManualClock } from '../../dist/testing.js';
 import { privileged } from '../helpers/privileges.js';
 import { openSockets } from '../helpers/process-state.js';
@@ -112,6 +113,28 @@ describe.skipIf(!privileged)('address-set backends', () => {
         }
       }
       expect(await listing()).toMatch(/^\tflags dormant$/m);
+    });
+  }
+
+  // A set the user made under a name of ours, of another type or shape, is the user's: the kernel refuses to
+  // make ours over it (EEXIST), and the caller learns which name is taken, by a code, with the set left as it was.
+  for (const backend of ['netlink', 'nft'] as const) {
+    it(`(${backend} backend) a set of another type or shape under our registry's or an owner's name is refused by code and left alone`, async () => {
+      const ns = await namespaces.create();
+      const table = 'taken';
+      await ns.execFile('nft', ['-f', '-'], { input: `add table inet ${table}\nadd set inet ${table} as_owners { type ipv4_addr; elements = { 10.7.0.1 } }\n` });
+      await expect(AddressSets.open({ netns: ns, table, backend })).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_NAME_COLLISION', message: expect.stringContaining('as_owners') });
+      const sets = await AddressSets.open({ netns: ns, table, backend, prefix: 'bs' });
+      try {
+        const taken = setName('bs', 4, ownerHash('ns/taken'));
+        await ns.execFile('nft', ['add', 'set', 'inet', table, taken, '{ type ipv4_addr; elements = { 10.7.0.2 } }']);
+        await expect(sets.ensure('ns/taken', ['10.7.0.3'])).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_NAME_COLLISION', message: expect.stringContaining(taken) });
+        const { stdout } = await ns.execFile('nft', ['list', 'table', 'inet', table]);
+        expect(stdout).toMatch(/set as_owners \{\n\t\ttype ipv4_addr\n\t\telements = \{ 10\.7\.0\.1 \}/);
+        expect(stdout).toContain(`set ${taken} {\n\t\ttype ipv4_addr\n\t\telements = { 10.7.0.2 }`);
+      } finally {
+        await sets.close();
+      }
     });
   }
 
