@@ -134,14 +134,14 @@ function listCommand(what: object): string {
 
 type NftItem = Record<string, Record<string, unknown>>;
 
-/** nft's JSON output as its items; nft 1.0.6 stops its output at the flags of a table that has some (dormant). */
+/** nft's JSON output as its items; nft 1.0.6 prints the flags of a table that has some (dormant) badly: cut short, or a wrong value. */
 function parseItems(stdout: string): NftItem[] {
   try {
     const items = (JSON.parse(stdout) as { nftables: NftItem[] }).nftables;
     if (!Array.isArray(items)) throw new TypeError('no "nftables" array');
     return items;
   } catch (error) {
-    const flagged = stdout.trimEnd().endsWith('"flags":') ? ' (nft 1.0.6 cuts its JSON listing of a table with flags, such as a dormant one: use the netlink backend)' : '';
+    const flagged = /\{"table": \{[^{}]*"flags":/.test(stdout) ? ' (nft 1.0.6 prints a table with flags, such as a dormant one, badly in JSON: use the netlink backend)' : '';
     throw netnsError(ErrorCodes.NFT, `nft printed a listing that is not nft JSON: ${(error as Error).message}${flagged}`, { cause: error });
   }
 }

@@ -102,7 +102,7 @@ describe('NftBackend (fake nft)', () => {
     expect(calls.at(-1)!.input).toBe('add set inet t as_owners { type ifname; }\n');
     const cut = fakeNft((call) => (call.input.includes('"list"') ? { stdout: '{"nftables": [{"table": {"family": "inet", "name": "t", "handle": 1, "flags": \n' } : {}));
     const dormant = await NftBackend.create(NetNS.current(), ref, cut.exec);
-    await expect(dormant.apply([{ op: 'addTable' }], lock)).rejects.toMatchObject({ code: 'ERR_NETNS_NFT', message: expect.stringMatching(/a table with flags, such as a dormant one/) });
+    await expect(dormant.apply([{ op: 'addTable' }], lock)).rejects.toMatchObject({ code: 'ERR_NETNS_NFT', message: expect.stringMatching(/a table with flags, such as a dormant one, badly/) });
     expect(cut.calls.filter((call) => call.args[0] !== '--check' && call.input.includes('add table'))).toEqual([]); // only the probe's, which changes nothing
   });
 
