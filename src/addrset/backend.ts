@@ -10,7 +10,7 @@ import type { Op } from './ops.js';
 export interface KernelSet {
   /** The set's name. */
   name: string;
-  /** 4 or 6 for an address set; 'other' for a set of any other type. */
+  /** 4 or 6 for an address set of our shape (an interval set, no other flag); 'other' for any other set. */
   family: Family | 'other';
   /** Elements, their text as nft lists them; null when read without elements. */
   elements: Entry[] | null;

@@ -206,7 +206,8 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
    * family). Resolves with the two set names for your rules. A bad owner is
    * ERR_NETNS_ADDRSET_INVALID_OWNER, a bad address
    * ERR_NETNS_ADDRSET_INVALID_ADDRESS (nothing sent), overlapping entries
-   * ERR_NETNS_ADDRSET_OVERLAP; a readOnly instance refuses with
+   * ERR_NETNS_ADDRSET_OVERLAP, a set of someone else's under the owner's set
+   * names ERR_NETNS_ADDRSET_NAME_COLLISION; a readOnly instance refuses with
    * ERR_NETNS_ADDRSET_READ_ONLY.
    */
   async ensure(owner: string, addresses?: string[]): Promise<SetRefs> {
@@ -274,7 +275,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     const names = { v4: setName(this.prefix, 4, hash), v6: setName(this.prefix, 6, hash) };
     // The elements of this owner's two sets only: a table may hold thousands.
     const view = await this.#read(new Set([names.v4, names.v6]));
-    const rows = this.#rows(view);
+    const rows = this.#rows(view, { hash, owner });
     const first = rows.find((row) => row.owner === owner);
     // Names are a short hash: the sets under them may be another owner's, whose addresses are not this one's.
     const holder = rows.find((row) => row.name === names.v4 || row.name === names.v6)?.owner;
@@ -392,7 +393,11 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
   /** False (and nothing done) when onlyExisting and the table is not there. */
   async #start(onlyExisting: boolean): Promise<boolean> {
     if (onlyExisting && !(await this.#read(false)).tableExists) return false;
-    if (this.#pipeline) await this.#submitOps([{ op: 'addTable' }, { op: 'addRegistry', name: this.#registry }]);
+    if (this.#pipeline) {
+      await this.#submitOps([{ op: 'addTable' }, { op: 'addRegistry', name: this.#registry }]).catch((error: unknown) => {
+        throw nameTaken(error, `the registry set ${this.#registry} (open with another prefix)`);
+      });
+    }
     // A reader plans nothing: what each set holds is read again whenever it is asked for.
     this.#adopt(reconcile(await this.#read(this.#pipeline !== null), this.prefix));
     return true;
@@ -409,15 +414,17 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
     return reading;
   }
 
-  #rows(view: KernelView): SetInfo[] {
+  /** `named`: an owner the caller named, so that its sets show its name even when recorded by hash only (too long). */
+  #rows(view: KernelView, named?: { hash: string; owner: string }): SetInfo[] {
     const found = reconcile(view, this.prefix);
     const rows: SetInfo[] = [];
     for (const { record, names } of found.owners) {
       const state = this.#byHash.get(record.ownerHash);
       const deadline = state?.status === 'pending' ? state.deadline : record.deadline;
+      const owner = record.owner ?? state?.owner ?? (record.ownerHash === named?.hash ? named.owner : null);
       for (const family of FAMILIES) {
         rows.push({
-          owner: record.owner ?? state?.owner ?? null,
+          owner,
           family,
           name: names[family],
           elements: view.sets.get(names[family])?.elements?.length ?? 0,
@@ -569,7 +576,7 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
         failed: (error) => {
           done();
           if (request.kind === 'destroy') resolve(this.#retryDestroy(state, error));
-          else reject(error);
+          else reject(nameTaken(error, `set ${state.names[4]} or ${state.names[6]}`));
         },
       });
     });
@@ -626,6 +633,16 @@ export class AddressSets extends EventEmitter<AddressSetsEvents> {
 
 // The old name is the same function, not a wrapper.
 AddressSets.prototype.removeTableIfEmpty = AddressSets.prototype.deleteTableIfEmpty;
+
+/**
+ * The kernel's EEXIST to a request of ours: only making a set can meet it (the
+ * other ops add without "exclusive"), when a set of another type or shape holds
+ * the name. That set is someone else's, and is left as it is.
+ */
+function nameTaken(error: unknown, what: string): unknown {
+  if ((error as { code?: unknown } | null)?.code !== 'EEXIST') return error;
+  return netnsError(ErrorCodes.ADDRSET_NAME_COLLISION, `${what}: a set of another type or shape holds the name, made by someone else (${(error as Error).message})`, { cause: error });
+}
 
 /** The owner's content as the kernel lists it. */
 function loadEntries(state: OwnerState, elements: Record<Family, Entry[]>): void {

@@ -9,7 +9,7 @@ import type { NetlinkHandle } from '../netlink/handle.js';
 import type { NetlinkTransport } from '../netlink/transport.js';
 import type { NetNS } from '../netns.js';
 import { commit, type BatchError } from '../nftables/batch.js';
-import { NFPROTO_INET, NFT_SET_ANONYMOUS, NFT_SET_MAP, NFT_SET_OBJECT, TYPE_IP6ADDR, TYPE_IPADDR } from '../nftables/constants.js';
+import { NFPROTO_INET, NFT_SET_ANONYMOUS, NFT_SET_INTERVAL, NFT_SET_MAP, NFT_SET_OBJECT, TYPE_IP6ADDR, TYPE_IPADDR } from '../nftables/constants.js';
 import { TableReader } from '../nftables/dump.js';
 import { DUMP_ATTEMPTS } from '../netlink/handle.js';
 import { own } from '../netlink/validate.js';
@@ -113,14 +113,14 @@ export class NetlinkBackend implements AddrsetBackend, Disposable {
       for (const set of await reader.sets()) {
         // Maps (verdict, data or object maps) and a rule's anonymous sets are no sets of ours whatever
         // their names, as `nft list` (and so the nft backend) does not show them as sets: gc must never
-        // take one for debris.
+        // take one for debris. Nor is a set of another shape than ours (an interval set, no other flag).
         if ((set.flags & (NFT_SET_MAP | NFT_SET_OBJECT | NFT_SET_ANONYMOUS)) !== 0) continue;
         if (set.name === registry) {
           const records = await reader.elements(registry);
           for (let i = 0; i < records.length; i++) view.records.set(keyText(records.key(i)), records.comment(i) ?? '');
           continue;
         }
-        const family: Family | 'other' = set.keyType === TYPE_IPADDR ? 4 : set.keyType === TYPE_IP6ADDR ? 6 : 'other';
+        const family: Family | 'other' = set.flags !== NFT_SET_INTERVAL ? 'other' : set.keyType === TYPE_IPADDR ? 4 : set.keyType === TYPE_IP6ADDR ? 6 : 'other';
         const kernelSet: KernelSet = { name: set.name, family, elements: null };
         if (family !== 'other' && wantsElements(elements, set.name)) {
           const ranges = rangesOf(await reader.elements(set.name));

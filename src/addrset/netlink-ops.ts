@@ -5,7 +5,7 @@ import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { NetlinkRequest } from '../netlink/message.js';
 import { IFNAMSIZ } from '../nftables/constants.js';
 import { elementMessages, flushSet, intervalElements, stringKey, type ElementList, type ElementTarget, type WireElement } from '../nftables/elements.js';
-import { deleteSet, newSet, newTable, type TableName } from '../nftables/messages.js';
+import { deleteSet, newSet, newTableKeepingFlags, type TableName } from '../nftables/messages.js';
 import type { Entry, Family } from './addresses.js';
 import type { Op } from './ops.js';
 
@@ -43,7 +43,7 @@ class OpEncoder {
     this.#index = index;
     switch (op.op) {
       case 'addTable':
-        return this.#add(newTable(this.#table));
+        return this.#add(newTableKeepingFlags(this.#table));
       case 'addRegistry':
         return this.#add(newSet(this.#table, { name: op.name, keyType: 'ifname', interval: false, id: this.#madeHere(op.name) }));
       case 'createSet':

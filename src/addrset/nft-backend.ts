@@ -88,8 +88,12 @@ export class NftBackend implements AddrsetBackend {
   }
 
   async apply(ops: Op[], lock: WriterLock): Promise<void> {
-    if (this.#mode === 'text') await run(this.#exec, ['-f', '-'], renderText(this.#ref, ops), lock.fd);
-    else await run(this.#exec, ['-j', '-f', '-'], renderJson(this.#ref, ops), lock.fd);
+    // nft's `add table` sends flags 0, which wakes a dormant table (its chains start to filter): one that is
+    // there is left as it is. Only open() and a resync add the table, so the look costs them alone.
+    const tableThere = ops.some((op) => op.op === 'addTable') && (await this.#listing(['-j', '-t', '-f', '-'])) !== undefined;
+    const sent = tableThere ? ops.filter((op) => op.op !== 'addTable') : ops;
+    if (this.#mode === 'text') await run(this.#exec, ['-f', '-'], renderText(this.#ref, sent), lock.fd);
+    else await run(this.#exec, ['-j', '-f', '-'], renderJson(this.#ref, sent), lock.fd);
   }
 
   lock({ timeoutMs }: { timeoutMs: number }): Promise<WriterLock> {
@@ -98,36 +102,54 @@ export class NftBackend implements AddrsetBackend {
 
   async read({ elements, registry }: ReadOptions): Promise<KernelView> {
     const { family, table } = this.#ref;
-    const list = (what: object) => JSON.stringify({ nftables: [{ list: what }] });
-    let stdout: string;
-    try {
-      stdout = await run(this.#exec, elements !== false ? ['-j', '-f', '-'] : ['-j', '-t', '-f', '-'], list({ table: { family, name: table } }));
-    } catch (error) {
-      if ((error as NetnsError).code === 'ENOENT') return emptyView();
-      throw error;
-    }
-    const view = parseListing(stdout, registry, elements);
+    const items = await this.#listing(elements !== false ? ['-j', '-f', '-'] : ['-j', '-t', '-f', '-']);
+    if (items === undefined) return emptyView();
+    const view = parseListing(items, registry, elements);
     if (elements === false && view.sets.has(registry)) {
       // terse listings drop elements, and the registry's elements are the records
-      const records = await run(this.#exec, ['-j', '-f', '-'], list({ set: { family, table, name: registry } }));
-      view.records = parseListing(records, registry, false).records;
+      const records = await run(this.#exec, ['-j', '-f', '-'], listCommand({ set: { family, table, name: registry } }));
+      view.records = parseListing(parseItems(records), registry, false).records;
     }
     view.sets.delete(registry);
     return view;
   }
+
+  /** The items of the table's nft JSON listing, or undefined when the table is not there. */
+  async #listing(args: string[]): Promise<NftItem[] | undefined> {
+    const { family, table } = this.#ref;
+    let stdout: string;
+    try {
+      stdout = await run(this.#exec, args, listCommand({ table: { family, name: table } }));
+    } catch (error) {
+      if ((error as NetnsError).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    return parseItems(stdout);
+  }
 }
 
-function parseListing(stdout: string, registry: string, elements: ReadOptions['elements']): KernelView {
-  const view: KernelView = { tableExists: true, sets: new Map(), records: new Map() };
-  let items: Record<string, Record<string, unknown>>[];
+function listCommand(what: object): string {
+  return JSON.stringify({ nftables: [{ list: what }] });
+}
+
+type NftItem = Record<string, Record<string, unknown>>;
+
+/** nft's JSON output as its items; nft 1.0.6 prints the flags of a table that has some (dormant) badly: cut short, or a wrong value. */
+function parseItems(stdout: string): NftItem[] {
   try {
-    items = (JSON.parse(stdout) as { nftables: Record<string, Record<string, unknown>>[] }).nftables;
+    const items = (JSON.parse(stdout) as { nftables: NftItem[] }).nftables;
     if (!Array.isArray(items)) throw new TypeError('no "nftables" array');
+    return items;
   } catch (error) {
-    throw netnsError(ErrorCodes.NFT, `nft printed a listing that is not nft JSON: ${(error as Error).message}`, { cause: error });
+    const flagged = /\{"table": \{[^{}]*"flags":/.test(stdout) ? ' (nft 1.0.6 prints a table with flags, such as a dormant one, badly in JSON: use the netlink backend)' : '';
+    throw netnsError(ErrorCodes.NFT, `nft printed a listing that is not nft JSON: ${(error as Error).message}${flagged}`, { cause: error });
   }
+}
+
+function parseListing(items: NftItem[], registry: string, elements: ReadOptions['elements']): KernelView {
+  const view: KernelView = { tableExists: true, sets: new Map(), records: new Map() };
   for (const item of items) {
-    const set = item.set as { name: string; type: string; elem?: unknown[] } | undefined;
+    const set = item.set as { name: string; type: string; flags?: string[]; elem?: unknown[] } | undefined;
     if (!set) continue;
     if (set.name === registry) {
       view.sets.set(registry, { name: registry, family: 'other', elements: null });
@@ -138,7 +160,9 @@ function parseListing(stdout: string, registry: string, elements: ReadOptions['e
       }
       continue;
     }
-    const family = FAMILY_OF_TYPE[set.type] ?? 'other';
+    // Ours are interval sets with no other flag: a set of another shape under our name is someone else's.
+    const ours = set.flags?.length === 1 && set.flags[0] === 'interval';
+    const family = ours ? (FAMILY_OF_TYPE[set.type] ?? 'other') : 'other';
     const kernelSet: KernelSet = { name: set.name, family, elements: null };
     if (family !== 'other' && wantsElements(elements, set.name)) {
       kernelSet.elements = (set.elem ?? []).flatMap((e) => entryFromNft(e, family) ?? []);

@@ -9,9 +9,26 @@ import type { Op, TableRef } from './ops.js';
 
 const SET_TYPE = { 4: 'ipv4_addr', 6: 'ipv6_addr' } as const;
 
+// nft 1.0.6 refuses a batch that deletes an element of an interval set and
+// later flushes that set ("element does not exist"), which the kernel takes:
+// requests made at once share a transaction (a replace, then a delete). Element
+// changes that a later flush, re-creation or deletion of their set wipes change
+// nothing, and are not sent.
+function withoutWipedElementOps(ops: Op[]): Op[] {
+  const wiped = new Set<string>();
+  const sent: Op[] = [];
+  for (let i = ops.length - 1; i >= 0; i--) {
+    const op = ops[i]!;
+    if ((op.op === 'addElements' || op.op === 'deleteElements') && wiped.has(op.name)) continue;
+    if (op.op === 'flushSet' || op.op === 'createSet' || op.op === 'deleteSet') wiped.add(op.name);
+    sent.push(op);
+  }
+  return sent.reverse();
+}
+
 export function renderText(ref: TableRef, ops: Op[]): string {
   const t = `${ref.family} ${ref.table}`;
-  const lines = ops.map((op) => {
+  const lines = withoutWipedElementOps(ops).map((op) => {
     switch (op.op) {
       case 'addTable':
         return `add table ${t}`;
@@ -51,7 +68,7 @@ function jsonElement({ text }: Entry): unknown {
 
 export function renderJson(ref: TableRef, ops: Op[]): string {
   const base = { family: ref.family, table: ref.table };
-  const commands = ops.flatMap((op): unknown[] => {
+  const commands = withoutWipedElementOps(ops).flatMap((op): unknown[] => {
     switch (op.op) {
       case 'addTable':
         return [{ add: { table: { family: ref.family, name: ref.table } } }];

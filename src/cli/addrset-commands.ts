@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { AddressSets, GcReport, SetInfo } from '../addrset/index.js';
+import { ownerHash, setName } from '../addrset/naming.js';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { EXIT_USAGE, printResult } from './output.js';
 
@@ -65,8 +66,14 @@ function gcLines(report: GcReport): string[] {
   ];
 }
 
+/** What a live file names, and whether it named them one per line (a JSON array can name any owner). */
+interface LiveFile {
+  owners: string[];
+  perLine: boolean;
+}
+
 /** A live file: a JSON array of strings, or one owner per line (CRLF, blank lines and # comments allowed). */
-function readLiveFile(file: string): string[] {
+function readLiveFile(file: string): LiveFile {
   const invalid = (why: string, cause?: unknown) =>
     Object.assign(netnsError(ErrorCodes.ADDRSET_INVALID_OPTION, `--live-file ${file}: ${why}`, cause === undefined ? {} : { cause }), { exitCode: EXIT_USAGE });
   let text: string;
@@ -85,30 +92,41 @@ function readLiveFile(file: string): string[] {
     } catch (error) {
       throw invalid(`not JSON (${(error as Error).message}); expected a JSON array of strings or one owner per line`, error);
     }
-    if (Array.isArray(parsed) && parsed.every((owner) => typeof owner === 'string')) return parsed as string[];
+    if (Array.isArray(parsed) && parsed.every((owner) => typeof owner === 'string')) return { owners: parsed as string[], perLine: false };
     throw invalid('expected a JSON array of strings or one owner per line');
   }
+  return { owners: ownersPerLine(text), perLine: true };
+}
+
+function ownersPerLine(text: string): string[] {
   return text
     .split(/\r?\n/)
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
+/** Whether one line of a live file can name `owner` (not one that starts with #, has spaces around it or a line break). */
+function lineCanName(owner: string): boolean {
+  const read = ownersPerLine(owner);
+  return read.length === 1 && read[0] === owner;
+}
+
 /** The live owners gc must keep. Removing every unowned set takes an explicit --all. */
-function liveOwners(options: GcCommandOptions): string[] {
-  const owners = [...(options.live ?? []), ...(options.liveFile === undefined ? [] : readLiveFile(options.liveFile))];
+function liveOwners(options: GcCommandOptions): LiveFile {
+  const file = options.liveFile === undefined ? { owners: [], perLine: false } : readLiveFile(options.liveFile);
+  const owners = [...(options.live ?? []), ...file.owners];
   if (options.all) {
     if (owners.length > 0) {
       throw Object.assign(netnsError(ErrorCodes.ADDRSET_INVALID_OPTION, '--all means no owner is live: it cannot go with --live or --live-file'), { exitCode: EXIT_USAGE });
     }
-    return [];
+    return { owners: [], perLine: false };
   }
   if (owners.length === 0) {
     const given = options.liveFile === undefined ? 'no --live or --live-file was given' : `${options.liveFile} names no owner`;
     const error = netnsError(ErrorCodes.ADDRSET_LIVE_REQUIRED, `${given}: gc would remove every set; pass the live owners, or --all to remove every set no process holds live`);
     throw Object.assign(error, { exitCode: EXIT_USAGE });
   }
-  return owners;
+  return { owners, perLine: file.perLine };
 }
 
 export function addAddrsetCommands(program: Command): void {
@@ -141,9 +159,11 @@ export function addAddrsetCommands(program: Command): void {
       .option('--dry-run', 'report what would be removed, remove nothing')
       .option('--wait <ms>', 'how long to wait for the table\'s writer (an agent) to let go', '0'),
   ).action(async (netns: string, options: GcCommandOptions) => {
-    const live = liveOwners(options);
+    const { owners: live, perLine } = liveOwners(options);
     const report = await withSets(netns, options, false, async (sets) => {
-      await refuseUnknownLiveList(sets, live, options);
+      const rows = await sets.list();
+      refuseUnknownLiveList(sets.prefix, rows, live, options);
+      if (perLine) refuseUnnameableOwners(rows, live, options.liveFile!);
       return sets.gc({ live, dryRun: Boolean(options.dryRun) });
     });
     printResult(report, Boolean(options.json), () => gcLines(report));
@@ -152,13 +172,35 @@ export function addAddrsetCommands(program: Command): void {
 
 // A live list that names none of the owners the table records is almost
 // surely the wrong list (another table's, a mangled file): gc would remove
-// every recorded owner. That takes --all, said on purpose.
-async function refuseUnknownLiveList(sets: AddressSets, live: string[], options: GcCommandOptions): Promise<void> {
-  const recorded = new Set((await sets.list()).flatMap((row) => (row.owner === null ? [] : [row.owner])));
-  if (options.all || recorded.size === 0 || live.some((owner) => recorded.has(owner))) return;
+// every recorded owner. That takes --all, said on purpose. Owners are told by
+// their set names, made from the owner's hash: one too long for its record is
+// recorded by hash only, and listed with no name.
+function refuseUnknownLiveList(prefix: string, rows: SetInfo[], live: string[], options: GcCommandOptions): void {
+  if (options.all) return;
+  const recorded = new Set(rows.map((row) => hashOfSetName(prefix, row.name)));
+  if (recorded.size === 0 || live.some((owner) => recorded.has(hashOfSetName(prefix, setName(prefix, 4, ownerHash(owner)))))) return;
   const error = netnsError(
     ErrorCodes.ADDRSET_LIVE_REQUIRED,
     `none of the ${live.length} live owners given has sets in table ${options.table}: gc would remove all ${recorded.size} recorded owners; check the list, or pass --all to remove every set no process holds live`,
+  );
+  throw Object.assign(error, { exitCode: EXIT_USAGE });
+}
+
+/** The part of a set name after `<prefix><family>`: the same for an owner's two sets. */
+function hashOfSetName(prefix: string, name: string): string {
+  return name.slice(prefix.length + 1);
+}
+
+// A line cannot name some owners (one read as a comment, trimmed, or split in
+// two): a file meant to name one leaves it out, and gc would remove its sets.
+// Such an owner recorded in the table, and not live otherwise, takes a JSON list.
+function refuseUnnameableOwners(rows: SetInfo[], live: string[], file: string): void {
+  const named = new Set(live);
+  const unnameable = [...new Set(rows.flatMap((row) => (row.owner === null || named.has(row.owner) || lineCanName(row.owner) ? [] : [row.owner])))];
+  if (unnameable.length === 0) return;
+  const error = netnsError(
+    ErrorCodes.ADDRSET_INVALID_OPTION,
+    `--live-file ${file} has one owner per line, and no line can name ${unnameable.map((owner) => JSON.stringify(owner)).join(', ')} (recorded in the table): gc would remove them; give the live owners as a JSON array of strings`,
   );
   throw Object.assign(error, { exitCode: EXIT_USAGE });
 }

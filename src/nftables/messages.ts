@@ -97,6 +97,15 @@ export function newTable({ family, table }: TableName, comment?: string): Netlin
   };
 }
 
+/**
+ * `add table`, changing nothing of a table that is there. nft sends flags 0
+ * with every `add table`, which wakes a dormant table (its chains start to
+ * filter): a table shared with someone else's chains must keep its flags.
+ */
+export function newTableKeepingFlags(table: TableName): NetlinkRequest {
+  return { ...newTable(table), attributes: [attr.string(NFTA_TABLE_NAME, table.table)] };
+}
+
 /** `delete table inet t`: the table and everything in it. */
 export function deleteTable({ family, table }: TableName): NetlinkRequest {
   return { type: nftType(NFT_MSG_DELTABLE), flags: 0, header: nfgenmsg(family), attributes: [attr.string(NFTA_TABLE_NAME, table)], what: `delete table ${familyText(family)} ${table}` };

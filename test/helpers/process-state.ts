@@ -37,13 +37,25 @@ export function openFdCount(): number {
 
 /** This process's open sockets (netlink, packet, TCP...): what a lab or a capture holds, unlike the pool's namespace descriptors, which grow with the pool. */
 export function socketCount(): number {
-  return readdirSync('/proc/self/fd').filter((fd) => {
+  return openSockets().size;
+}
+
+/**
+ * This process's open sockets by identity (`socket:[inode]`): which ones a
+ * piece of work opened and whether those are gone, whatever other work's
+ * sockets (freed in the background, say) do meanwhile, which a count cannot tell.
+ */
+export function openSockets(): Set<string> {
+  const links = new Set<string>();
+  for (const fd of readdirSync('/proc/self/fd')) {
     try {
-      return readlinkSync(`/proc/self/fd/${fd}`).startsWith('socket:');
+      const link = readlinkSync(`/proc/self/fd/${fd}`);
+      if (link.startsWith('socket:')) links.add(link);
     } catch {
-      return false; // closed while we looked
+      // closed while we looked
     }
-  }).length;
+  }
+  return links;
 }
 
 /** This process's descriptors whose link reads `target` (e.g. 'anon_inode:inotify'): a count that other work's closes cannot move. */

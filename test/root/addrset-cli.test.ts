@@ -124,6 +124,44 @@ describe.skipIf(!privileged)('netns addrset', () => {
     expect((await runCli('addrset', 'gc', ns, '--table', 'mangled', '--all')).code).toBe(0);
   });
 
+  // An owner too long for its record is recorded by its hash only and listed with no name: a live list
+  // naming none of the table's owners must still be caught, or gc removes every one of them.
+  it('gc refuses a live list that names none of the owners recorded only by hash, and keeps the one it names', async () => {
+    const long = `ns/${'a-long-namespace-name-'.repeat(5)}`;
+    const sets = await AddressSets.open({ netns: ns, table: 'hashed' });
+    const refs = await sets.ensure(long, ['10.4.0.1']);
+    await sets.close();
+    const typo = await runCli('addrset', 'gc', ns, '--table', 'hashed', '--live', 'ns/typo');
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/^netns: ERR_NETNS_ADDRSET_LIVE_REQUIRED: none of the 1 live owners given has sets in table hashed: gc would remove all 1 recorded owners/);
+    const named = await runCli('addrset', 'gc', ns, '--table', 'hashed', '--live', long, '--json');
+    expect(named.code).toBe(0);
+    expect(JSON.parse(named.stdout)).toMatchObject({ removed: [] });
+    const rows = JSON.parse((await runCli('addrset', 'list', ns, '--table', 'hashed', '--json')).stdout) as { name: string; elements: number }[];
+    expect(rows.map((row) => [row.name, row.elements])).toEqual([[refs.v4, 1], [refs.v6, 0]]);
+  });
+
+  // A line cannot name an owner that starts with #, has spaces around it or a line break: a file that
+  // seems to name one (a comment, trimmed, split) leaves it out of the live list, and gc removes its sets.
+  it('gc refuses a line-per-owner live file while the table records an owner no line can name, and takes the same list as JSON', async () => {
+    const owners = ['#frontend', ' padded ', 'two\nlines', 'plain'];
+    const sets = await AddressSets.open({ netns: ns, table: 'unsayable' });
+    for (const owner of owners) await sets.ensure(owner, ['10.5.0.1']);
+    await sets.close();
+    const lines = join(scratch, 'unsayable.txt');
+    writeFileSync(lines, `${owners.join('\n')}\n`);
+    const refused = await runCli('addrset', 'gc', ns, '--table', 'unsayable', '--live-file', lines);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^netns: ERR_NETNS_ADDRSET_INVALID_OPTION: .*no line can name .*"#frontend".*JSON array/);
+    const json = join(scratch, 'unsayable.json');
+    writeFileSync(json, JSON.stringify(owners));
+    const kept = await runCli('addrset', 'gc', ns, '--table', 'unsayable', '--live-file', json, '--json');
+    expect(kept.code).toBe(0);
+    expect(JSON.parse(kept.stdout)).toMatchObject({ removed: [] });
+    const rows = JSON.parse((await runCli('addrset', 'list', ns, '--table', 'unsayable', '--json')).stdout) as { owner: string }[];
+    expect(new Set(rows.map((row) => row.owner))).toEqual(new Set(owners));
+  });
+
   it('reports errors with codes', async () => {
     const missing = await runCli('addrset', 'list', 'no-such-namespace-here', '--table', 'policy');
     expect(missing.code).toBe(1);

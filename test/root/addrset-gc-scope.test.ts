@@ -130,6 +130,28 @@ describe.skipIf(!privileged)('gc on real nftables leaves alone what is not its t
       });
     });
 
+    // Every set this package ever made is an interval set with no other flag: one of another shape was made by someone else.
+    it(`(${backend} backend) an address set of another shape under a name of ours (no interval flag, or timeouts) is the user's: gc neither removes nor lists it`, async () => {
+      const ns = await namespaces.create();
+      await withSets(ns, backend, async (sets) => {
+        await sets.ensure('ns/live', []);
+        const plain = setName('as', 4, ownerHash('ns/plain'));
+        const timed = setName('as', 6, ownerHash('ns/timed'));
+        await nft(ns, [
+          `add set inet ${TABLE} ${plain} { type ipv4_addr; elements = { 10.9.0.1 } }`,
+          `add set inet ${TABLE} ${timed} { type ipv6_addr; flags interval,timeout; elements = { fd00::9 } }`,
+        ].join('\n'));
+        const theirs = (rows: { name: string }[]) => rows.map((row) => row.name).filter((name) => name === plain || name === timed);
+        expect(theirs(await sets.list())).toEqual([]);
+        for (const dryRun of [true, false]) {
+          const report = await sets.gc({ live: [], dryRun });
+          expect(theirs([...report.removed, ...report.kept]), `dryRun: ${dryRun}`).toEqual([]);
+        }
+        const left = await nftSets(ns);
+        expect([left.get(plain), left.get(timed)]).toEqual([['10.9.0.1'], ['fd00::9']]);
+      });
+    });
+
     it(`(${backend} backend) our record naming a set of another type is debris: gc removes the record and leaves the set`, async () => {
       const ns = await namespaces.create();
       await withSets(ns, backend, async (sets) => {

@@ -142,6 +142,21 @@ describe('address-set lifecycle (deterministic, in-memory backend)', () => {
     ]);
   });
 
+  // An owner too long for its record (over 92 bytes) is recorded by its hash only: named, it is found by that hash.
+  it('inspect() in a later process finds an owner recorded by hash only, with its state and addresses', async () => {
+    const [kept, deleted] = ['kept', 'deleted'].map((name) => `ns/${name}-${'x'.repeat(100)}`) as [string, string];
+    const { backend, clock, first } = await deletedInAFirstProcess(deleted, '10.4.0.2');
+    await first.sets.ensure(kept, ['10.4.0.1', 'fd00::1']);
+    backend.crashWriter();
+    const writer = await openSets(backend, clock);
+    const reader = await AddressSets.open({ netns: NetNS.current(), table: 'policy', backend, clock, readOnly: true });
+    for (const sets of [writer.sets, reader]) {
+      expect(await sets.inspect(kept)).toMatchObject({ owner: kept, state: 'orphan', v4: { elements: ['10.4.0.1'] }, v6: { elements: ['fd00::1'] } });
+      expect(await sets.inspect(deleted)).toMatchObject({ owner: deleted, state: 'pending', deadline: clock.now() + DELAY, v4: { elements: [] } });
+    }
+    await reader.close();
+  });
+
   it('batches many callers of one tick into one transaction, with results per caller', async () => {
     const { sets, backend } = await openSets();
     const owners = Array.from({ length: 100 }, (_, i) => `owner-${i}`);

@@ -94,6 +94,18 @@ describe('NftBackend (fake nft)', () => {
     expect(await backend.read({ elements: false, registry: 'as_owners' })).toMatchObject({ tableExists: false, sets: new Map() });
   });
 
+  // nft's `add table` resets the flags of a table that is there: a dormant one would wake, and its chains filter.
+  it('leaves `add table` out when the table is there, and names nft 1.0.6 cutting its JSON listing of a table with flags', async () => {
+    const { exec, calls } = fakeNft((call) => (call.input.includes('"list"') ? { stdout: LISTING } : {}));
+    const backend = await NftBackend.create(NetNS.current(), ref, exec);
+    await backend.apply([{ op: 'addTable' }, { op: 'addRegistry', name: 'as_owners' }], lock);
+    expect(calls.at(-1)!.input).toBe('add set inet t as_owners { type ifname; }\n');
+    const cut = fakeNft((call) => (call.input.includes('"list"') ? { stdout: '{"nftables": [{"table": {"family": "inet", "name": "t", "handle": 1, "flags": \n' } : {}));
+    const dormant = await NftBackend.create(NetNS.current(), ref, cut.exec);
+    await expect(dormant.apply([{ op: 'addTable' }], lock)).rejects.toMatchObject({ code: 'ERR_NETNS_NFT', message: expect.stringMatching(/a table with flags, such as a dormant one, badly/) });
+    expect(cut.calls.filter((call) => call.args[0] !== '--check' && call.input.includes('add table'))).toEqual([]); // only the probe's, which changes nothing
+  });
+
   it('says so when nft prints something that is not nft JSON', async () => {
     const { exec } = fakeNft((call) => (call.input.includes('"list"') ? { stdout: 'not json' } : {}));
     const backend = await NftBackend.create(NetNS.current(), ref, exec);
