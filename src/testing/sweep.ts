@@ -4,6 +4,7 @@
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { RunDirOption } from '../core/names.js';
 import { deleteNamespace, listNamespaces } from '../lifecycle.js';
+import { hostsFolders, removeHostsFolder } from './lab/hosts-file.js';
 import { fixtureRunDir } from './run-dir.js';
 
 export const DEFAULT_PREFIX = 'nsfix-';
@@ -24,9 +25,16 @@ export function creatorPid(name: string, prefix: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+/** Whether `name` was made under `prefix` by a process that is gone. */
+function crashedRun(name: string, prefix: string): boolean {
+  const pid = creatorPid(name, prefix);
+  return pid !== undefined && pid !== process.pid && !processAlive(pid);
+}
+
 /**
- * Deletes the namespaces createTestNetwork made under `prefix` (default
- * 'nsfix-') whose creating process is gone: what crashed test runs left.
+ * Deletes the namespaces createTestNetwork and createLab made under `prefix` (default
+ * 'nsfix-') whose creating process is gone, and the hosts folders of such a
+ * lab (/etc/netns/NAME): what crashed test runs left.
  * Namespaces of live processes, and names it did not make, are never touched.
  * `runDir` is the run directory the networks were made in (as given to
  * createTestNetwork or createLab; default /run/netns). Async; resolves with the
@@ -39,10 +47,11 @@ export async function sweep(prefix = DEFAULT_PREFIX, options?: RunDirOption): Pr
   const runDir = fixtureRunDir(options, 'sweep options');
   const removed: string[] = [];
   for (const { name } of listNamespaces({ runDir })) {
-    const pid = creatorPid(name, prefix);
-    if (pid === undefined || pid === process.pid || processAlive(pid)) continue;
+    if (!crashedRun(name, prefix)) continue;
     // one it may not delete (EACCES: a user namespace's root in the real root's /run/netns) is left, and not reported
     if (await deleteNamespace(name, { runDir }).then(() => true, () => false)) removed.push(name);
   }
+  // A lab's hosts folders (/etc/netns/NAME), found by themselves: a process killed between deleting a namespace and its folder leaves one alone.
+  for (const name of hostsFolders()) if (crashedRun(name, prefix)) removeHostsFolder(name);
   return removed;
 }

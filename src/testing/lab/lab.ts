@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { ErrorCodes, kindOf, netnsError, type NetnsError } from '../../core/errors.js';
 import { refuseUnknownKeys } from '../../core/known-keys.js';
-import { assertValidName, checkRunDir, mountableRunDir, type RunDirOption } from '../../core/names.js';
+import { assertValidName, checkRunDir, mountableRunDir, NETNS_RUN_DIR, type RunDirOption } from '../../core/names.js';
 import { ownOptions } from '../../core/own.js';
 import { MAX_TIMER_MS } from '../../core/timer-limit.js';
 import { openNetlink } from '../../netlink/index.js';
@@ -17,6 +17,7 @@ import { NetNS } from '../../netns.js';
 import { capturePackets, type PacketCapture } from '../capture.js';
 import { deleteNamespacesSync } from '../run-ip.js';
 import { buildLab, inNode, type LabNode } from './build.js';
+import { removeHostsFolder, writeHostsFiles } from './hosts-file.js';
 import { applyImpairment, clearImpairment, type LinkEnd } from './impair.js';
 import { connectivity, type ConnectivityMatrix } from './matrix.js';
 import { cutOff, reconnect, type LabPartition } from './partition.js';
@@ -36,6 +37,13 @@ export interface LabOptions extends RunDirOption {
   name?: string;
   /** Leave the lab in place when the process exits (default false: removed at exit, as createTestNetwork's). */
   keep?: boolean;
+  /**
+   * Write /etc/netns/<namespace name>/hosts naming every node's addresses, so
+   * that a command run in a node (lab.spawn, `netns lab exec`) reaches the
+   * others by name. Default: true where the namespaces are in /run/netns,
+   * the run directory `ip netns exec` pairs with /etc/netns.
+   */
+  hosts?: boolean;
 }
 
 /** An impairment in force, as lab.impairments() lists it. */
@@ -107,7 +115,10 @@ export class Lab implements AsyncDisposable {
   readonly #captures = new Set<PacketCapture>();
   /** The last change queued per link direction, link, or the partitions: changes of one thing run one after another. */
   readonly #queues = new Map<string, Promise<unknown>>();
-  readonly #onExit = (): void => deleteNamespacesSync(this.#identities(), this.runDir);
+  readonly #onExit = (): void => {
+    deleteNamespacesSync(this.#identities(), this.runDir);
+    this.#removeHostsFolders();
+  };
   #deleted = false;
 
   /** @internal Use createLab() or Lab.attach(). */
@@ -122,9 +133,10 @@ export class Lab implements AsyncDisposable {
     if (!keep) process.once('exit', this.#onExit);
   }
 
-  /** @internal Builds the plan; the caller deletes on failure. */
-  async build(): Promise<void> {
+  /** @internal Builds the plan, with every node's hosts file if asked; the caller deletes on failure. */
+  async build(hosts: boolean): Promise<void> {
     await buildLab(this.plan, this.#nodes, this.runDir);
+    if (hosts) await writeHostsFiles(this.plan, Object.values(this.names));
     for (const node of this.#nodes.values()) this.nodes[node.key] = node.ns!;
     for (const link of this.plan.links) {
       for (const [from, to] of [[link.a.node, link.b.node], [link.b.node, link.a.node]] as const) {
@@ -424,6 +436,11 @@ export class Lab implements AsyncDisposable {
     return [...this.#nodes.values()].flatMap((node) => (node.ns ? [node.ns] : []));
   }
 
+  /** The hosts folders of the namespaces this lab made (one of a name it found taken is not its own). */
+  #removeHostsFolders(): void {
+    for (const ns of this.#made()) removeHostsFolder(ns.name!);
+  }
+
   /** What the exit hook may delete: each name made, with the namespace it must still hold. */
   #identities(): { name: string; dev: number; inode: number }[] {
     return this.#made().map((ns) => ({ name: ns.name!, dev: ns.dev, inode: ns.inode }));
@@ -440,6 +457,7 @@ export class Lab implements AsyncDisposable {
     await Promise.all([...this.#captures].map((capture) => capture.stop().catch(() => {})));
     // ns.delete(), not the name's: a name that now holds another namespace (deleted and made again by someone else) is left alone.
     await Promise.all(this.#made().map((ns) => ns.delete().catch(() => {})));
+    this.#removeHostsFolders();
     this.close();
   }
 
@@ -495,15 +513,17 @@ function namesFor(plan: LabPlan, options: LabOptions): Record<string, string> {
 export async function createLab(spec: LabSpec, given?: LabOptions): Promise<Lab> {
   const plan = planLab(checkLabSpec(spec));
   const options = ownOptions(given);
-  refuseUnknownKeys(options, ['name', 'keep', 'runDir'], 'createLab options', invalid);
+  refuseUnknownKeys(options, ['name', 'keep', 'runDir', 'hosts'], 'createLab options', invalid);
   const runDir = mountableRunDir(checkRunDir(options.runDir));
-  if (options.keep !== undefined && typeof options.keep !== 'boolean') throw invalid(`createLab: keep must be a boolean, got ${typeof options.keep}`);
+  for (const flag of ['keep', 'hosts'] as const) {
+    if (options[flag] !== undefined && typeof options[flag] !== 'boolean') throw invalid(`createLab: ${flag} must be a boolean, got ${typeof options[flag]}`);
+  }
   if (options.name !== undefined && (typeof options.name !== 'string' || !LAB_KEY.test(options.name))) {
     throw invalid(`createLab: name must match ${LAB_KEY}, got ${JSON.stringify(options.name)}`);
   }
   const lab = new Lab(plan, namesFor(plan, options), options.keep === true, runDir);
   try {
-    await lab.build();
+    await lab.build(options.hosts ?? runDir === NETNS_RUN_DIR);
   } catch (error) {
     await lab.delete();
     throw error;

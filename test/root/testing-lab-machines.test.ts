@@ -1,0 +1,90 @@
+// Nodes that are machines: a command run in a node finds the other nodes by
+// name (/etc/netns/<name>/hosts, bound over /etc/hosts as ip netns exec does),
+// and those names go with the lab, even one whose process was SIGKILLed.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLab, sweep, type Lab } from '../../dist/testing.js';
+import { inUserNamespace, privileged } from '../helpers/privileges.js';
+
+const prefix = `nslabm${randomBytes(2).toString('hex')}-`;
+const mine = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith(prefix)) : []);
+const leftovers = (): string[] => mine('/run/netns');
+const hostsLeftovers = (): string[] => mine('/etc/netns');
+
+/** Two switched subnets joined by two routers over a third, with IPv6. */
+const routed = {
+  prefix,
+  hosts: { a: {}, b: {}, c: {} },
+  switches: { s1: {}, s2: {} },
+  routers: { r1: {}, r2: {} },
+  links: [['a', 's1'], ['b', 's1'], ['r1', 's1'], ['r1', 'r2'], ['r2', 's2'], ['c', 's2']] as [string, string][],
+};
+
+/** Every address of a node, as planned, without prefix length. */
+const addressesOf = (lab: Lab, node: string): string[] =>
+  lab.plan.links.flatMap((link) => [link.a, link.b]).filter((end) => end.node === node).flatMap((end) => end.addresses.map((cidr) => cidr.split('/')[0]!));
+
+// In a user namespace /etc is the real root's: no /etc/netns folder can be made there.
+describe.skipIf(!privileged || inUserNamespace)('a lab of machines', () => {
+  afterAll(() => {
+    for (const name of leftovers()) execFileSync('ip', ['netns', 'del', name]);
+    for (const name of hostsLeftovers()) rmSync(`/etc/netns/${name}`, { recursive: true, force: true });
+  });
+
+  it("names every node's addresses in every node's /etc/hosts, so a node pings another by name, IPv4 and IPv6; the names go with the lab", async () => {
+    const lab = await createLab(routed);
+    try {
+      const hosts = (await lab.execFile('a', 'cat', ['/etc/hosts'])).stdout;
+      expect(hosts).toMatch(/^127\.0\.0\.1\s+localhost$/m);
+      expect(addressesOf(lab, 'r1')).toHaveLength(4); // two links, IPv4 and IPv6 on each: a router is named by each
+      for (const node of ['a', 'b', 'c', 'r1', 'r2']) for (const address of addressesOf(lab, node)) expect(hosts).toContain(`${address}\t${node}\n`);
+      for (const family of ['-4', '-6']) expect((await lab.execFile('a', 'ping', [family, '-c', '1', '-W', '5', 'c'])).stdout).toContain('1 received');
+      expect((await lab.execFile('r2', 'cat', ['/etc/hosts'])).stdout).toBe(hosts);
+      expect(hostsLeftovers().sort()).toEqual(Object.values(lab.names).sort());
+    } finally {
+      await lab.delete();
+    }
+    expect(hostsLeftovers()).toEqual([]);
+  });
+
+  it('writes no names with { hosts: false }, refuses a bad value, and never writes into nor removes a /etc/netns folder it did not make', async () => {
+    await using plain = await createLab({ prefix, hosts: { a: {}, b: {} }, links: [['a', 'b']] }, { hosts: false });
+    expect(hostsLeftovers()).toEqual([]);
+    expect((await plain.execFile('a', 'cat', ['/etc/hosts'])).stdout).toBe(readFileSync('/etc/hosts', 'utf8'));
+    await expect(createLab({ prefix, hosts: { a: {} } }, { hosts: 'yes' as never })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+
+    const foreign = `/etc/netns/${prefix}taken.b`;
+    mkdirSync(foreign, { recursive: true });
+    writeFileSync(`${foreign}/hosts`, '10.70.9.9 users-own\n');
+    try {
+      const failed = createLab({ prefix, hosts: { a: {}, b: {}, c: {} }, links: [['a', 'b'], ['b', 'c']] }, { name: 'taken' });
+      await expect(failed).rejects.toMatchObject({ code: 'ERR_NETNS_FIXTURE', message: expect.stringContaining(`mkdir ${foreign} failed: it exists and is not this lab's`) });
+      expect(hostsLeftovers()).toEqual([`${prefix}taken.b`]);
+      expect(readFileSync(`${foreign}/hosts`, 'utf8')).toBe('10.70.9.9 users-own\n');
+      expect(leftovers().sort()).toEqual([plain.names.a, plain.names.b].sort());
+    } finally {
+      rmSync(foreign, { recursive: true, force: true });
+    }
+  });
+
+  it('sweep(prefix) removes the names of a lab whose process was SIGKILLed, with its namespaces', async () => {
+    const script = `
+      const { createLab } = await import(${JSON.stringify(new URL('../../dist/testing.js', import.meta.url).href)});
+      const lab = await createLab({ prefix: ${JSON.stringify(prefix)}, hosts: { a: {}, b: {} }, links: [['a', 'b']] });
+      console.log(JSON.stringify(Object.values(lab.names)));
+      setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const [line] = await once(createInterface({ input: child.stdout! }), 'line');
+    const names: string[] = JSON.parse(line);
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    expect(hostsLeftovers().sort()).toEqual(names.sort());
+    expect((await sweep(prefix)).sort()).toEqual(names.sort());
+    expect(hostsLeftovers()).toEqual([]);
+    expect(leftovers()).toEqual([]);
+  });
+});
