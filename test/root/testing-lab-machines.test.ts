@@ -51,6 +51,21 @@ describe.skipIf(!privileged || inUserNamespace)('a lab of machines', () => {
     expect(hostsLeftovers()).toEqual([]);
   });
 
+  it("sends a host's traffic for outside the lab to its router (a default route, IPv4 and IPv6), again after its link went down and up; a router has none", async () => {
+    await using lab = await createLab(routed, { hosts: false });
+    const routeTo = (node: string, address: string): string => execFileSync('ip', ['-n', lab.names[node]!, 'route', 'get', address], { encoding: 'utf8' });
+    const r2OnS2 = lab.plan.links.find((link) => link.a.node === 'r2' && link.b.node === 's2')!.a.addresses[1]!.split('/')[0];
+    const outside = () => {
+      expect(routeTo('a', '203.0.113.1')).toContain(`via ${lab.address('r1')} dev eth0`);
+      expect(routeTo('c', '2001:db8::1')).toContain(`via ${r2OnS2} dev eth0`);
+    };
+    outside();
+    await lab.linkDown('a', 's1');
+    await lab.linkUp('a', 's1');
+    outside();
+    expect(() => routeTo('r1', '203.0.113.1')).toThrow(/unreachable/);
+  });
+
   it('writes no names with { hosts: false }, refuses a bad value, and never writes into nor removes a /etc/netns folder it did not make', async () => {
     await using plain = await createLab({ prefix, hosts: { a: {}, b: {} }, links: [['a', 'b']] }, { hosts: false });
     expect(hostsLeftovers()).toEqual([]);
