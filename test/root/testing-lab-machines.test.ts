@@ -1,11 +1,14 @@
 // Nodes that are machines: a command run in a node finds the other nodes by
 // name (/etc/netns/<name>/hosts, bound over /etc/hosts as ip netns exec does),
-// and those names go with the lab, even one whose process was SIGKILLed.
+// and those names go with the lab, even one whose process was SIGKILLed; it
+// sees the node's name as hostname; a host has a default route.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { createInterface } from 'node:readline';
+import { text } from 'node:stream/consumers';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLab, sweep, type Lab } from '../../dist/testing.js';
 import { inUserNamespace, privileged } from '../helpers/privileges.js';
@@ -64,6 +67,23 @@ describe.skipIf(!privileged || inUserNamespace)('a lab of machines', () => {
     await lab.linkUp('a', 's1');
     outside();
     expect(() => routeTo('r1', '203.0.113.1')).toThrow(/unreachable/);
+  });
+
+  it("runs a node's commands under the node's name as hostname, in a UTS namespace that goes with them: the machine's stays", async () => {
+    await using lab = await createLab({ prefix, hosts: { a: {} }, routers: { r1: {} }, links: [['a', 'r1']], ipv6: false }, { hosts: false });
+    const machine = hostname();
+    expect((await lab.execFile('r1', 'hostname')).stdout).toBe('r1\n');
+    const child = lab.spawn('a', 'uname', ['-n'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const [output] = await Promise.all([text(child.stdout!), once(child, 'close')]);
+    expect(output).toBe('a\n');
+    expect((await lab.execFile('a', 'hostname', [], { hostname: 'web-1' })).stdout).toBe('web-1\n');
+    expect((await lab.execFile('a', 'hostname', [], { etc: false })).stdout).toBe(`${machine}\n`); // the network namespace alone
+    expect(hostname()).toBe(machine);
+    const longest = 'x'.repeat(64);
+    expect((await lab.nodes.a!.execFile('hostname', [], { hostname: longest })).stdout).toBe(`${longest}\n`);
+    for (const bad of ['x'.repeat(65), '', 'a\0b', 7]) {
+      await expect(lab.execFile('a', 'hostname', [], { hostname: bad as string }), JSON.stringify(bad)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: expect.stringMatching(/^hostname must be/) });
+    }
   });
 
   it('writes no names with { hosts: false }, refuses a bad value, and never writes into nor removes a /etc/netns folder it did not make', async () => {

@@ -200,16 +200,18 @@ export class Lab implements AsyncDisposable {
   /**
    * Starts a command in a node as `ip netns exec` does, returned at once: in a
    * mount namespace of its own where /sys shows the node's interfaces and each
-   * entry of /etc/netns/<its namespace name> is bound over /etc. `{ etc: false }`
-   * starts it in the network namespace only, as `nodes[node].spawn` does.
+   * entry of /etc/netns/<its namespace name> is bound over /etc (the lab's
+   * hosts file among them), with the node's key as its hostname unless
+   * `hostname` says otherwise. `{ etc: false }` starts it in the network
+   * namespace only, as `nodes[node].spawn` does.
    */
   spawn(node: string, command: string, args?: string[], options?: NetnsSpawnOptions): ChildProcess {
-    return this.#node(node).ns!.spawn(command, args, asIpNetnsExec(options));
+    return this.#node(node).ns!.spawn(command, args, asMachine(options, node));
   }
 
   /** As spawn, collecting the output as NetNS.execFile does. Async; an unknown node rejects with ERR_NETNS_INVALID_ARG. */
   async execFile(node: string, command: string, args?: string[], options?: ExecFileOptions): Promise<ExecFileResult> {
-    return this.#node(node).ns!.execFile(command, args, asIpNetnsExec(options));
+    return this.#node(node).ns!.execFile(command, args, asMachine(options, node));
   }
 
   /** A node's address (without prefix length): the first one of the family (default 4) on its first link. */
@@ -467,10 +469,14 @@ export class Lab implements AsyncDisposable {
   }
 }
 
-/** The options with `etc: true` unless they say otherwise; anything but an object is left for spawn to refuse. */
-function asIpNetnsExec<T extends { etc?: boolean }>(options: T | undefined): T {
-  if (options === undefined) return { etc: true } as T;
-  return typeof options === 'object' && options !== null && options.etc === undefined ? { ...options, etc: true } : options;
+/**
+ * The options with `etc: true` and the node's key as hostname unless they say
+ * otherwise (`etc: false`: neither); anything but an object is left for spawn to refuse.
+ */
+function asMachine<T extends { etc?: boolean; hostname?: string }>(options: T | undefined, node: string): T {
+  if (options === undefined) return { etc: true, hostname: node } as T;
+  if (typeof options !== 'object' || options === null || options.etc === false) return options;
+  return { hostname: node, ...options, etc: true };
 }
 
 async function ignoreExisting(done: Promise<unknown>): Promise<void> {
