@@ -6,7 +6,7 @@
 // is run by its own test, through CniHarness, as a runtime runs it.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -172,7 +172,9 @@ describe.skipIf(!privileged)('README examples, run as written', () => {
     expect(stdout).toContain('1 received');
     expect(stdout).toContain('dropped: 2 of 20 (10%)');
     expect(stdout).toContain('impair  c -> s2: rate 1mbit');
+    expect(stdout).toMatch(/^PING c\(c \(fd00:[\d:]+\)\)[^]*--- c ping statistics ---\n1 packets transmitted, 1 received/m); // by name (/etc/netns/NAME/hosts): IPv6 is ping's pick
     expect(NetNS.list().filter((entry) => entry.name.startsWith('nsdoc-demo.'))).toEqual([]);
+    expect(readdirSync('/etc/netns').filter((name) => name.startsWith('nsdoc-demo.'))).toEqual([]);
   });
 
   it('cli.sh: the netns command', async () => {
