@@ -2,7 +2,6 @@ cd "$(dirname "$0")"
 export NETNS_LAB_DIR="${TMPDIR:-/tmp}/netns-lab-doc-$$" # state files; default /run/netns-lab
 netns lab up lab.yaml                        # prints each node's namespace (nsdoc-demo.a, …)
 netns lab exec a -- ping -c 1 10.80.1.3      # the only lab up needs no --lab
-netns lab exec a -- ping -c 1 c              # by name: every node's /etc/hosts names them all
 netns lab impair c s2 --rate 1mbit           # what c sends to s2; --clear takes it off
 netns lab partition a c                      # prints the partition's id
 netns lab matrix | tail -1                   # dropped: 2 of 20 (10%)

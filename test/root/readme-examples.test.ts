@@ -172,9 +172,14 @@ describe.skipIf(!privileged)('README examples, run as written', () => {
     expect(stdout).toContain('1 received');
     expect(stdout).toContain('dropped: 2 of 20 (10%)');
     expect(stdout).toContain('impair  c -> s2: rate 1mbit');
-    expect(stdout).toMatch(/^PING c\(c \(fd00:[\d:]+\)\)[^]*--- c ping statistics ---\n1 packets transmitted, 1 received/m); // by name (/etc/netns/NAME/hosts): IPv6 is ping's pick
     expect(NetNS.list().filter((entry) => entry.name.startsWith('nsdoc-demo.'))).toEqual([]);
     expect(readdirSync('/etc/netns').filter((name) => name.startsWith('nsdoc-demo.'))).toEqual([]);
+  });
+
+  it('lab-machines.mjs: a node reaches another by name and is named as itself; the names go with the lab', async () => {
+    const { stdout, pid } = await example('lab-machines.mjs');
+    expect(stdout).toMatch(/^h1\nPING h3[^]*1 packets transmitted, 1 received/);
+    expect(readdirSync('/etc/netns').filter((name) => name.startsWith(`nsdoc-${pid}-`))).toEqual([]);
   });
 
   it('cli.sh: the netns command', async () => {

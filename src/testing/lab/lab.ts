@@ -40,8 +40,10 @@ export interface LabOptions extends RunDirOption {
   /**
    * Write /etc/netns/<namespace name>/hosts naming every node's addresses, so
    * that a command run in a node (lab.spawn, `netns lab exec`) reaches the
-   * others by name. Default: true where the namespaces are in /run/netns,
-   * the run directory `ip netns exec` pairs with /etc/netns.
+   * others by name. Default: where the namespaces are in /run/netns (the run
+   * directory `ip netns exec` pairs with /etc/netns) and /etc/netns may be
+   * written (not by a user namespace's root, as in `netns sandbox`). true: a
+   * refused write fails the build.
    */
   hosts?: boolean;
 }
@@ -133,10 +135,13 @@ export class Lab implements AsyncDisposable {
     if (!keep) process.once('exit', this.#onExit);
   }
 
-  /** @internal Builds the plan, with every node's hosts file if asked; the caller deletes on failure. */
-  async build(hosts: boolean): Promise<void> {
+  /**
+   * @internal Builds the plan, with every node's hosts file if asked; the caller deletes on failure.
+   * `'if-permitted'`: none where /etc/netns may not be written (a user namespace's root, as in `netns sandbox`).
+   */
+  async build(hosts: boolean | 'if-permitted'): Promise<void> {
     await buildLab(this.plan, this.#nodes, this.runDir);
-    if (hosts) await writeHostsFiles(this.plan, Object.values(this.names));
+    if (hosts !== false) await writeHostsFiles(this.plan, Object.values(this.names)).catch((error) => refusedIfPermitted(error, hosts));
     for (const node of this.#nodes.values()) this.nodes[node.key] = node.ns!;
     for (const link of this.plan.links) {
       for (const [from, to] of [[link.a.node, link.b.node], [link.b.node, link.a.node]] as const) {
@@ -479,6 +484,12 @@ function asMachine<T extends { etc?: boolean; hostname?: string }>(options: T | 
   return { hostname: node, ...options, etc: true };
 }
 
+/** A write of /etc/netns the kernel refused for want of permission is no failure when names were only wanted if permitted. */
+function refusedIfPermitted(error: NetnsError, hosts: true | 'if-permitted'): void {
+  const code = (error.cause as NodeJS.ErrnoException | undefined)?.code;
+  if (hosts === true || (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS')) throw error;
+}
+
 async function ignoreExisting(done: Promise<unknown>): Promise<void> {
   try {
     await done;
@@ -529,7 +540,7 @@ export async function createLab(spec: LabSpec, given?: LabOptions): Promise<Lab>
   }
   const lab = new Lab(plan, namesFor(plan, options), options.keep === true, runDir);
   try {
-    await lab.build(options.hosts ?? runDir === NETNS_RUN_DIR);
+    await lab.build(options.hosts ?? (runDir === NETNS_RUN_DIR ? 'if-permitted' : false));
   } catch (error) {
     await lab.delete();
     throw error;
