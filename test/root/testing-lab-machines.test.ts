@@ -2,17 +2,19 @@
 // name (/etc/netns/<name>/hosts, bound over /etc/hosts as ip netns exec does),
 // and those names go with the lab, even one whose process was SIGKILLed; it
 // sees the node's name as hostname; a host has a default route.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile as execFileCallback, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { createInterface } from 'node:readline';
 import { text } from 'node:stream/consumers';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLab, sweep, type Lab } from '../../dist/testing.js';
 import { inUserNamespace, privileged } from '../helpers/privileges.js';
 
+const execFile = promisify(execFileCallback);
 const prefix = `nslabm${randomBytes(2).toString('hex')}-`;
 const mine = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith(prefix)) : []);
 const leftovers = (): string[] => mine('/run/netns');
@@ -104,6 +106,18 @@ describe.skipIf(!privileged || inUserNamespace)('a lab of machines', () => {
     } finally {
       rmSync(foreign, { recursive: true, force: true });
     }
+  });
+
+  it('removes the names of a lab left to the exit hook, with its namespaces', async () => {
+    const script = `
+      const { createLab } = await import(${JSON.stringify(new URL('../../dist/testing.js', import.meta.url).href)});
+      const { readdirSync } = await import('node:fs');
+      const lab = await createLab({ prefix: ${JSON.stringify(prefix)}, hosts: { a: {}, b: {} }, links: [['a', 'b']] });
+      console.log(readdirSync('/etc/netns').filter((name) => name.startsWith(${JSON.stringify(prefix)})).length);`;
+    const { stdout } = await execFile(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(stdout).toBe('2\n'); // while it ran
+    expect(hostsLeftovers()).toEqual([]);
+    expect(leftovers()).toEqual([]);
   });
 
   it('sweep(prefix) removes the names of a lab whose process was SIGKILLed, with its namespaces', async () => {
