@@ -2,7 +2,10 @@
  * netns-exec: the small program NetNS.spawn runs. It inherits the namespace as
  * fd 3 and a close-on-exec status pipe as fd 4, switches, optionally sets up
  * what `ip netns exec` adds (a private mount namespace with the entries of
- * /etc/netns/NAME bound over /etc and /sys remounted), and execs the command. Failures are
+ * /etc/netns/NAME bound over /etc and /sys remounted), optionally a UTS
+ * namespace of the command's own with a hostname of its own (a lab's node
+ * named as the node: the namespace dies with the command and its children,
+ * so nothing is left to remove), and execs the command. Failures are
  * reported on the status pipe as "<stage> <errno>" so that the parent can turn
  * them into proper errors instead of guessing from an exit code. What is fatal
  * and what is only warned about follows iproute2 (lib/namespace.c).
@@ -10,8 +13,8 @@
  * Plain C, linked statically: it runs once per spawn, so its start-up cost is
  * on every child's critical path.
  *
- * usage: netns-exec ETC_NAME|- DEATH_SIGNAL PARENT_PID COMMAND [ARGS...]
- * (DEATH_SIGNAL 0: none)
+ * usage: netns-exec ETC_NAME|- HOSTNAME DEATH_SIGNAL PARENT_PID COMMAND [ARGS...]
+ * (HOSTNAME empty: the machine's; DEATH_SIGNAL 0: none)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -73,16 +76,23 @@ static void private_mounts(const char *name) {
   bind_etc(name);
 }
 
+/* The kernel refuses a name over HOST_NAME_MAX (64) with EINVAL; the caller checks it first to say so plainly. */
+static void own_hostname(const char *hostname) {
+  if (unshare(CLONE_NEWUTS) != 0) report("unshare-uts", errno);
+  if (sethostname(hostname, strlen(hostname)) != 0) report("sethostname", errno);
+}
+
 int main(int argc, char **argv) {
-  if (argc < 5) {
-    fprintf(stderr, "usage: netns-exec ETC_NAME|- DEATH_SIGNAL PARENT_PID COMMAND [ARGS...]\n");
+  if (argc < 6) {
+    fprintf(stderr, "usage: netns-exec ETC_NAME|- HOSTNAME DEATH_SIGNAL PARENT_PID COMMAND [ARGS...]\n");
     return 2;
   }
   status_open(STATUS_FD);
-  die_with_parent(atoi(argv[2]), (pid_t)atol(argv[3]));
+  die_with_parent(atoi(argv[3]), (pid_t)atol(argv[4]));
   if (setns(NAMESPACE_FD, CLONE_NEWNET) != 0) report("setns", errno);
   close(NAMESPACE_FD);
   if (strcmp(argv[1], "-") != 0) private_mounts(argv[1]);
-  execvp(argv[4], argv + 4);
+  if (argv[2][0] != '\0') own_hostname(argv[2]);
+  execvp(argv[5], argv + 5);
   report("exec", errno);
 }

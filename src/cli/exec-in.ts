@@ -30,13 +30,19 @@ export function forwardUntilExit(start: () => ChildProcess): Promise<Ended> {
   });
 }
 
+/** How the command is started: as `ip netns exec` (etc), under a hostname of its own. */
+export interface ChildSetting {
+  etc: boolean;
+  hostname?: string;
+}
+
 /** Runs the command in `ns` with the CLI's stdio; if the CLI is SIGKILLed the command is too. */
-export function runChild(ns: NetNS, command: string, args: string[], options: { etc: boolean }): Promise<Ended> {
-  return forwardUntilExit(() => ns.spawn(command, args, { stdio: 'inherit', etc: options.etc, parentDeathSignal: 'SIGKILL' }));
+export function runChild(ns: NetNS, command: string, args: string[], options: ChildSetting): Promise<Ended> {
+  return forwardUntilExit(() => ns.spawn(command, args, { stdio: 'inherit', ...options, parentDeathSignal: 'SIGKILL' }));
 }
 
 /** As runChild, then ends the process as the command ended. */
-export async function runForwarded(ns: NetNS, command: string, args: string[], options: { etc: boolean }): Promise<never> {
+export async function runForwarded(ns: NetNS, command: string, args: string[], options: ChildSetting): Promise<never> {
   const { code, signal } = await runChild(ns, command, args, options);
   return exitLikeChild(code, signal);
 }

@@ -125,8 +125,8 @@ async function exec(node: string, command: string[], options: { lab?: string }):
   // commander keeps the `--` that ends our options when options pass through.
   const [program, ...args] = command[0] === '--' ? command.slice(1) : command;
   if (program === undefined) throw usageError('lab exec needs a command after the node');
-  // etc: as `ip netns exec`, /sys shows the node's interfaces and /etc/netns/NAME is bound over /etc.
-  await runForwarded(NetNS.open(ns), program!, args, { etc: true });
+  // etc: as `ip netns exec`, /sys shows the node's interfaces and /etc/netns/NAME is bound over /etc; named as the node, as a machine.
+  await runForwarded(NetNS.open(ns), program!, args, { etc: true, hostname: node });
 }
 
 /** A whole number in [min, max] given on the command line, else a usage error. */

@@ -56,7 +56,7 @@ async function deleteIfThere(ns: string): Promise<void> {
   });
 }
 
-/** Deletes the lab's namespaces that are still the ones it made, then its state file; says what it left and why. */
+/** Deletes the lab's namespaces that are still the ones it made, with their hosts folders, then its state file; says what it left and why. */
 export async function down(name: string): Promise<void> {
   const said = await underLabLock(name, async () => {
     const lab = await inspectLab(name);
@@ -65,7 +65,12 @@ export async function down(name: string): Promise<void> {
       return [`lab ${name}: its state file was damaged (${lab.damaged}): removed it, deleted no namespace`];
     }
     const replaced = new Set([...replacedNamespaces(lab), ...olderThanUp(lab)]);
-    for (const ns of Object.values(lab.state.names)) if (!replaced.has(ns)) await deleteIfThere(ns);
+    const { removeHostsFolder } = await import('../testing/lab/hosts-file.js');
+    for (const ns of Object.values(lab.state.names)) {
+      if (replaced.has(ns)) continue;
+      await deleteIfThere(ns);
+      removeHostsFolder(ns); // its names (/etc/netns/NAME/hosts), if up wrote them
+    }
     removeLab(name);
     return [...replaced].map((ns) => `lab ${name}: left ${ns}: not the namespace the lab made (replaced since up, or there before it)`);
   });

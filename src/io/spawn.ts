@@ -4,7 +4,7 @@
 // the command.
 import type { ChildProcess, SpawnOptions, StdioOptions } from 'node:child_process';
 import { childProcess, net } from '../core/builtins.js';
-import { ErrorCodes, netnsError, systemError, type NetnsError } from '../core/errors.js';
+import { ErrorCodes, kindOf, netnsError, systemError, type NetnsError } from '../core/errors.js';
 import { execHelperPath, native } from '../core/native.js';
 import type { NsHandle } from '../core/handle.js';
 import { own } from '../core/own.js';
@@ -29,6 +29,12 @@ export interface NetnsSpawnOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' 
    * Needs a named namespace (/run/netns/NAME).
    */
   etc?: boolean;
+  /**
+   * The hostname the command sees (`hostname`, uname(2)): it runs in a UTS
+   * namespace of its own, which its children share and which goes with them;
+   * the machine's hostname is untouched. 1 to 64 bytes.
+   */
+  hostname?: string;
   /**
    * Sent to the command when the thread that spawned it exits, the process
    * dying by SIGKILL included (prctl PR_SET_PDEATHSIG), maybe more than once
@@ -78,8 +84,20 @@ function etcName(ns: NsHandle): string {
 
 function checkOptions(options: unknown): asserts options is NetnsSpawnOptions & { input?: unknown } {
   checkSpawnOptions(options);
-  const { etc } = options;
+  const { etc, hostname } = options;
   if (etc !== undefined && typeof etc !== 'boolean') throw netnsError(ErrorCodes.INVALID_ARG, `etc must be a boolean, got ${String(etc)}`);
+  if (hostname !== undefined) checkHostname(hostname);
+}
+
+/** The kernel's HOST_NAME_MAX: sethostname refuses a longer name. */
+const HOSTNAME_MAX_BYTES = 64;
+
+function checkHostname(hostname: unknown): void {
+  if (typeof hostname !== 'string') throw netnsError(ErrorCodes.INVALID_ARG, `hostname must be a string, got ${kindOf(hostname)}`);
+  const bytes = Buffer.byteLength(hostname);
+  if (bytes === 0 || bytes > HOSTNAME_MAX_BYTES || hostname.includes('\0')) {
+    throw netnsError(ErrorCodes.INVALID_ARG, `hostname must be 1 to ${HOSTNAME_MAX_BYTES} bytes without NUL (the kernel's limit), got ${bytes} bytes: ${JSON.stringify(hostname)}`);
+  }
 }
 
 function whileRunning(ns: NsHandle, command: string): string {
@@ -101,15 +119,16 @@ function spawnFailure({ stage, errno }: HelperReport, command: string, args: str
 export function spawnIn(ns: NsHandle, command: string, args: string[] = [], options: NetnsSpawnOptions = {}, inheritFds: number[] = []): ChildProcess {
   checkCommand(command, args);
   checkOptions(options);
-  const { etc, stdio, parentDeathSignal, ...rest } = own(options);
+  const { etc, hostname, stdio, parentDeathSignal, ...rest } = own(options);
   const triple = stdioTriple(stdio);
   const etcArg = etc ? etcName(ns) : '-';
+  const hostnameArg = hostname ?? ''; // empty: the machine's
   // libuv forks on this thread and process.pid is its process: what the helper compares getppid() with
   const guard = [String(deathSignalNumber(parentDeathSignal)), String(process.pid)];
   const nsFd = ns.acquire();
   let child: ChildProcess;
   try {
-    child = childProcess().spawn(execHelperPath(), [etcArg, ...guard, command, ...args], {
+    child = childProcess().spawn(execHelperPath(), [etcArg, hostnameArg, ...guard, command, ...args], {
       ...rest,
       stdio: [...triple, nsFd, 'pipe', ...inheritFds] as StdioOptions, // nsFd is fd 3, the status pipe fd 4
     });

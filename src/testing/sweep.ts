@@ -4,15 +4,23 @@
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { RunDirOption } from '../core/names.js';
 import { deleteNamespace, listNamespaces } from '../lifecycle.js';
+import { hostsFolders, removeHostsFolder } from './lab/hosts-file.js';
 import { ownerAlive, ownerOf } from './owner.js';
 import { fixtureRunDir } from './run-dir.js';
 
 export const DEFAULT_PREFIX = 'nsfix-';
 
+/** Whether `name` was made under `prefix` by an owner that is gone. */
+function crashedRun(name: string, prefix: string): boolean {
+  const owner = ownerOf(name, prefix);
+  return owner !== undefined && owner.pid !== process.pid && !ownerAlive(owner);
+}
+
 /**
  * Deletes the namespaces createTestNetwork and createLab made under `prefix`
- * (default 'nsfix-') whose owner is gone (killed, SIGKILL included): what
- * crashed test runs left. createLab runs it for its own prefix.
+ * (default 'nsfix-') whose owner is gone (killed, SIGKILL included), and the
+ * hosts folders of such a lab (/etc/netns/NAME): what crashed test runs left.
+ * createLab runs it for its own prefix.
  * Namespaces of live processes, and names it did not make, are never touched.
  * `runDir` is the run directory the networks were made in (as given to
  * createTestNetwork or createLab; default /run/netns). Async; resolves with the
@@ -25,10 +33,11 @@ export async function sweep(prefix = DEFAULT_PREFIX, options?: RunDirOption): Pr
   const runDir = fixtureRunDir(options, 'sweep options');
   const removed: string[] = [];
   for (const { name } of listNamespaces({ runDir })) {
-    const owner = ownerOf(name, prefix);
-    if (owner === undefined || owner.pid === process.pid || ownerAlive(owner)) continue;
+    if (!crashedRun(name, prefix)) continue;
     // one it may not delete (EACCES: a user namespace's root in the real root's /run/netns) is left, and not reported
     if (await deleteNamespace(name, { runDir }).then(() => true, () => false)) removed.push(name);
   }
+  // A lab's hosts folders (/etc/netns/NAME), found by themselves: a process killed between deleting a namespace and its folder leaves one alone.
+  for (const name of hostsFolders()) if (crashedRun(name, prefix)) removeHostsFolder(name);
   return removed;
 }

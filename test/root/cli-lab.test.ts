@@ -11,7 +11,9 @@ import { runCli } from '../helpers/cli.js';
 import { inUserNamespace, privileged } from '../helpers/privileges.js';
 
 const prefix = `nslabc${randomBytes(2).toString('hex')}-`;
-const leftovers = (): string[] => (existsSync('/run/netns') ? readdirSync('/run/netns').filter((name) => name.startsWith(prefix)) : []);
+const mine = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith(prefix)) : []);
+const leftovers = (): string[] => mine('/run/netns');
+const hostsLeftovers = (): string[] => mine('/etc/netns');
 const dir = mkdtempSync(join(tmpdir(), 'netns-lab-cli-'));
 
 const TOPOLOGY = `# two subnets and a router between them
@@ -33,6 +35,7 @@ describe.skipIf(!privileged)('netns lab', () => {
   });
   afterEach(() => {
     for (const name of leftovers()) execFileSync('ip', ['netns', 'del', name]);
+    for (const name of hostsLeftovers()) rmSync(`/etc/netns/${name}`, { recursive: true, force: true });
     rmSync(join(dir, 'state'), { recursive: true, force: true });
   });
   afterAll(() => {
@@ -119,6 +122,15 @@ describe.skipIf(!privileged)('netns lab', () => {
       rmSync(etcDir, { recursive: true, force: true });
     }
     expect(await runCli('lab', 'down', 'machines')).toMatchObject({ code: 0 });
+  });
+
+  it.skipIf(inUserNamespace)('lab exec runs a command as on a machine named as the node, which reaches the others by name; down removes the names', async () => {
+    await up('named');
+    const ran = await runCli('lab', 'exec', '--lab', 'named', 'a', '--', 'sh', '-c', 'hostname && ping -c 1 -W 5 c');
+    expect(ran).toMatchObject({ code: 0, stdout: expect.stringMatching(/^a\n[^]*1 received/) });
+    expect(hostsLeftovers().sort()).toEqual(['a', 'b', 'c', 's'].map((node) => `${prefix}named.${node}`));
+    expect(await runCli('lab', 'down', 'named')).toMatchObject({ code: 0 });
+    expect(hostsLeftovers()).toEqual([]);
   });
 
   it('down deletes only the namespaces the lab made, by their identity and their name', async () => {

@@ -6,7 +6,7 @@
 // is run by its own test, through CniHarness, as a runtime runs it.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -173,6 +173,13 @@ describe.skipIf(!privileged)('README examples, run as written', () => {
     expect(stdout).toContain('dropped: 2 of 20 (10%)');
     expect(stdout).toContain('impair  c -> s2: rate 1mbit');
     expect(NetNS.list().filter((entry) => entry.name.startsWith('nsdoc-demo.'))).toEqual([]);
+    expect(readdirSync('/etc/netns').filter((name) => name.startsWith('nsdoc-demo.'))).toEqual([]);
+  });
+
+  it('lab-machines.mjs: a node reaches another by name and is named as itself; the names go with the lab', async () => {
+    const { stdout, pid } = await example('lab-machines.mjs');
+    expect(stdout).toMatch(/^h1\nPING h3[^]*1 packets transmitted, 1 received/);
+    expect(readdirSync('/etc/netns').filter((name) => name.startsWith(`nsdoc-${pid}-`))).toEqual([]);
   });
 
   it('cli.sh: the netns command', async () => {

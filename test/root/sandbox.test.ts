@@ -130,6 +130,19 @@ describe.skipIf(!privileged)('netns sandbox: rootless namespaces, test networks 
     expect(labStateFiles()).toEqual(hostLabs);
   });
 
+  it("builds a lab without names where /etc/netns is the real root's, its nodes still named as hostnames; hosts: true says why it cannot", async () => {
+    const script = `
+      const { createLab } = await import(${JSON.stringify(new URL('../../dist/testing.js', import.meta.url).href)});
+      const spec = { prefix: 'nssbxlab-', hosts: { a: {}, b: {} }, links: [['a', 'b']] };
+      const lab = await createLab(spec);
+      console.log(JSON.stringify((await lab.execFile('a', 'hostname')).stdout));
+      await lab.delete();
+      await createLab(spec, { hosts: true }).then(() => console.log('built'), (error) => console.log(error.code, error.message));`;
+    const result = await run(sandboxArgv(process.execPath, '--input-type=module', '-e', script));
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^"a\\n"\nERR_NETNS_FIXTURE mkdir \/etc\/netns\S* failed: EACCES/);
+  });
+
   it('ends every process left in the sandbox when the command ends, and all of it when the CLI is SIGKILLed', async () => {
     const marker = `${1000 + (process.pid % 1000)}.${Date.now() % 100000}`;
     // the background sleep is running (as /proc shows it) before the command goes on

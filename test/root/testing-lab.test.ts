@@ -211,7 +211,8 @@ describe.skipIf(!privileged)('createLab', () => {
 
   // In a user namespace: /etc is the real root's, so /etc/netns/NAME cannot be made there.
   it.skipIf(inUserNamespace)("runs a command in a node as ip netns exec does: /sys shows the node's own interfaces and MAC, /etc/netns/NAME is bound over /etc", async () => {
-    await using lab = await createLab({ prefix, hosts: { a: {}, b: {} }, routers: { r1: {} }, links: [['a', 'r1'], ['r1', 'b']], ipv6: false });
+    // hosts: false: the folder is the test's own, as a user makes it for ip netns exec.
+    await using lab = await createLab({ prefix, hosts: { a: {}, b: {} }, routers: { r1: {} }, links: [['a', 'r1'], ['r1', 'b']], ipv6: false }, { hosts: false });
     const etcDir = `/etc/netns/${lab.names.r1}`;
     mkdirSync(etcDir, { recursive: true });
     writeFileSync(join(etcDir, 'hosts'), `${lab.address('b')} b\n`);

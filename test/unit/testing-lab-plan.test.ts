@@ -32,18 +32,24 @@ describe('a lab is planned before anything is made', () => {
     expect(endOf(p, 's1').map((e) => e.addresses)).toEqual([[], [], []]);
   });
 
-  it('routes every node to every subnet it can reach, through the first router on the way', () => {
+  it('routes every node to every subnet it can reach, through the first router on the way, and a host by default through its router', () => {
     const p = plan({ ...routed, ipv6: false });
     expect(p.routes.a).toEqual([
       { destination: '10.0.2.0/24', gateway: '10.0.1.3', device: 'eth0' },
       { destination: '10.0.3.0/24', gateway: '10.0.1.3', device: 'eth0' },
+      { destination: 'default', gateway: '10.0.1.3', device: 'eth0' },
     ]);
     expect(p.routes.r1).toEqual([{ destination: '10.0.3.0/24', gateway: '10.0.2.2', device: 'eth1' }]);
     expect(p.routes.c).toEqual([
       { destination: '10.0.1.0/24', gateway: '10.0.3.1', device: 'eth0' },
       { destination: '10.0.2.0/24', gateway: '10.0.3.1', device: 'eth0' },
+      { destination: 'default', gateway: '10.0.3.1', device: 'eth0' },
     ]);
     expect(p.routes.s1).toBeUndefined();
+    expect(plan(routed).routes.a!.filter((route) => route.destination === 'default')).toEqual([
+      { destination: 'default', gateway: '10.0.1.3', device: 'eth0' },
+      { destination: 'default', gateway: 'fd00:0:0:1::3', device: 'eth0' },
+    ]);
   });
 
   it('never routes through a host, even one with two links', () => {

@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { onExit } from 'signal-exit';
 import { ErrorCodes, kindOf, netnsError, type NetnsError } from '../../core/errors.js';
 import { refuseUnknownKeys } from '../../core/known-keys.js';
-import { assertValidName, checkRunDir, mountableRunDir, type RunDirOption } from '../../core/names.js';
+import { assertValidName, checkRunDir, mountableRunDir, NETNS_RUN_DIR, type RunDirOption } from '../../core/names.js';
 import { ownOptions } from '../../core/own.js';
 import { MAX_TIMER_MS } from '../../core/timer-limit.js';
 import { openNetlink } from '../../netlink/index.js';
@@ -20,6 +20,7 @@ import { ownerStem } from '../owner.js';
 import { sweep } from '../sweep.js';
 import { deleteNamespacesSync } from '../run-ip.js';
 import { buildLab, inNode, type LabNode } from './build.js';
+import { removeHostsFolder, writeHostsFiles } from './hosts-file.js';
 import { applyImpairment, clearImpairment, type LinkEnd } from './impair.js';
 import { connectivity, type ConnectivityMatrix } from './matrix.js';
 import { cutOff, reconnect, type LabPartition } from './partition.js';
@@ -48,6 +49,15 @@ export interface LabOptions extends RunDirOption {
    * effect with keep).
    */
   deleteOnSignal?: boolean;
+  /**
+   * Write /etc/netns/<namespace name>/hosts naming every node's addresses, so
+   * that a command run in a node (lab.spawn, `netns lab exec`) reaches the
+   * others by name. Default: where the namespaces are in /run/netns (the run
+   * directory `ip netns exec` pairs with /etc/netns) and /etc/netns may be
+   * written (not by a user namespace's root, as in `netns sandbox`). true: a
+   * refused write fails the build.
+   */
+  hosts?: boolean;
 }
 
 /** An impairment in force, as lab.impairments() lists it. */
@@ -119,7 +129,10 @@ export class Lab implements AsyncDisposable {
   readonly #captures = new Set<PacketCapture>();
   /** The last change queued per link direction, link, or the partitions: changes of one thing run one after another. */
   readonly #queues = new Map<string, Promise<unknown>>();
-  readonly #onExit = (): void => deleteNamespacesSync(this.#identities(), this.runDir);
+  readonly #onExit = (): void => {
+    deleteNamespacesSync(this.#identities(), this.runDir);
+    this.#removeHostsFolders();
+  };
   /** Takes the exit (and signal) hook off again. */
   #unhook = (): void => {};
   #deleted = false;
@@ -136,9 +149,13 @@ export class Lab implements AsyncDisposable {
     if (!keep) this.#unhook = deleteOnSignal ? onExit(this.#onExit) : exitOnly(this.#onExit);
   }
 
-  /** @internal Builds the plan; the caller deletes on failure. */
-  async build(): Promise<void> {
+  /**
+   * @internal Builds the plan, with every node's hosts file if asked; the caller deletes on failure.
+   * `'if-permitted'`: none where /etc/netns may not be written (a user namespace's root, as in `netns sandbox`).
+   */
+  async build(hosts: boolean | 'if-permitted'): Promise<void> {
     await buildLab(this.plan, this.#nodes, this.runDir);
+    if (hosts !== false) await writeHostsFiles(this.plan, Object.values(this.names)).catch((error) => refusedIfPermitted(error, hosts));
     for (const node of this.#nodes.values()) this.nodes[node.key] = node.ns!;
     for (const link of this.plan.links) {
       for (const [from, to] of [[link.a.node, link.b.node], [link.b.node, link.a.node]] as const) {
@@ -202,16 +219,18 @@ export class Lab implements AsyncDisposable {
   /**
    * Starts a command in a node as `ip netns exec` does, returned at once: in a
    * mount namespace of its own where /sys shows the node's interfaces and each
-   * entry of /etc/netns/<its namespace name> is bound over /etc. `{ etc: false }`
-   * starts it in the network namespace only, as `nodes[node].spawn` does.
+   * entry of /etc/netns/<its namespace name> is bound over /etc (the lab's
+   * hosts file among them), with the node's key as its hostname unless
+   * `hostname` says otherwise. `{ etc: false }` starts it in the network
+   * namespace only, as `nodes[node].spawn` does.
    */
   spawn(node: string, command: string, args?: string[], options?: NetnsSpawnOptions): ChildProcess {
-    return this.#node(node).ns!.spawn(command, args, asIpNetnsExec(options));
+    return this.#node(node).ns!.spawn(command, args, asMachine(options, node));
   }
 
   /** As spawn, collecting the output as NetNS.execFile does. Async; an unknown node rejects with ERR_NETNS_INVALID_ARG. */
   async execFile(node: string, command: string, args?: string[], options?: ExecFileOptions): Promise<ExecFileResult> {
-    return this.#node(node).ns!.execFile(command, args, asIpNetnsExec(options));
+    return this.#node(node).ns!.execFile(command, args, asMachine(options, node));
   }
 
   /** A node's address (without prefix length): the first one of the family (default 4) on its first link. */
@@ -438,6 +457,11 @@ export class Lab implements AsyncDisposable {
     return [...this.#nodes.values()].flatMap((node) => (node.ns ? [node.ns] : []));
   }
 
+  /** The hosts folders of the namespaces this lab made (one of a name it found taken is not its own). */
+  #removeHostsFolders(): void {
+    for (const ns of this.#made()) removeHostsFolder(ns.name!);
+  }
+
   /** What the exit hook may delete: each name made, with the namespace it must still hold. */
   #identities(): { name: string; dev: number; inode: number }[] {
     return this.#made().map((ns) => ({ name: ns.name!, dev: ns.dev, inode: ns.inode }));
@@ -454,6 +478,7 @@ export class Lab implements AsyncDisposable {
     await Promise.all([...this.#captures].map((capture) => capture.stop().catch(() => {})));
     // ns.delete(), not the name's: a name that now holds another namespace (deleted and made again by someone else) is left alone.
     await Promise.all(this.#made().map((ns) => ns.delete().catch(() => {})));
+    this.#removeHostsFolders();
     this.close();
   }
 
@@ -463,10 +488,20 @@ export class Lab implements AsyncDisposable {
   }
 }
 
-/** The options with `etc: true` unless they say otherwise; anything but an object is left for spawn to refuse. */
-function asIpNetnsExec<T extends { etc?: boolean }>(options: T | undefined): T {
-  if (options === undefined) return { etc: true } as T;
-  return typeof options === 'object' && options !== null && options.etc === undefined ? { ...options, etc: true } : options;
+/**
+ * The options with `etc: true` and the node's key as hostname unless they say
+ * otherwise (`etc: false`: neither); anything but an object is left for spawn to refuse.
+ */
+function asMachine<T extends { etc?: boolean; hostname?: string }>(options: T | undefined, node: string): T {
+  if (options === undefined) return { etc: true, hostname: node } as T;
+  if (typeof options !== 'object' || options === null || options.etc === false) return options;
+  return { hostname: node, ...options, etc: true };
+}
+
+/** A write of /etc/netns the kernel refused for want of permission is no failure when names were only wanted if permitted. */
+function refusedIfPermitted(error: NetnsError, hosts: true | 'if-permitted'): void {
+  const code = (error.cause as NodeJS.ErrnoException | undefined)?.code;
+  if (hosts === true || (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS')) throw error;
 }
 
 /** Runs `hook` at process exit only; returns what takes it off. */
@@ -517,9 +552,9 @@ function namesFor(plan: LabPlan, options: LabOptions): Record<string, string> {
 export async function createLab(spec: LabSpec, given?: LabOptions): Promise<Lab> {
   const plan = planLab(checkLabSpec(spec));
   const options = ownOptions(given);
-  refuseUnknownKeys(options, ['name', 'keep', 'runDir', 'deleteOnSignal'], 'createLab options', invalid);
+  refuseUnknownKeys(options, ['name', 'keep', 'runDir', 'deleteOnSignal', 'hosts'], 'createLab options', invalid);
   const runDir = mountableRunDir(checkRunDir(options.runDir));
-  for (const flag of ['keep', 'deleteOnSignal'] as const) {
+  for (const flag of ['keep', 'deleteOnSignal', 'hosts'] as const) {
     if (options[flag] !== undefined && typeof options[flag] !== 'boolean') throw invalid(`createLab: ${flag} must be a boolean, got ${typeof options[flag]}`);
   }
   if (options.name !== undefined && (typeof options.name !== 'string' || !LAB_KEY.test(options.name))) {
@@ -529,7 +564,7 @@ export async function createLab(spec: LabSpec, given?: LabOptions): Promise<Lab>
   await sweep(plan.prefix, { runDir });
   const lab = new Lab(plan, namesFor(plan, options), options.keep === true, runDir, options.deleteOnSignal !== false);
   try {
-    await lab.build();
+    await lab.build(options.hosts ?? (runDir === NETNS_RUN_DIR ? 'if-permitted' : false));
   } catch (error) {
     await lab.delete();
     throw error;

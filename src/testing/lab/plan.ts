@@ -39,9 +39,9 @@ export interface Segment {
   switches: string[];
 }
 
-/** A route a node gets: a subnet it is not on, through the first router on the way. */
+/** A route a node gets: a subnet it is not on (or, on a host, the default), through the first router on the way. */
 export interface PlannedRoute {
-  /** The subnet reached. */
+  /** The subnet reached, or "default". */
   destination: string;
   /** The first router's address on the node's own segment. */
   gateway: string;
@@ -322,8 +322,21 @@ function planRoutes(plan: Omit<LabPlan, 'routes'>): Record<string, PlannedRoute[
         if (destination !== undefined && gateway !== undefined) routes[key].push({ destination, gateway, device: hop.out.iface });
       }
     }
+    if (kind === 'host') routes[key].push(...defaultRoutes(routes[key]));
   }
   return routes;
+}
+
+/**
+ * A host's default routes, one per family, through the router of its first
+ * route of that family: the way to an address outside the lab, as a machine
+ * has. A router gets none: two routers defaulting to each other would loop.
+ */
+function defaultRoutes(routes: PlannedRoute[]): PlannedRoute[] {
+  return [false, true].flatMap((ipv6) => {
+    const first = routes.find((route) => route.gateway.includes(':') === ipv6);
+    return first ? [{ destination: 'default', gateway: first.gateway, device: first.device }] : [];
+  });
 }
 
 /** The plan of a checked spec; ERR_NETNS_INVALID_ARG for overlapping subnets, duplicate or misplaced addresses. */

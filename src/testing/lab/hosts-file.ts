@@ -1,0 +1,78 @@
+// Names in a lab, the `ip netns exec` way: the lab writes /etc/netns/<node's
+// namespace name>/hosts for every node, which the exec helper binds over
+// /etc/hosts for a command run in that node (lab exec, lab.spawn), so
+// `ping h3` resolves. A folder is removed only when its hosts file carries
+// the lab's first line: a /etc/netns folder the lab did not make is never touched.
+import { readdirSync, readFileSync, rmdirSync, unlinkSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { ErrorCodes, netnsError } from '../../core/errors.js';
+import type { LabPlan } from './plan.js';
+
+/** Where `ip netns exec` looks for a namespace's own /etc files. */
+export const ETC_NETNS = '/etc/netns';
+
+/** The first line of every hosts file a lab writes: what marks its folder as the lab's to remove. */
+const MARK = '# written by a netns lab; removed with the lab';
+
+const LOCALHOST = ['127.0.0.1\tlocalhost', '::1\tlocalhost ip6-localhost ip6-loopback'];
+
+/** One hosts file for every node: each host's and router's addresses, by node key, in plan order. */
+export function hostsFileText(plan: LabPlan): string {
+  const lines = [MARK, ...LOCALHOST];
+  const ends = plan.links.flatMap((link) => [link.a, link.b]);
+  for (const { key, kind } of plan.nodes) {
+    if (kind === 'switch') continue; // a switch has no address
+    for (const end of ends) if (end.node === key) for (const cidr of end.addresses) lines.push(`${cidr.split('/')[0]}\t${key}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Makes /etc/netns/NAME/hosts for each name. A folder already there is not
+ * the lab's, and is refused rather than written into; a refused write says
+ * how to build without names.
+ */
+export async function writeHostsFiles(plan: LabPlan, names: string[]): Promise<void> {
+  const text = hostsFileText(plan);
+  const fail = (what: string, error: NodeJS.ErrnoException): never => {
+    const hint = error.code === 'EEXIST' ? "it exists and is not this lab's: remove it" : (error.code ?? error.message);
+    throw netnsError(ErrorCodes.FIXTURE, `${what} failed: ${hint} (or pass createLab { hosts: false })`, { cause: error });
+  };
+  await mkdir(ETC_NETNS, { recursive: true }).catch((error) => fail(`mkdir ${ETC_NETNS}`, error));
+  // Settled, all of them: a folder still being written when another fails would escape the caller's cleanup.
+  const written = await Promise.allSettled(
+    names.map(async (name) => {
+      const dir = `${ETC_NETNS}/${name}`;
+      await mkdir(dir).catch((error) => fail(`mkdir ${dir}`, error));
+      await writeFile(`${dir}/hosts`, text).catch((error) => fail(`write ${dir}/hosts`, error));
+    }),
+  );
+  const failed = written.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/**
+ * Removes /etc/netns/NAME if the lab made it: its hosts file, then the
+ * folder unless someone put more in it. Synchronous (it runs at process
+ * exit too); never throws: what cannot be removed is left.
+ */
+export function removeHostsFolder(name: string): void {
+  const dir = `${ETC_NETNS}/${name}`;
+  try {
+    if (!readFileSync(`${dir}/hosts`, 'utf8').startsWith(`${MARK}\n`)) return;
+    unlinkSync(`${dir}/hosts`);
+    rmdirSync(dir);
+  } catch {
+    // gone already, not ours, or no longer empty: left as it is
+  }
+}
+
+/** The folders of /etc/netns (none when it is missing or unreadable). */
+export function hostsFolders(): string[] {
+  try {
+    return readdirSync(ETC_NETNS);
+  } catch {
+    return [];
+  }
+}
+
