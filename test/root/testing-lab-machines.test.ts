@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLab, sweep, type Lab } from '../../dist/testing.js';
 import { inUserNamespace, privileged } from '../helpers/privileges.js';
+import { routedLab } from '../helpers/lab-specs.js';
 
 const execFile = promisify(execFileCallback);
 const prefix = `nslabm${randomBytes(2).toString('hex')}-`;
@@ -20,14 +21,7 @@ const mine = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).filt
 const leftovers = (): string[] => mine('/run/netns');
 const hostsLeftovers = (): string[] => mine('/etc/netns');
 
-/** Two switched subnets joined by two routers over a third, with IPv6. */
-const routed = {
-  prefix,
-  hosts: { a: {}, b: {}, c: {} },
-  switches: { s1: {}, s2: {} },
-  routers: { r1: {}, r2: {} },
-  links: [['a', 's1'], ['b', 's1'], ['r1', 's1'], ['r1', 'r2'], ['r2', 's2'], ['c', 's2']] as [string, string][],
-};
+const routed = routedLab(prefix);
 
 /** Every address of a node, as planned, without prefix length. */
 const addressesOf = (lab: Lab, node: string): string[] =>

@@ -15,6 +15,7 @@ import { NetNS } from '../../dist/index.js';
 import { inUserNamespace, privileged } from '../helpers/privileges.js';
 import { fdCountOf, socketCount } from '../helpers/process-state.js';
 import { tcpdumpLines } from '../helpers/tcpdump-read.js';
+import { routedLab } from '../helpers/lab-specs.js';
 
 const prefix = `nslabt${randomBytes(2).toString('hex')}-`;
 // Pairs cut by a partition or a link down fail at once (EPERM, no route); a long timeout only keeps a busy
@@ -23,14 +24,7 @@ const SLOW = 10_000;
 const leftovers = (): string[] => (existsSync('/run/netns') ? readdirSync('/run/netns').filter((name) => name.startsWith(prefix)) : []);
 const inNs = (lab: Lab, node: string, ...command: string[]): string => execFileSync('ip', ['netns', 'exec', lab.names[node]!, ...command], { encoding: 'utf8' });
 
-/** The README's lab: two switched subnets joined by two routers over a third. */
-const routed = {
-  prefix,
-  hosts: { a: {}, b: {}, c: {} },
-  switches: { s1: {}, s2: {} },
-  routers: { r1: {}, r2: {} },
-  links: [['a', 's1'], ['b', 's1'], ['r1', 's1'], ['r1', 'r2'], ['r2', 's2'], ['c', 's2']] as [string, string][],
-};
+const routed = routedLab(prefix);
 
 /**
  * Sends `count` datagrams a→b under `impairment` of `direction` (a→b unless
