@@ -6,17 +6,24 @@
 // labs outlive `netns lab up`).
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ErrorCodes, kindOf, netnsError, type NetnsError } from '../../core/errors.js';
 import { refuseUnknownKeys } from '../../core/known-keys.js';
 import { assertValidName, checkRunDir, mountableRunDir, type RunDirOption } from '../../core/names.js';
 import { ownOptions } from '../../core/own.js';
 import { MAX_TIMER_MS } from '../../core/timer-limit.js';
-import { openNetlink } from '../../netlink/index.js';
+import { openNetlink, type Route } from '../../netlink/index.js';
 import type { ExecFileOptions, ExecFileResult, NetnsSpawnOptions } from '../../io/spawn.js';
 import { NetNS } from '../../netns.js';
 import { capturePackets, type PacketCapture } from '../capture.js';
 import { deleteNamespacesSync } from '../run-ip.js';
 import { buildLab, inNode, type LabNode } from './build.js';
+import { describeMissing, pollUntil, routeProblems, type WaitOptions } from './converge.js';
+import { frrAccount, FrrRouter, type FrrAccount } from './frr.js';
+import { frrFiles, type CheckedFrrSpec } from './frr-config.js';
 import { applyImpairment, clearImpairment, type LinkEnd } from './impair.js';
 import { connectivity, type ConnectivityMatrix } from './matrix.js';
 import { cutOff, reconnect, type LabPartition } from './partition.js';
@@ -107,7 +114,16 @@ export class Lab implements AsyncDisposable {
   readonly #captures = new Set<PacketCapture>();
   /** The last change queued per link direction, link, or the partitions: changes of one thing run one after another. */
   readonly #queues = new Map<string, Promise<unknown>>();
-  readonly #onExit = (): void => deleteNamespacesSync(this.#identities(), this.runDir);
+  /** The routers running FRR, and the directory of their daemons' files (absent: none runs it). */
+  readonly #frr = new Map<string, FrrRouter>();
+  #frrDir: string | undefined;
+  /** Each FRR router's daemon logs, kept by delete() when it removes their directory. */
+  readonly #keptLogs = new Map<string, Record<string, string>>();
+  readonly #onExit = (): void => {
+    for (const router of this.#frr.values()) router.killNow();
+    if (this.#frrDir) rmSync(this.#frrDir, { recursive: true, force: true });
+    deleteNamespacesSync(this.#identities(), this.runDir);
+  };
   #deleted = false;
 
   /** @internal Use createLab() or Lab.attach(). */
@@ -122,8 +138,8 @@ export class Lab implements AsyncDisposable {
     if (!keep) process.once('exit', this.#onExit);
   }
 
-  /** @internal Builds the plan; the caller deletes on failure. */
-  async build(): Promise<void> {
+  /** @internal Builds the plan, then starts FRR where asked; the caller deletes on failure. */
+  async build(frr: Map<string, CheckedFrrSpec> = new Map(), account?: FrrAccount): Promise<void> {
     await buildLab(this.plan, this.#nodes, this.runDir);
     for (const node of this.#nodes.values()) this.nodes[node.key] = node.ns!;
     for (const link of this.plan.links) {
@@ -132,6 +148,80 @@ export class Lab implements AsyncDisposable {
         if (Object.hasOwn(link.impair, from)) await this.impair(from, to, link.impair[from]!);
       }
     }
+    if (frr.size > 0) await this.#startFrr(frr, account!);
+  }
+
+  /** Starts every FRR router's daemons, each router in a directory of its own in one of the lab's (frr's: the daemons run as frr). */
+  async #startFrr(frr: Map<string, CheckedFrrSpec>, account: FrrAccount): Promise<void> {
+    this.#frrDir = await mkdtemp(join(tmpdir(), 'netns-frr-'));
+    await chown(this.#frrDir, account.uid, account.gid);
+    for (const key of frr.keys()) this.#frr.set(key, new FrrRouter(this.#node(key), join(this.#frrDir, key)));
+    await Promise.all([...frr].map(([key, spec]) => this.#frr.get(key)!.start(frrFiles(key, spec, this.plan), account)));
+  }
+
+  #frrRouter(node: string): FrrRouter {
+    this.#node(node);
+    const router = this.#frr.get(node);
+    if (!router) throw invalid(`node ${node} runs no FRR (routers that do: ${[...this.#frr.keys()].join(', ') || 'none'})`);
+    return router;
+  }
+
+  /**
+   * The logs of an FRR router's daemons, by daemon ({ zebra, ospfd }): what
+   * a failing test prints. Async; still there after delete(), which keeps
+   * them as it removes their directory.
+   */
+  async daemonLogs(node: string): Promise<Record<string, string>> {
+    const router = this.#frrRouter(node);
+    return this.#keptLogs.get(node) ?? router.logs();
+  }
+
+  /** The process ids of an FRR router's daemons, by daemon. */
+  daemonPids(node: string): Record<string, number> {
+    return this.#frrRouter(node).pids();
+  }
+
+  /** The directory of an FRR router's daemons: configuration, logs, vty sockets (`vtysh --vty_socket DIR -c 'show ip ospf neighbor'`). */
+  daemonDir(node: string): string {
+    return this.#frrRouter(node).dir;
+  }
+
+  /**
+   * Resolves with the first truthy value of `check` (sync or async), tried
+   * every `intervalMs` (default 50) until `timeoutMs` (default 30,000);
+   * rejects with ETIMEDOUT, or with what `check` throws.
+   */
+  async waitFor<T>(check: () => T | Promise<T>, options?: WaitOptions): Promise<T> {
+    return pollUntil(check, options, 'lab.waitFor', () => 'the check never held');
+  }
+
+  /**
+   * Resolves when the kernel's IPv4 routes of every FRR router reach every
+   * subnet the FRR routers are on (less those of links down) along a shortest
+   * way, in routers crossed; rejects with ETIMEDOUT naming which router lacks
+   * which prefix, ERR_NETNS_INVALID_ARG in a lab without FRR. (A configuration
+   * given as is with costs of its own: use waitFor.)
+   */
+  async waitConverged(options?: WaitOptions): Promise<void> {
+    if (this.#frr.size === 0) throw invalid('waitConverged: no router of this lab runs FRR');
+    let missing = new Map<string, string[]>();
+    const converged = async (): Promise<boolean> => {
+      missing = await this.#routeProblems();
+      return describeMissing(missing) === '';
+    };
+    await pollUntil(converged, options, 'lab.waitConverged', () => describeMissing(missing));
+  }
+
+  /** Each FRR router's problems (see routeProblems). */
+  async #routeProblems(): Promise<Map<string, string[]>> {
+    const problems = new Map<string, string[]>();
+    const frrRouters = new Set(this.#frr.keys());
+    for (const key of frrRouters) {
+      const routes = await inNode(this.#node(key), (nl) => nl.routes.list({ family: 4 }));
+      const seen = routes.map((route) => ({ destination: route.destination, gateways: gatewaysOf(route) }));
+      problems.set(key, routeProblems(this.plan, frrRouters, this.#down, key, seen));
+    }
+    return problems;
   }
 
   /**
@@ -438,9 +528,17 @@ export class Lab implements AsyncDisposable {
     if (this.#deleted) return;
     this.#deleted = true;
     await Promise.all([...this.#captures].map((capture) => capture.stop().catch(() => {})));
+    await this.#stopFrr();
     // ns.delete(), not the name's: a name that now holds another namespace (deleted and made again by someone else) is left alone.
     await Promise.all(this.#made().map((ns) => ns.delete().catch(() => {})));
     this.close();
+  }
+
+  /** Stops every FRR daemon (awaited), keeps their logs and removes their directory. */
+  async #stopFrr(): Promise<void> {
+    await Promise.all([...this.#frr.values()].map((router) => router.stop()));
+    for (const [key, router] of this.#frr) this.#keptLogs.set(key, await router.logs());
+    if (this.#frrDir) await rm(this.#frrDir, { recursive: true, force: true });
   }
 
   /** delete(), for `await using`. */
@@ -453,6 +551,12 @@ export class Lab implements AsyncDisposable {
 function asIpNetnsExec<T extends { etc?: boolean }>(options: T | undefined): T {
   if (options === undefined) return { etc: true } as T;
   return typeof options === 'object' && options !== null && options.etc === undefined ? { ...options, etc: true } : options;
+}
+
+/** A route's next hops' addresses, of one or many. */
+function gatewaysOf(route: Route): string[] {
+  if (route.multipath) return route.multipath.flatMap((hop) => (hop.gateway ? [hop.gateway] : []));
+  return route.gateway ? [route.gateway] : [];
 }
 
 async function ignoreExisting(done: Promise<unknown>): Promise<void> {
@@ -493,7 +597,8 @@ function namesFor(plan: LabPlan, options: LabOptions): Record<string, string> {
  * ERR_NETNS_FIXTURE naming the namespace and the step in `ip` terms.
  */
 export async function createLab(spec: LabSpec, given?: LabOptions): Promise<Lab> {
-  const plan = planLab(checkLabSpec(spec));
+  const checked = checkLabSpec(spec);
+  const plan = planLab(checked);
   const options = ownOptions(given);
   refuseUnknownKeys(options, ['name', 'keep', 'runDir'], 'createLab options', invalid);
   const runDir = mountableRunDir(checkRunDir(options.runDir));
@@ -501,9 +606,11 @@ export async function createLab(spec: LabSpec, given?: LabOptions): Promise<Lab>
   if (options.name !== undefined && (typeof options.name !== 'string' || !LAB_KEY.test(options.name))) {
     throw invalid(`createLab: name must match ${LAB_KEY}, got ${JSON.stringify(options.name)}`);
   }
+  if (checked.frr.size > 0 && options.keep === true) throw invalid('createLab: FRR daemons are children of this process, so a lab with FRR routers cannot be kept');
+  const account = checked.frr.size > 0 ? frrAccount() : undefined;
   const lab = new Lab(plan, namesFor(plan, options), options.keep === true, runDir);
   try {
-    await lab.build();
+    await lab.build(checked.frr, account);
   } catch (error) {
     await lab.delete();
     throw error;
