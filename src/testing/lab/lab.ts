@@ -156,7 +156,10 @@ export class Lab implements AsyncDisposable {
     this.#frrDir = await mkdtemp(join(tmpdir(), 'netns-frr-'));
     await chown(this.#frrDir, account.uid, account.gid);
     for (const key of frr.keys()) this.#frr.set(key, new FrrRouter(this.#node(key), join(this.#frrDir, key)));
-    await Promise.all([...frr].map(([key, spec]) => this.#frr.get(key)!.start(frrFiles(key, spec, this.plan), account)));
+    // Every start settled before a failure is thrown: delete() must not stop a router whose daemons are still starting.
+    const started = await Promise.allSettled([...frr].map(([key, spec]) => this.#frr.get(key)!.start(frrFiles(key, spec, this.plan), account)));
+    const failed = started.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   #frrRouter(node: string): FrrRouter {
