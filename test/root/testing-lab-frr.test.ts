@@ -2,9 +2,10 @@
 // taken down reroutes through the third router, and delete() leaves no
 // daemon, directory or namespace; a lab that cannot converge says which
 // router lacks which prefix.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createLab, type Lab } from '../../dist/testing.js';
 import { inUserNamespace, privileged, realRootOnly } from '../helpers/privileges.js';
 
@@ -75,6 +76,20 @@ describe.skipIf(skip)('createLab with FRR routers', () => {
     expect(existsSync(lab.daemonDir('r1'))).toBe(false);
     expect((await lab.daemonLogs('r1')).ospfd).toMatch(/ospfd [\d.]+ starting/);
   }, 120_000);
+
+  it('kills the daemons and removes their directory when the process exits without delete()', async () => {
+    const script = `
+      const { createLab } = await import(${JSON.stringify(new URL('../../dist/testing.js', import.meta.url).href)});
+      const ospf = { frr: { ospf: {} } };
+      const lab = await createLab({ prefix: ${JSON.stringify(prefix)}, ipv6: false, hosts: {}, routers: { r1: ospf, r2: ospf }, links: [['r1', 'r2']] });
+      console.log(JSON.stringify({ pids: [...Object.values(lab.daemonPids('r1')), ...Object.values(lab.daemonPids('r2'))], dir: lab.daemonDir('r1') }));`;
+    const { pids, dir } = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 })) as { pids: number[]; dir: string };
+    expect(pids).toHaveLength(4);
+    // SIGKILL was sent at exit; the orphans are reaped by whoever inherits them, a moment later.
+    await vi.waitFor(() => expect(pids.filter(alive)).toEqual([]), { timeout: 5_000, interval: 20 });
+    expect(existsSync(dir)).toBe(false);
+    expect(leftovers()).toEqual([]);
+  });
 
   it('rejects waitConverged with ETIMEDOUT naming the router and the prefix it lacks, with a configuration given as is that routes nothing', async () => {
     const asIs = { frr: { config: 'hostname quiet\n!\n' } };

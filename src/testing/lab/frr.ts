@@ -73,6 +73,7 @@ export class FrrRouter {
     const args = ['-f', path(file), '-i', path(`${daemon}.pid`), '-z', path(ZEBRA_SOCKET), '--vty_socket', this.dir, '--log', `file:${path(`${daemon}.log`)}`, '-P', '0'];
     const child = this.#node.ns!.spawn(join(FRR_BIN, daemon), args, { stdio: 'ignore' });
     child.on('error', () => {}); // a failed start shows as its exit, which start() and stop() await
+    child.unref(); // a daemon must not keep the process alive: its exit is what kills the daemons of a lab not deleted
     this.#children.set(daemon, child);
     return child;
   }

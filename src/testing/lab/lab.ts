@@ -121,8 +121,12 @@ export class Lab implements AsyncDisposable {
   readonly #keptLogs = new Map<string, Record<string, string>>();
   readonly #onExit = (): void => {
     for (const router of this.#frr.values()) router.killNow();
-    if (this.#frrDir) rmSync(this.#frrDir, { recursive: true, force: true });
     deleteNamespacesSync(this.#identities(), this.runDir);
+    // A daemon killed a moment ago may still write there: retried, and a failure is left in the temp dir rather than
+    // thrown, which would end the other exit hooks.
+    try {
+      if (this.#frrDir) rmSync(this.#frrDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+    } catch {}
   };
   #deleted = false;
 
