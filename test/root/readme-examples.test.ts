@@ -6,7 +6,7 @@
 // is run by its own test, through CniHarness, as a runtime runs it.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -154,6 +154,12 @@ describe.skipIf(!privileged)('README examples, run as written', () => {
     expect(stdout).toContain('qdisc: htb 1: root {"defaultClass":16}\n');
     expect(stdout).toMatch(/^qdisc: tbf [0-9a-f]+: root \{"rate":125000,"burst":4096,/m);
     expect(stdout).toContain("{ destination: '10.9.0.0/24' }\n");
+  });
+
+  // FRR is installed by .ci/run: only a machine without it, outside CI, skips.
+  it.skipIf(!existsSync('/usr/lib/frr/zebra') && !process.env.CI)('lab-frr.mjs: an OSPF triangle of FRR routers converges and reroutes around a link taken down', async () => {
+    const { stdout } = await example('lab-frr.mjs');
+    expect(stdout).toBe('r1 to h3 through eth2 (r3)\nr1 to h3 through eth1 (r2)\n');
   });
 
   it('lab.mjs: a routed three-subnet lab, impaired, captured, partitioned and drawn', async () => {

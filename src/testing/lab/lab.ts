@@ -6,13 +6,17 @@
 // the process (unless kept: the CLI's labs outlive `netns lab up`); what a
 // SIGKILL leaves, the next createLab of the prefix removes.
 import type { ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { onExit } from 'signal-exit';
 import { ErrorCodes, kindOf, netnsError, type NetnsError } from '../../core/errors.js';
 import { refuseUnknownKeys } from '../../core/known-keys.js';
 import { assertValidName, checkRunDir, mountableRunDir, NETNS_RUN_DIR, type RunDirOption } from '../../core/names.js';
 import { ownOptions } from '../../core/own.js';
 import { MAX_TIMER_MS } from '../../core/timer-limit.js';
-import { openNetlink } from '../../netlink/index.js';
+import { openNetlink, type Route } from '../../netlink/index.js';
 import type { ExecFileOptions, ExecFileResult, NetnsSpawnOptions } from '../../io/spawn.js';
 import { NetNS } from '../../netns.js';
 import { capturePackets, type PacketCapture } from '../capture.js';
@@ -20,6 +24,9 @@ import { ownerStem } from '../owner.js';
 import { sweep } from '../sweep.js';
 import { deleteNamespacesSync } from '../run-ip.js';
 import { buildLab, inNode, type LabNode } from './build.js';
+import { describeMissing, pollUntil, routeProblems, type WaitOptions } from './converge.js';
+import { frrAccount, FrrRouter, type FrrAccount } from './frr.js';
+import { frrFiles, type CheckedFrrSpec } from './frr-config.js';
 import { removeHostsFolder, writeHostsFiles } from './hosts-file.js';
 import { applyImpairment, clearImpairment, type LinkEnd } from './impair.js';
 import { connectivity, type ConnectivityMatrix } from './matrix.js';
@@ -129,9 +136,20 @@ export class Lab implements AsyncDisposable {
   readonly #captures = new Set<PacketCapture>();
   /** The last change queued per link direction, link, or the partitions: changes of one thing run one after another. */
   readonly #queues = new Map<string, Promise<unknown>>();
+  /** The routers running FRR, and the directory of their daemons' files (absent: none runs it). */
+  readonly #frr = new Map<string, FrrRouter>();
+  #frrDir: string | undefined;
+  /** Each FRR router's daemon logs, kept by delete() when it removes their directory. */
+  readonly #keptLogs = new Map<string, Record<string, string>>();
   readonly #onExit = (): void => {
+    for (const router of this.#frr.values()) router.killNow();
     deleteNamespacesSync(this.#identities(), this.runDir);
     this.#removeHostsFolders();
+    // A daemon killed a moment ago may still write there: retried, and a failure is left in the temp dir rather than
+    // thrown, which would end the other exit hooks.
+    try {
+      if (this.#frrDir) rmSync(this.#frrDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+    } catch {}
   };
   /** Takes the exit (and signal) hook off again. */
   #unhook = (): void => {};
@@ -150,10 +168,11 @@ export class Lab implements AsyncDisposable {
   }
 
   /**
-   * @internal Builds the plan, with every node's hosts file if asked; the caller deletes on failure.
-   * `'if-permitted'`: none where /etc/netns may not be written (a user namespace's root, as in `netns sandbox`).
+   * @internal Builds the plan, with every node's hosts file if asked, then starts FRR where asked; the caller deletes
+   * on failure. `'if-permitted'`: no hosts files where /etc/netns may not be written (a user namespace's root, as in
+   * `netns sandbox`).
    */
-  async build(hosts: boolean | 'if-permitted'): Promise<void> {
+  async build(hosts: boolean | 'if-permitted', frr: Map<string, CheckedFrrSpec> = new Map(), account?: FrrAccount): Promise<void> {
     await buildLab(this.plan, this.#nodes, this.runDir);
     if (hosts !== false) await writeHostsFiles(this.plan, Object.values(this.names)).catch((error) => refusedIfPermitted(error, hosts));
     for (const node of this.#nodes.values()) this.nodes[node.key] = node.ns!;
@@ -163,6 +182,83 @@ export class Lab implements AsyncDisposable {
         if (Object.hasOwn(link.impair, from)) await this.impair(from, to, link.impair[from]!);
       }
     }
+    if (frr.size > 0) await this.#startFrr(frr, account!);
+  }
+
+  /** Starts every FRR router's daemons, each router in a directory of its own in one of the lab's (frr's: the daemons run as frr). */
+  async #startFrr(frr: Map<string, CheckedFrrSpec>, account: FrrAccount): Promise<void> {
+    this.#frrDir = await mkdtemp(join(tmpdir(), 'netns-frr-'));
+    await chown(this.#frrDir, account.uid, account.gid);
+    for (const key of frr.keys()) this.#frr.set(key, new FrrRouter(this.#node(key), join(this.#frrDir, key)));
+    // Every start settled before a failure is thrown: delete() must not stop a router whose daemons are still starting.
+    const started = await Promise.allSettled([...frr].map(([key, spec]) => this.#frr.get(key)!.start(frrFiles(key, spec, this.plan), account)));
+    const failed = started.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  #frrRouter(node: string): FrrRouter {
+    this.#node(node);
+    const router = this.#frr.get(node);
+    if (!router) throw invalid(`node ${node} runs no FRR (routers that do: ${[...this.#frr.keys()].join(', ') || 'none'})`);
+    return router;
+  }
+
+  /**
+   * The logs of an FRR router's daemons, by daemon ({ zebra, ospfd }): what
+   * a failing test prints. Async; still there after delete(), which keeps
+   * them as it removes their directory.
+   */
+  async daemonLogs(node: string): Promise<Record<string, string>> {
+    const router = this.#frrRouter(node);
+    return this.#keptLogs.get(node) ?? router.logs();
+  }
+
+  /** The process ids of an FRR router's daemons, by daemon. */
+  daemonPids(node: string): Record<string, number> {
+    return this.#frrRouter(node).pids();
+  }
+
+  /** The directory of an FRR router's daemons: configuration, logs, vty sockets (`vtysh --vty_socket DIR -c 'show ip ospf neighbor'`). */
+  daemonDir(node: string): string {
+    return this.#frrRouter(node).dir;
+  }
+
+  /**
+   * Resolves with the first truthy value of `check` (sync or async), tried
+   * every `intervalMs` (default 50) until `timeoutMs` (default 30,000);
+   * rejects with ETIMEDOUT, or with what `check` throws.
+   */
+  async waitFor<T>(check: () => T | Promise<T>, options?: WaitOptions): Promise<T> {
+    return pollUntil(check, options, 'lab.waitFor', () => 'the check never held');
+  }
+
+  /**
+   * Resolves when the kernel's IPv4 routes of every FRR router reach every
+   * subnet the FRR routers are on (less those of links down) along a shortest
+   * way, in routers crossed; rejects with ETIMEDOUT naming which router lacks
+   * which prefix, ERR_NETNS_INVALID_ARG in a lab without FRR. (A configuration
+   * given as is with costs of its own: use waitFor.)
+   */
+  async waitConverged(options?: WaitOptions): Promise<void> {
+    if (this.#frr.size === 0) throw invalid('waitConverged: no router of this lab runs FRR');
+    let missing = new Map<string, string[]>();
+    const converged = async (): Promise<boolean> => {
+      missing = await this.#routeProblems();
+      return describeMissing(missing) === '';
+    };
+    await pollUntil(converged, options, 'lab.waitConverged', () => describeMissing(missing));
+  }
+
+  /** Each FRR router's problems (see routeProblems). */
+  async #routeProblems(): Promise<Map<string, string[]>> {
+    const problems = new Map<string, string[]>();
+    const frrRouters = new Set(this.#frr.keys());
+    for (const key of frrRouters) {
+      const routes = await inNode(this.#node(key), (nl) => nl.routes.list({ family: 4 }));
+      const seen = routes.map((route) => ({ destination: route.destination, gateways: gatewaysOf(route) }));
+      problems.set(key, routeProblems(this.plan, frrRouters, this.#down, key, seen));
+    }
+    return problems;
   }
 
   /**
@@ -476,10 +572,18 @@ export class Lab implements AsyncDisposable {
     if (this.#deleted) return;
     this.#deleted = true;
     await Promise.all([...this.#captures].map((capture) => capture.stop().catch(() => {})));
+    await this.#stopFrr();
     // ns.delete(), not the name's: a name that now holds another namespace (deleted and made again by someone else) is left alone.
     await Promise.all(this.#made().map((ns) => ns.delete().catch(() => {})));
     this.#removeHostsFolders();
     this.close();
+  }
+
+  /** Stops every FRR daemon (awaited), keeps their logs and removes their directory. */
+  async #stopFrr(): Promise<void> {
+    await Promise.all([...this.#frr.values()].map((router) => router.stop()));
+    for (const [key, router] of this.#frr) this.#keptLogs.set(key, await router.logs());
+    if (this.#frrDir) await rm(this.#frrDir, { recursive: true, force: true });
   }
 
   /** delete(), for `await using`. */
@@ -508,6 +612,12 @@ function refusedIfPermitted(error: NetnsError, hosts: true | 'if-permitted'): vo
 function exitOnly(hook: () => void): () => void {
   process.once('exit', hook);
   return () => process.off('exit', hook);
+}
+
+/** A route's next hops' addresses, of one or many. */
+function gatewaysOf(route: Route): string[] {
+  if (route.multipath) return route.multipath.flatMap((hop) => (hop.gateway ? [hop.gateway] : []));
+  return route.gateway ? [route.gateway] : [];
 }
 
 async function ignoreExisting(done: Promise<unknown>): Promise<void> {
@@ -550,7 +660,8 @@ function namesFor(plan: LabPlan, options: LabOptions): Record<string, string> {
  * ERR_NETNS_FIXTURE naming the namespace and the step in `ip` terms.
  */
 export async function createLab(spec: LabSpec, given?: LabOptions): Promise<Lab> {
-  const plan = planLab(checkLabSpec(spec));
+  const checked = checkLabSpec(spec);
+  const plan = planLab(checked);
   const options = ownOptions(given);
   refuseUnknownKeys(options, ['name', 'keep', 'runDir', 'deleteOnSignal', 'hosts'], 'createLab options', invalid);
   const runDir = mountableRunDir(checkRunDir(options.runDir));
@@ -560,11 +671,13 @@ export async function createLab(spec: LabSpec, given?: LabOptions): Promise<Lab>
   if (options.name !== undefined && (typeof options.name !== 'string' || !LAB_KEY.test(options.name))) {
     throw invalid(`createLab: name must match ${LAB_KEY}, got ${JSON.stringify(options.name)}`);
   }
+  if (checked.frr.size > 0 && options.keep === true) throw invalid('createLab: FRR daemons are children of this process, so a lab with FRR routers cannot be kept');
   checkLabLimits(plan);
+  const account = checked.frr.size > 0 ? frrAccount() : undefined;
   await sweep(plan.prefix, { runDir });
   const lab = new Lab(plan, namesFor(plan, options), options.keep === true, runDir, options.deleteOnSignal !== false);
   try {
-    await lab.build(options.hosts ?? (runDir === NETNS_RUN_DIR ? 'if-permitted' : false));
+    await lab.build(options.hosts ?? (runDir === NETNS_RUN_DIR ? 'if-permitted' : false), checked.frr, account);
   } catch (error) {
     await lab.delete();
     throw error;

@@ -287,7 +287,7 @@ const addressOf = (attachment: Attachment, family: 4 | 6): string | undefined =>
  * reached through the router on the node's own segment that starts the
  * shortest way there.
  */
-function planRoutes(plan: Omit<LabPlan, 'routes'>): Record<string, PlannedRoute[]> {
+function planRoutes(plan: Omit<LabPlan, 'routes'>, frrRouters: ReadonlySet<string>): Record<string, PlannedRoute[]> {
   const kinds = new Map(plan.nodes.map(({ key, kind }) => [key, kind]));
   const onSegment: Attachment[][] = plan.segments.map(() => []);
   for (const link of plan.links) for (const end of [link.a, link.b]) if (kinds.get(end.node) !== 'switch') onSegment[link.segment]!.push(end);
@@ -319,7 +319,9 @@ function planRoutes(plan: Omit<LabPlan, 'routes'>): Record<string, PlannedRoute[
       const { subnet, subnet6 } = plan.segments[segment]!;
       for (const [destination, family] of [[subnet, 4], [subnet6, 6]] as const) {
         const gateway = destination === undefined ? undefined : addressOf(hop.via, family);
-        if (destination !== undefined && gateway !== undefined) routes[key].push({ destination, gateway, device: hop.out.iface });
+        // FRR's routers learn IPv4 routes from their daemons (OSPFv2 carries no IPv6).
+        const learnt = family === 4 && frrRouters.has(key);
+        if (destination !== undefined && gateway !== undefined && !learnt) routes[key].push({ destination, gateway, device: hop.out.iface });
       }
     }
     if (kind === 'host') routes[key].push(...defaultRoutes(routes[key]));
@@ -346,5 +348,5 @@ export function planLab(spec: CheckedLabSpec): LabPlan {
   const links = planLinks(spec, segments, linkSegment);
   const nodes = [...spec.nodes].map(([key, kind]) => ({ key, kind }));
   const plan = { prefix: spec.prefix, ipv6: spec.ipv6, nodes, segments, links };
-  return { ...plan, routes: planRoutes(plan) };
+  return { ...plan, routes: planRoutes(plan, new Set(spec.frr.keys())) };
 }

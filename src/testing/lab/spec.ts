@@ -8,6 +8,7 @@ import { own } from '../../core/own.js';
 import { parsePrefix } from '../../netlink/validate.js';
 import { ownerStem } from '../owner.js';
 import { DEFAULT_PREFIX } from '../sweep.js';
+import { checkFrrSpec, type CheckedFrrSpec, type LabFrrSpec } from './frr-config.js';
 import { checkImpairment, type Impairment } from './units.js';
 
 /** A switch: a Linux bridge in a namespace of its own, joining everything linked to it into one subnet. */
@@ -16,6 +17,12 @@ export interface LabSwitchSpec {
   subnet?: string;
   /** The IPv6 subnet of its segment ("fd00:0:0:7::/64"); one is picked when absent. */
   subnet6?: string;
+}
+
+/** A router: IPv4 and IPv6 forwarding on; routes planned by the lab, or learnt by FRR. */
+export interface LabRouterSpec {
+  /** Runs FRR (zebra and its routing daemons) in the router: the lab then installs no IPv4 route in it, FRR does. */
+  frr?: LabFrrSpec;
 }
 
 /** Options of one link (the third element of a link). */
@@ -44,7 +51,7 @@ export interface LabSpec {
   /** End hosts: one namespace each, forwarding off. */
   hosts: Record<string, Record<string, never>>;
   /** Routers: one namespace each, IPv4 and IPv6 forwarding on. */
-  routers?: Record<string, Record<string, never>>;
+  routers?: Record<string, LabRouterSpec>;
   /** Switches: a bridge (br0) in a namespace of its own; its ports carry no address. */
   switches?: Record<string, LabSwitchSpec>;
   /** Links, each a veth pair; a node's interfaces are eth0, eth1, … in link order. */
@@ -65,6 +72,8 @@ export type CheckedLinkOptions = Omit<LabLinkOptions, 'addresses'> & { addresses
 export interface CheckedLabSpec {
   nodes: Map<string, LabNodeKind>;
   switches: Map<string, LabSwitchSpec>;
+  /** The routers that run FRR. */
+  frr: Map<string, CheckedFrrSpec>;
   links: { a: string; b: string; options: CheckedLinkOptions }[];
   ipv6: boolean;
   prefix: string;
@@ -91,7 +100,9 @@ export function checkSubnet(value: unknown, family: 4 | 6, what: string): string
   return value as string;
 }
 
-function checkNodes(spec: Record<string, unknown>, nodes: Map<string, LabNodeKind>, switches: Map<string, LabSwitchSpec>): void {
+const NODE_KEYS: Record<LabNodeKind, string[]> = { host: [], router: ['frr'], switch: SWITCH_KEYS };
+
+function checkNodes(spec: Record<string, unknown>, nodes: Map<string, LabNodeKind>, switches: Map<string, LabSwitchSpec>, frr: Map<string, CheckedFrrSpec>): void {
   const groups: [string, LabNodeKind][] = [['hosts', 'host'], ['routers', 'router'], ['switches', 'switch']];
   for (const [group, kind] of groups) {
     const given = spec[group];
@@ -101,9 +112,10 @@ function checkNodes(spec: Record<string, unknown>, nodes: Map<string, LabNodeKin
       if (!LAB_KEY.test(key) || key === '__proto__') throw invalid(`node key ${JSON.stringify(key)} must match ${LAB_KEY}`);
       if (nodes.has(key)) throw invalid(`node ${key} is declared twice (as a ${nodes.get(key)} and a ${kind})`);
       if (!isRecord(node)) throw invalid(`${kind} ${key} must be an object, got ${kindOf(node)}`);
-      refuseUnknownKeys(node, kind === 'switch' ? SWITCH_KEYS : [], `createLab: ${kind} ${key}`, invalid);
+      refuseUnknownKeys(node, NODE_KEYS[kind], `createLab: ${kind} ${key}`, invalid);
       nodes.set(key, kind);
       if (kind === 'switch') switches.set(key, checkSwitch(key, own(node)));
+      if (kind === 'router' && own(node).frr !== undefined) frr.set(key, checkFrrSpec(key, own(node).frr));
     }
   }
 }
@@ -217,7 +229,8 @@ export function checkLabSpec(spec: unknown): CheckedLabSpec {
   refuseUnknownKeys(given, SPEC_KEYS, 'the spec', invalid);
   const nodes = new Map<string, LabNodeKind>();
   const switches = new Map<string, LabSwitchSpec>();
-  checkNodes(given, nodes, switches);
+  const frr = new Map<string, CheckedFrrSpec>();
+  checkNodes(given, nodes, switches, frr);
   if (given.links !== undefined && !Array.isArray(given.links)) throw invalid(`links must be an array of [nodeA, nodeB] pairs, got ${kindOf(given.links)}`);
   const links = ((given.links ?? []) as unknown[]).map((link) => checkLink(link, nodes));
   refuseDuplicateLinks(links);
@@ -227,5 +240,5 @@ export function checkLabSpec(spec: unknown): CheckedLabSpec {
   if (typeof prefix !== 'string') throw invalid(`prefix must be a string, got ${kindOf(prefix)}`);
   if (!ipv6) refuseIpv6(switches, links);
   for (const key of nodes.keys()) assertValidName(`${prefix}${ownerStem('000000')}-${key}`);
-  return { nodes, switches, links, ipv6, prefix };
+  return { nodes, switches, frr, links, ipv6, prefix };
 }
