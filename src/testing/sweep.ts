@@ -4,6 +4,7 @@
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { RunDirOption } from '../core/names.js';
 import { deleteNamespace, listNamespaces } from '../lifecycle.js';
+import { killOrphanedDaemons } from './lab/frr-orphans.js';
 import { hostsFolders, removeHostsFolder } from './lab/hosts-file.js';
 import { ownerAlive, ownerOf } from './owner.js';
 import { fixtureRunDir } from './run-dir.js';
@@ -34,6 +35,8 @@ export async function sweep(prefix = DEFAULT_PREFIX, options?: RunDirOption): Pr
   const removed: string[] = [];
   for (const { name } of listNamespaces({ runDir })) {
     if (!crashedRun(name, prefix)) continue;
+    // A lab's FRR daemons outlive a SIGKILLed owner and would hold the namespace alive once unmounted.
+    killOrphanedDaemons(`${runDir}/${name}`);
     // one it may not delete (EACCES: a user namespace's root in the real root's /run/netns) is left, and not reported
     if (await deleteNamespace(name, { runDir }).then(() => true, () => false)) removed.push(name);
   }

@@ -2,9 +2,12 @@
 // taken down reroutes through the third router, and delete() leaves no
 // daemon, directory or namespace; a lab that cannot converge says which
 // router lacks which prefix.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
+import { once } from 'node:events';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createLab, type Lab } from '../../dist/testing.js';
 import { inUserNamespace, privileged, realRootOnly } from '../helpers/privileges.js';
@@ -89,6 +92,33 @@ describe.skipIf(skip)('createLab with FRR routers', () => {
     await vi.waitFor(() => expect(pids.filter(alive)).toEqual([]), { timeout: 5_000, interval: 20 });
     expect(existsSync(dir)).toBe(false);
     expect(leftovers()).toEqual([]);
+  });
+
+  it("removes a SIGKILLed owner's lab with its daemons (which would hold its namespaces alive) at the next createLab of the prefix", async () => {
+    const script = `
+      const { createLab } = await import(${JSON.stringify(new URL('../../dist/testing.js', import.meta.url).href)});
+      const ospf = { frr: { ospf: {} } };
+      const lab = await createLab({ prefix: ${JSON.stringify(prefix)}, ipv6: false, hosts: {}, routers: { r1: ospf, r2: ospf }, links: [['r1', 'r2']] });
+      console.log(JSON.stringify({ pids: [...Object.values(lab.daemonPids('r1')), ...Object.values(lab.daemonPids('r2'))], dir: lab.daemonDir('r1') }));
+      setInterval(() => {}, 1 << 30);`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+    const { pids, dir } = JSON.parse(line) as { pids: number[]; dir: string };
+    try {
+      expect(pids).toHaveLength(4);
+      child.kill('SIGKILL'); // no exit hook runs; the daemons, now frr's, took no parent-death signal with them
+      await once(child, 'exit');
+      expect(pids.filter(alive)).toHaveLength(4);
+      await using lab = await createLab({ prefix, hosts: { a: {} } });
+      expect(leftovers()).toEqual(Object.values(lab.names));
+      // SIGKILLed by the sweep; reaped by whoever inherited them, a moment later.
+      await vi.waitFor(() => expect(pids.filter(alive)).toEqual([]), { timeout: 5_000, interval: 20 });
+      expect(existsSync(dirname(dir))).toBe(false);
+    } finally {
+      child.kill('SIGKILL');
+      for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL');
+      rmSync(dirname(dir), { recursive: true, force: true });
+    }
   });
 
   it('rejects waitConverged with ETIMEDOUT naming the router and the prefix it lacks, with a configuration given as is that routes nothing', async () => {

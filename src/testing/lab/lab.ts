@@ -27,6 +27,7 @@ import { buildLab, inNode, type LabNode } from './build.js';
 import { describeMissing, pollUntil, routeProblems, type WaitOptions } from './converge.js';
 import { frrAccount, FrrRouter, type FrrAccount } from './frr.js';
 import { frrFiles, type CheckedFrrSpec } from './frr-config.js';
+import { FRR_DIR_PREFIX } from './frr-orphans.js';
 import { removeHostsFolder, writeHostsFiles } from './hosts-file.js';
 import { applyImpairment, clearImpairment, type LinkEnd } from './impair.js';
 import { connectivity, type ConnectivityMatrix } from './matrix.js';
@@ -187,7 +188,7 @@ export class Lab implements AsyncDisposable {
 
   /** Starts every FRR router's daemons, each router in a directory of its own in one of the lab's (frr's: the daemons run as frr). */
   async #startFrr(frr: Map<string, CheckedFrrSpec>, account: FrrAccount): Promise<void> {
-    this.#frrDir = await mkdtemp(join(tmpdir(), 'netns-frr-'));
+    this.#frrDir = await mkdtemp(join(tmpdir(), FRR_DIR_PREFIX));
     await chown(this.#frrDir, account.uid, account.gid);
     for (const key of frr.keys()) this.#frr.set(key, new FrrRouter(this.#node(key), join(this.#frrDir, key)));
     // Every start settled before a failure is thrown: delete() must not stop a router whose daemons are still starting.
