@@ -6,8 +6,7 @@ import { refuseUnknownKeys } from '../core/known-keys.js';
 import { assertValidName } from '../core/names.js';
 import { own } from '../core/own.js';
 import { parsePrefix } from '../netlink/validate.js';
-import { ownerStem } from './owner.js';
-import { DEFAULT_PREFIX } from './sweep.js';
+import { DEFAULT_PREFIX, ownerStem } from './owner.js';
 
 // The shapes of network.ts's TestNetworkSpec, restated: importing them from there would make a cycle.
 type TestHostSpec = { addr?: string };

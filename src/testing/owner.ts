@@ -10,6 +10,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 
+/** The prefix of fixture and lab namespace names when none is given. */
+export const DEFAULT_PREFIX = 'nsfix-';
+
 /** The owner a namespace name records. */
 export interface Owner {
   pid: number;

@@ -6,10 +6,9 @@ import type { RunDirOption } from '../core/names.js';
 import { deleteNamespace, listNamespaces } from '../lifecycle.js';
 import { killOrphanedDaemons } from './lab/frr-orphans.js';
 import { hostsFolders, removeHostsFolder } from './lab/hosts-file.js';
-import { ownerAlive, ownerOf } from './owner.js';
+import { DEFAULT_PREFIX, ownerAlive, ownerOf } from './owner.js';
 import { fixtureRunDir } from './run-dir.js';
 
-export const DEFAULT_PREFIX = 'nsfix-';
 
 /** Whether `name` was made under `prefix` by an owner that is gone. */
 function crashedRun(name: string, prefix: string): boolean {

@@ -6,9 +6,8 @@ import { refuseUnknownKeys } from '../../core/known-keys.js';
 import { assertValidName } from '../../core/names.js';
 import { own } from '../../core/own.js';
 import { parsePrefix } from '../../netlink/validate.js';
-import { ownerStem } from '../owner.js';
-import { DEFAULT_PREFIX } from '../sweep.js';
-import { checkFrrSpec, type CheckedFrrSpec, type LabFrrSpec } from './frr-config.js';
+import { DEFAULT_PREFIX, ownerStem } from '../owner.js';
+import { checkFrrSpec, type CheckedFrrSpec, type LabFrrSpec } from './frr-spec.js';
 import { checkImpairment, type Impairment } from './units.js';
 
 /** A switch: a Linux bridge in a namespace of its own, joining everything linked to it into one subnet. */
