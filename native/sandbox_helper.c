@@ -2,8 +2,9 @@
  * netns-sandbox: the small program `netns sandbox` and spawnSandbox run. In a
  * fresh single-threaded process (a threaded one cannot unshare a user
  * namespace) it makes a new user, mount, network and PID namespace with the
- * caller mapped to root, gives the sandbox a /run of its own (a tmpfs showing
- * the host's entries, except the package's: /run/netns and /run/netns-*), a
+ * caller mapped to root, gives the sandbox a /run and an /etc of its own (a
+ * tmpfs showing the host's entries, except the namespace names' folders:
+ * /run/netns, /run/netns-* and /etc/netns, which start empty and writable), a
  * sysfs of the new network namespace, lo up, and runs the command under the
  * PID namespace's first process (sandbox_init.c). No root is needed, and the
  * host's network is not changed: when the command ends, every process left in
@@ -53,54 +54,57 @@ static void map_caller_to_root(uid_t uid, gid_t gid) {
   write_file("/proc/self/gid_map", line, "gid-map");
 }
 
-/* The package's own run-time state: the host's would name namespaces and locks the sandbox cannot use. */
+/* Folders about the host's named namespaces (and the package's locks), which the sandbox cannot use. */
 static int is_hidden(const char *name) {
   return strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, "netns") == 0 || strncmp(name, "netns-", 6) == 0;
 }
 
 /*
- * Lays `name` of the covered /run (open as `old`) into the new one: a
+ * Lays `name` of the covered `dir` (open as `old`) into the new one: a
  * symbolic link is copied, anything else is bound (recursively: /run/user/UID
  * is a mount of its own) over a placeholder of the same kind.
  */
-static void show_host_entry(int old, const char *name) {
+static void show_host_entry(const char *dir, int old, const char *name) {
   struct stat st;
   char from[PATH_MAX], to[PATH_MAX], target[PATH_MAX];
   if (fstatat(old, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return; /* gone since readdir */
   snprintf(from, sizeof from, "/proc/self/fd/%d/%s", old, name);
-  snprintf(to, sizeof to, "/run/%s", name);
+  snprintf(to, sizeof to, "%s/%s", dir, name);
   if (S_ISLNK(st.st_mode)) {
     ssize_t len = readlinkat(old, name, target, sizeof target - 1);
     if (len < 0) return;
     target[len] = '\0';
-    if (symlink(target, to) != 0) report("run-entry", errno);
+    if (symlink(target, to) != 0) report("host-entry", errno);
     return;
   }
   int made = S_ISDIR(st.st_mode) ? mkdir(to, st.st_mode & 07777) : mknod(to, S_IFREG | 0600, 0);
-  if (made != 0) report("run-entry", errno);
+  if (made != 0) report("host-entry", errno);
   if (mount(from, to, NULL, MS_BIND | MS_REC, NULL) != 0) {
-    fprintf(stderr, "netns sandbox: /run/%s of the host is not shown inside: %s\n", name, strerror(errno));
+    fprintf(stderr, "netns sandbox: %s of the host is not shown inside: %s\n", to, strerror(errno));
   }
 }
 
 /*
- * A tmpfs over /run, so that `ip netns add`, NetNS.create and the lab can
- * write there; the host's entries are bound back in from a descriptor opened
- * on the covered directory.
+ * A tmpfs over `dir` (/run, /etc) with an empty `dir`/netns, so that `ip
+ * netns add`, NetNS.create and the lab can write there, which the host's
+ * root owns (/etc/netns may not even exist); the host's other entries are
+ * bound back in from a descriptor opened on the covered directory.
  */
-static void private_run(void) {
-  int old = open("/run", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (old < 0) report("open-run", errno);
+static void private_copy(const char *dir) {
+  char netns[PATH_MAX];
+  int old = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (old < 0) report("open-host-dir", errno);
   DIR *entries = fdopendir(dup(old));
-  if (entries == NULL) report("open-run", errno);
-  if (mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0) report("mount-run", errno);
+  if (entries == NULL) report("open-host-dir", errno);
+  if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0) report("mount-tmpfs", errno);
   struct dirent *entry;
   while ((entry = readdir(entries)) != NULL) {
-    if (!is_hidden(entry->d_name)) show_host_entry(old, entry->d_name);
+    if (!is_hidden(entry->d_name)) show_host_entry(dir, old, entry->d_name);
   }
   closedir(entries);
   close(old);
-  if (mkdir("/run/netns", 0755) != 0) report("mkdir-run-netns", errno);
+  snprintf(netns, sizeof netns, "%s/netns", dir);
+  if (mkdir(netns, 0755) != 0) report("mkdir-netns", errno);
 }
 
 /* As `ip netns exec`: /sys/class/net shows the sandbox's devices. Without it tools see the host's, so it is only warned about. */
@@ -139,8 +143,9 @@ int main(int argc, char **argv) {
   if (mount("", "/", NULL, MS_SLAVE | MS_REC, NULL) != 0) report("mount-slave", errno);
   char cwd[PATH_MAX];
   int knows_cwd = getcwd(cwd, sizeof cwd) != NULL;
-  private_run();
-  /* a working directory under /run would still be in the host's, which the tmpfs now covers */
+  private_copy("/run");
+  private_copy("/etc");
+  /* a working directory under /run or /etc would still be in the host's, which the tmpfs now covers */
   if (knows_cwd && chdir(cwd) != 0) {
     fprintf(stderr, "netns sandbox: %s is the host's and not shown inside; starting in /\n", cwd);
     if (chdir("/") != 0) report("chdir", errno);

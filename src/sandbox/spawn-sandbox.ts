@@ -33,8 +33,8 @@ function sandboxFailure({ stage, errno }: HelperReport, command: string, args: s
  * Starts `command` in a rootless sandbox; returns the ChildProcess at once.
  * The sandbox is a new user, mount and network namespace with the caller
  * mapped to root (uid and gid 0 inside, full capabilities there and none
- * outside), a /run of its own (a tmpfs showing the host's entries except
- * /run/netns and /run/netns-*, which start empty), a sysfs of its network
+ * outside), a /run and an /etc of their own (tmpfs showing the host's entries
+ * except /run/netns, /run/netns-* and /etc/netns, which start empty), a sysfs of its network
  * namespace and lo up: `ip netns add`, NetNS.create, createTestNetwork,
  * createLab, nft and CNI plugins work inside without root, and nothing
  * changes outside. It ends with the last process in it. No root needed;

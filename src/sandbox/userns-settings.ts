@@ -31,7 +31,7 @@ export function readUsernsSettings(): UsernsSettings {
 /** The steps in which a forbidden user namespace shows: making it, and mapping the caller in it. */
 const MAKING = new Set(['unshare', 'uid-map', 'setgroups', 'gid-map']);
 /** AppArmor's restriction lets the namespace be made, then denies its capabilities: mounts and lo fail. */
-const NEEDS_CAPABILITIES = new Set(['mount-slave', 'mount-run', 'mkdir-run-netns', 'lo-up', 'mount-proc']);
+const NEEDS_CAPABILITIES = new Set(['mount-slave', 'mount-tmpfs', 'mkdir-netns', 'lo-up', 'mount-proc']);
 const REFUSALS = new Set([os().constants.errno.EPERM, os().constants.errno.EACCES, os().constants.errno.ENOSPC]);
 
 /** What forbids it, naming the setting and how to change it; undefined when no setting explains it. */

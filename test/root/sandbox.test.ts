@@ -1,6 +1,6 @@
 // `netns sandbox` and spawnSandbox (issue 27): a user without root gets a
-// user + mount + network namespace in which it is root, with a /run/netns of
-// its own, and builds real test networks there; the command's status and
+// user + mount + network namespace in which it is root, with a /run/netns and
+// an /etc/netns of its own, and builds real test networks there; the command's status and
 // signals pass through; nothing is left on the host. Run as real root, the
 // commands go through `setpriv` to nobody; run inside a user namespace
 // already (the suite's rootless run), the suite's user is unprivileged on the
@@ -119,6 +119,30 @@ describe.skipIf(!privileged)('netns sandbox: rootless namespaces, test networks 
     expect(NetNS.list().map((entry) => entry.name)).not.toContain('inner');
   });
 
+  it("has an /etc of its own: the host's entries, an empty /etc/netns whose files ip netns exec binds, nothing written there reaching the host", async () => {
+    const hostFolder = `/etc/netns/${hostName}`; // the host's: the sandbox must not see it
+    mkdirSync(hostFolder, { recursive: true });
+    try {
+      const hostEtc = readdirSync('/etc').filter((name) => name !== 'netns');
+      const script = [
+        'ls -A /etc',
+        'ls -A /etc/netns | wc -l',
+        'cat /etc/hostname',
+        'ip netns add inner && mkdir /etc/netns/inner && printf "10.9.8.7 sandboxed-name\\n" > /etc/netns/inner/hosts && ip netns exec inner getent hosts sandboxed-name',
+      ].join(' && echo -- && ');
+      const result = await run(sandboxArgv('sh', '-c', script));
+      expect(result.code, result.stderr).toBe(0);
+      const [etc, netnsCount, hostname, resolved] = result.stdout.split('--\n').map((part) => part.trim());
+      expect(etc!.split('\n')).toEqual(expect.arrayContaining([...hostEtc, 'netns']));
+      expect(netnsCount).toBe('0');
+      expect(hostname).toBe(readFileSync('/etc/hostname', 'utf8').trim());
+      expect(resolved).toMatch(/^10\.9\.8\.7\s+sandboxed-name$/);
+      expect(readdirSync('/etc/netns')).not.toContain('inner');
+    } finally {
+      rmSync(hostFolder, { recursive: true, force: true });
+    }
+  });
+
   it('runs the lab CLI as written (examples/readme/lab-cli.sh), and keeps lab state in its own /run/netns-lab by default', async () => {
     const hostLabs = labStateFiles();
     const script = await run(sandboxArgv('bash', '-euo', 'pipefail', 'examples/readme/lab-cli.sh'));
@@ -130,17 +154,25 @@ describe.skipIf(!privileged)('netns sandbox: rootless namespaces, test networks 
     expect(labStateFiles()).toEqual(hostLabs);
   });
 
-  it("builds a lab without names where /etc/netns is the real root's, its nodes still named as hostnames; hosts: true says why it cannot", async () => {
+  it("builds a lab with names inside; in a user namespace of one's own, where /etc/netns is the real root's, one without names whose nodes are still named as hostnames, and hosts: true says why not", async () => {
     const script = `
       const { createLab } = await import(${JSON.stringify(new URL('../../dist/testing.js', import.meta.url).href)});
       const spec = { prefix: 'nssbxlab-', hosts: { a: {}, b: {} }, links: [['a', 'b']] };
       const lab = await createLab(spec);
-      console.log(JSON.stringify((await lab.execFile('a', 'hostname')).stdout));
+      const named = await lab.execFile('a', 'sh', ['-c', 'hostname; getent hosts b || echo no name']);
+      console.log(JSON.stringify(named.stdout.replace(/\\s+/g, ' ')));
       await lab.delete();
-      await createLab(spec, { hosts: true }).then(() => console.log('built'), (error) => console.log(error.code, error.message));`;
-    const result = await run(sandboxArgv(process.execPath, '--input-type=module', '-e', script));
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^"a\\n"\nERR_NETNS_FIXTURE mkdir \/etc\/netns\S* failed: EACCES/);
+      await createLab(spec, { hosts: true }).then((lab) => lab.delete().then(() => console.log('built')), (error) => console.log(error.code, error.message));`;
+    const node = [process.execPath, '--input-type=module', '-e', script];
+    const sandboxed = await run(sandboxArgv(...node));
+    expect(sandboxed.code, sandboxed.stderr).toBe(0);
+    expect(sandboxed.stdout).toMatch(/^"a [0-9a-f.:]+ b "\nbuilt\n$/);
+    // /run writable (a tmpfs), /etc/netns not (the real root's, or read-only as in a container; nested in the suite's
+    // own sandbox, where /etc/netns is writable, it is made read-only)
+    const ownRun = 'mount -t tmpfs tmpfs /run && mkdir /run/netns && { [ ! -d /etc/netns ] || mount -t tmpfs -o ro tmpfs /etc/netns; } && exec "$@"';
+    const own = await run([...unprivileged, 'unshare', '--user', '--map-root-user', '--net', '--mount', 'sh', '-c', ownRun, 'sh', ...node]);
+    expect(own.code, own.stderr).toBe(0);
+    expect(own.stdout).toMatch(/^"a no name "\nERR_NETNS_FIXTURE mkdir \/etc\/netns\S* failed: (EACCES|EROFS)/);
   });
 
   it('ends every process left in the sandbox when the command ends, and all of it when the CLI is SIGKILLed', async () => {

@@ -145,3 +145,11 @@ describe.skipIf(skip)('createLab with FRR routers', () => {
     expect(leftovers()).toEqual([]);
   });
 });
+
+// Where user frr is not mapped (a rootless sandbox), the daemons could not read their files: refused before anything is built.
+describe.skipIf(!privileged || !inUserNamespace || frrMissing)('createLab with FRR routers in a user namespace', () => {
+  it('refuses with ERR_NETNS_UNSUPPORTED naming user frr, and builds nothing', async () => {
+    await expect(createLab(triangle)).rejects.toMatchObject({ code: 'ERR_NETNS_UNSUPPORTED', message: expect.stringContaining('user frr') });
+    expect(leftovers()).toEqual([]);
+  });
+});

@@ -12,7 +12,7 @@ import { text } from 'node:stream/consumers';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLab, sweep, type Lab } from '../../dist/testing.js';
-import { inUserNamespace, privileged } from '../helpers/privileges.js';
+import { privileged } from '../helpers/privileges.js';
 import { routedLab } from '../helpers/lab-specs.js';
 
 const execFile = promisify(execFileCallback);
@@ -27,8 +27,7 @@ const routed = routedLab(prefix);
 const addressesOf = (lab: Lab, node: string): string[] =>
   lab.plan.links.flatMap((link) => [link.a, link.b]).filter((end) => end.node === node).flatMap((end) => end.addresses.map((cidr) => cidr.split('/')[0]!));
 
-// In a user namespace /etc is the real root's: no /etc/netns folder can be made there.
-describe.skipIf(!privileged || inUserNamespace)('a lab of machines', () => {
+describe.skipIf(!privileged)('a lab of machines', () => {
   afterAll(() => {
     for (const name of leftovers()) execFileSync('ip', ['netns', 'del', name]);
     for (const name of hostsLeftovers()) rmSync(`/etc/netns/${name}`, { recursive: true, force: true });

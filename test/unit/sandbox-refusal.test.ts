@@ -27,7 +27,7 @@ describe('sandboxStepError', () => {
 
   it("names AppArmor's restriction, which lets the namespace be made and then denies the mapping or the mounts", () => {
     const settings = { 'kernel.apparmor_restrict_unprivileged_userns': '1', 'user.max_user_namespaces': '100' };
-    for (const stage of ['uid-map', 'mount-run', 'lo-up']) {
+    for (const stage of ['uid-map', 'mount-tmpfs', 'lo-up']) {
       const error = sandboxStepError(stage, EPERM, settings);
       expect(error.code).toBe('ERR_NETNS_USERNS_DENIED');
       expect(error.message).toContain('kernel.apparmor_restrict_unprivileged_userns is 1');
@@ -42,8 +42,8 @@ describe('sandboxStepError', () => {
   });
 
   it('leaves other failures as the system error they are', () => {
-    expect(sandboxStepError('mount-run', EPERM, { 'user.max_user_namespaces': '100' })).toMatchObject({ code: 'EPERM', syscall: 'mount-run' });
-    expect(sandboxStepError('open-run', ENOENT, {})).toMatchObject({ code: 'ENOENT' });
+    expect(sandboxStepError('mount-tmpfs', EPERM, { 'user.max_user_namespaces': '100' })).toMatchObject({ code: 'EPERM', syscall: 'mount-tmpfs' });
+    expect(sandboxStepError('open-host-dir', ENOENT, {})).toMatchObject({ code: 'ENOENT' });
     expect(sandboxStepError('unshare', EINVAL, {})).toMatchObject({ code: 'EINVAL' });
   });
 });

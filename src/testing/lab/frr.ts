@@ -32,7 +32,27 @@ export function frrAccount(): FrrAccount {
   const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((entry) => entry.startsWith('frr:'));
   const [uid, gid] = (line?.split(':') ?? []).slice(2, 4).map(Number);
   if (!Number.isSafeInteger(uid) || !Number.isSafeInteger(gid)) throw netnsError(ErrorCodes.UNSUPPORTED, 'createLab: FRR has no user frr in /etc/passwd (reinstall frr)');
+  if (!mapsId('/proc/self/uid_map', uid!) || !mapsId('/proc/self/gid_map', gid!)) {
+    throw netnsError(
+      ErrorCodes.UNSUPPORTED,
+      `createLab: FRR's daemons drop to user frr (uid ${uid}, gid ${gid}), which this user namespace does not map (a rootless sandbox maps only its caller): run a lab with FRR routers as real root`,
+    );
+  }
   return { uid: uid!, gid: gid! };
+}
+
+/** Whether this process's user namespace maps `id` (a line of the map: inside, outside, count); without the map, everything is. */
+function mapsId(mapFile: string, id: number): boolean {
+  let text: string;
+  try {
+    text = readFileSync(mapFile, 'utf8');
+  } catch {
+    return true;
+  }
+  return text.split('\n').some((line) => {
+    const [inside, , count] = line.trim().split(/\s+/).map(Number);
+    return inside! <= id && id < inside! + count!;
+  });
 }
 
 /** A directory (or file) of frr's. */
