@@ -5,7 +5,10 @@
  * /etc/netns/NAME bound over /etc and /sys remounted), optionally a UTS
  * namespace of the command's own with a hostname of its own (a lab's node
  * named as the node: the namespace dies with the command and its children,
- * so nothing is left to remove), and execs the command. Failures are
+ * so nothing is left to remove), optionally directories of its own laid over
+ * paths in that mount namespace (a lab node's private /var/log or /etc: a
+ * folder bound, or an overlay whose changes go to a folder), and execs the
+ * command. Failures are
  * reported on the status pipe as "<stage> <errno>" so that the parent can turn
  * them into proper errors instead of guessing from an exit code. What is fatal
  * and what is only warned about follows iproute2 (lib/namespace.c).
@@ -13,8 +16,8 @@
  * Plain C, linked statically: it runs once per spawn, so its start-up cost is
  * on every child's critical path.
  *
- * usage: netns-exec ETC_NAME|- HOSTNAME DEATH_SIGNAL PARENT_PID COMMAND [ARGS...]
- * (HOSTNAME empty: the machine's; DEATH_SIGNAL 0: none)
+ * usage: netns-exec ETC_NAME|- HOSTNAME COUNT [KIND SOURCE PATH]... DEATH_SIGNAL PARENT_PID COMMAND [ARGS...]
+ * (HOSTNAME empty: the machine's; COUNT mounts, KIND bind or overlay; DEATH_SIGNAL 0: none)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -69,11 +72,24 @@ static void bind_etc(const char *name) {
   closedir(entries);
 }
 
-static void private_mounts(const char *name) {
+static void private_mount_namespace(void) {
   if (unshare(CLONE_NEWNS) != 0) report("unshare", errno);
   if (mount("", "/", "none", MS_SLAVE | MS_REC, NULL) != 0) report("mount-slave", errno);
-  remount_sys(name);
-  bind_etc(name);
+}
+
+/*
+ * One directory of the node's own over `path`: SOURCE bound, or an overlay
+ * whose lower layer is what `path` holds now and whose changes go to
+ * SOURCE/upper (SOURCE/work is overlayfs's). Asked for, so a failure is fatal.
+ */
+static void lay_dir(const char *kind, const char *source, const char *path) {
+  char options[3 * PATH_MAX + 64];
+  if (strcmp(kind, "bind") == 0) {
+    if (mount(source, path, NULL, MS_BIND | MS_REC, NULL) != 0) report("mount-dir", errno);
+    return;
+  }
+  if (snprintf(options, sizeof options, "lowerdir=%s,upperdir=%s/upper,workdir=%s/work", path, source, source) >= (int)sizeof options) report("mount-dir", ENAMETOOLONG);
+  if (mount("overlay", path, "overlay", 0, options) != 0) report("mount-dir", errno);
 }
 
 /* The kernel refuses a name over HOST_NAME_MAX (64) with EINVAL; the caller checks it first to say so plainly. */
@@ -82,17 +98,29 @@ static void own_hostname(const char *hostname) {
   if (sethostname(hostname, strlen(hostname)) != 0) report("sethostname", errno);
 }
 
+static int usage(void) {
+  fprintf(stderr, "usage: netns-exec ETC_NAME|- HOSTNAME COUNT [KIND SOURCE PATH]... DEATH_SIGNAL PARENT_PID COMMAND [ARGS...]\n");
+  return 2;
+}
+
 int main(int argc, char **argv) {
-  if (argc < 6) {
-    fprintf(stderr, "usage: netns-exec ETC_NAME|- HOSTNAME DEATH_SIGNAL PARENT_PID COMMAND [ARGS...]\n");
-    return 2;
-  }
+  if (argc < 7) return usage();
+  int mounts = atoi(argv[3]);
+  char **dirs = argv + 4, **rest = dirs + 3 * mounts;
+  if (mounts < 0 || mounts > (argc - 7) / 3) return usage();
   status_open(STATUS_FD);
-  die_with_parent(atoi(argv[3]), (pid_t)atol(argv[4]));
+  die_with_parent(atoi(rest[0]), (pid_t)atol(rest[1]));
   if (setns(NAMESPACE_FD, CLONE_NEWNET) != 0) report("setns", errno);
   close(NAMESPACE_FD);
-  if (strcmp(argv[1], "-") != 0) private_mounts(argv[1]);
+  int etc = strcmp(argv[1], "-") != 0;
+  if (etc || mounts > 0) private_mount_namespace();
+  for (int i = 0; i < mounts; i++) lay_dir(dirs[3 * i], dirs[3 * i + 1], dirs[3 * i + 2]);
+  /* after the node's own directories: a private /etc gets the namespace's /etc/netns files too */
+  if (etc) {
+    remount_sys(argv[1]);
+    bind_etc(argv[1]);
+  }
   if (argv[2][0] != '\0') own_hostname(argv[2]);
-  execvp(argv[5], argv + 5);
+  execvp(rest[2], rest + 2);
   report("exec", errno);
 }

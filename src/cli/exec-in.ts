@@ -2,6 +2,7 @@
 // it runs as if the CLI had become it.
 import type { ChildProcess } from 'node:child_process';
 import type { NetNS } from '../netns.js';
+import type { PrivateDir } from '../io/spawn.js';
 import { exitLikeChild, forwardSignals } from './signal-forwarding.js';
 
 export interface Ended {
@@ -34,6 +35,8 @@ export function forwardUntilExit(start: () => ChildProcess): Promise<Ended> {
 export interface ChildSetting {
   etc: boolean;
   hostname?: string;
+  /** A lab node's own directories (`netns lab exec`). */
+  dirs?: PrivateDir[];
 }
 
 /** Runs the command in `ns` with the CLI's stdio; if the CLI is SIGKILLed the command is too. */

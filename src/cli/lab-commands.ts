@@ -125,8 +125,10 @@ async function exec(node: string, command: string[], options: { lab?: string }):
   // commander keeps the `--` that ends our options when options pass through.
   const [program, ...args] = command[0] === '--' ? command.slice(1) : command;
   if (program === undefined) throw usageError('lab exec needs a command after the node');
-  // etc: as `ip netns exec`, /sys shows the node's interfaces and /etc/netns/NAME is bound over /etc; named as the node, as a machine.
-  await runForwarded(NetNS.open(ns), program!, args, { etc: true, hostname: node });
+  // etc: as `ip netns exec`, /sys shows the node's interfaces and /etc/netns/NAME is bound over /etc; named as the node, with its own dirs, as a machine.
+  const { dirsToLay } = await import('../testing/lab/private-dirs.js');
+  const dirs = stored.state.plan.nodes.find(({ key }) => key === node)?.dirs;
+  await runForwarded(NetNS.open(ns), program!, args, { etc: true, hostname: node, dirs: dirs ? dirsToLay(ns, dirs) : [] });
 }
 
 /** A whole number in [min, max] given on the command line, else a usage error. */

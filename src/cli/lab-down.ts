@@ -56,7 +56,7 @@ async function deleteIfThere(ns: string): Promise<void> {
   });
 }
 
-/** Deletes the lab's namespaces that are still the ones it made, with their hosts folders, then its state file; says what it left and why. */
+/** Deletes the lab's namespaces that are still the ones it made, with their hosts folders and own directories, then its state file; says what it left and why. */
 export async function down(name: string): Promise<void> {
   const said = await underLabLock(name, async () => {
     const lab = await inspectLab(name);
@@ -66,10 +66,12 @@ export async function down(name: string): Promise<void> {
     }
     const replaced = new Set([...replacedNamespaces(lab), ...olderThanUp(lab)]);
     const { removeHostsFolder } = await import('../testing/lab/hosts-file.js');
+    const { removeNodeDirs } = await import('../testing/lab/private-dirs.js');
     for (const ns of Object.values(lab.state.names)) {
       if (replaced.has(ns)) continue;
       await deleteIfThere(ns);
       removeHostsFolder(ns); // its names (/etc/netns/NAME/hosts), if up wrote them
+      removeNodeDirs(ns); // its nodes' own directories, if the spec gave any
     }
     removeLab(name);
     return [...replaced].map((ns) => `lab ${name}: left ${ns}: not the namespace the lab made (replaced since up, or there before it)`);

@@ -36,6 +36,12 @@ export interface NetnsSpawnOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' 
    */
   hostname?: string;
   /**
+   * @internal A lab node's directories of its own, laid over their paths in a
+   * private mount namespace (the lab checks them): `source` bound, or an
+   * overlay of what `path` holds whose changes go to `source`/upper.
+   */
+  dirs?: PrivateDir[];
+  /**
    * Sent to the command when the thread that spawned it exits, the process
    * dying by SIGKILL included (prctl PR_SET_PDEATHSIG), maybe more than once
    * as the dying process's threads end. Not kept by a set-user-ID command or
@@ -43,6 +49,13 @@ export interface NetnsSpawnOptions extends Omit<SpawnOptions, 'stdio' | 'argv0' 
    * children. See docs/exec.md.
    */
   parentDeathSignal?: NodeJS.Signals;
+}
+
+/** @internal One directory of a command's own (NetnsSpawnOptions.dirs). */
+export interface PrivateDir {
+  kind: 'bind' | 'overlay';
+  source: string;
+  path: string;
 }
 
 /** ns.execFile()'s options: spawn's, less stdio, plus `input` for stdin. */
@@ -87,6 +100,17 @@ function checkOptions(options: unknown): asserts options is NetnsSpawnOptions & 
   const { etc, hostname } = options;
   if (etc !== undefined && typeof etc !== 'boolean') throw netnsError(ErrorCodes.INVALID_ARG, `etc must be a boolean, got ${String(etc)}`);
   if (hostname !== undefined) checkHostname(hostname);
+  if (options.dirs !== undefined) checkDirs(options.dirs);
+}
+
+const isAbsolutePath = (value: unknown): boolean => typeof value === 'string' && value.startsWith('/') && !value.includes('\0');
+
+function checkDirs(dirs: unknown): void {
+  const good = (dir: unknown): boolean => {
+    const { kind, source, path } = (dir ?? {}) as Record<string, unknown>;
+    return (kind === 'bind' || kind === 'overlay') && isAbsolutePath(source) && isAbsolutePath(path);
+  };
+  if (!Array.isArray(dirs) || !dirs.every(good)) throw netnsError(ErrorCodes.INVALID_ARG, 'dirs must be an array of { kind: bind or overlay, source, path } with absolute paths');
 }
 
 /** The kernel's HOST_NAME_MAX: sethostname refuses a longer name. */
@@ -119,16 +143,17 @@ function spawnFailure({ stage, errno }: HelperReport, command: string, args: str
 export function spawnIn(ns: NsHandle, command: string, args: string[] = [], options: NetnsSpawnOptions = {}, inheritFds: number[] = []): ChildProcess {
   checkCommand(command, args);
   checkOptions(options);
-  const { etc, hostname, stdio, parentDeathSignal, ...rest } = own(options);
+  const { etc, hostname, dirs = [], stdio, parentDeathSignal, ...rest } = own(options);
   const triple = stdioTriple(stdio);
   const etcArg = etc ? etcName(ns) : '-';
   const hostnameArg = hostname ?? ''; // empty: the machine's
+  const dirArgs = [String(dirs.length), ...dirs.flatMap(({ kind, source, path }) => [kind, source, path])];
   // libuv forks on this thread and process.pid is its process: what the helper compares getppid() with
   const guard = [String(deathSignalNumber(parentDeathSignal)), String(process.pid)];
   const nsFd = ns.acquire();
   let child: ChildProcess;
   try {
-    child = childProcess().spawn(execHelperPath(), [etcArg, hostnameArg, ...guard, command, ...args], {
+    child = childProcess().spawn(execHelperPath(), [etcArg, hostnameArg, ...dirArgs, ...guard, command, ...args], {
       ...rest,
       stdio: [...triple, nsFd, 'pipe', ...inheritFds] as StdioOptions, // nsFd is fd 3, the status pipe fd 4
     });

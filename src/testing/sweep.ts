@@ -6,6 +6,7 @@ import type { RunDirOption } from '../core/names.js';
 import { deleteNamespace, listNamespaces } from '../lifecycle.js';
 import { killOrphanedDaemons } from './lab/frr-orphans.js';
 import { hostsFolders, removeHostsFolder } from './lab/hosts-file.js';
+import { namesWithDirs, removeNodeDirs } from './lab/private-dirs.js';
 import { DEFAULT_PREFIX, ownerAlive, ownerOf } from './owner.js';
 import { fixtureRunDir } from './run-dir.js';
 
@@ -41,5 +42,7 @@ export async function sweep(prefix = DEFAULT_PREFIX, options?: RunDirOption): Pr
   }
   // A lab's hosts folders (/etc/netns/NAME), found by themselves: a process killed between deleting a namespace and its folder leaves one alone.
   for (const name of hostsFolders()) if (crashedRun(name, prefix)) removeHostsFolder(name);
+  // and its nodes' own directories (<tmpdir>/netns-dirs-NAME), likewise
+  for (const name of namesWithDirs()) if (crashedRun(name, prefix)) removeNodeDirs(name);
   return removed;
 }

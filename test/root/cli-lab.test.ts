@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { inUserNamespace, privileged } from '../helpers/privileges.js';
+import { privileged } from '../helpers/privileges.js';
 
 const prefix = `nslabc${randomBytes(2).toString('hex')}-`;
 const mine = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith(prefix)) : []);
@@ -80,6 +80,21 @@ describe.skipIf(!privileged)('netns lab', () => {
     expect((await runCli('lab', 'status')).stdout).toBe('no lab is up\n');
   });
 
+  it("runs lab exec with the node's own directories, kept across commands, and down removes the lab's folders of them", async () => {
+    const file = join(dir, 'dirs.yaml');
+    writeFileSync(file, `name: dirs\nprefix: ${prefix}\nhosts:\n  a: { dirs: { /var/log: empty, /etc: overlay } }\n  b: {}\nlinks: [[a, b]]\n`);
+    expect(await runCli('lab', 'up', file)).toMatchObject({ code: 0, stderr: '' });
+    expect((await runCli('lab', 'exec', 'a', '--', 'sh', '-c', 'echo a > /var/log/a.log && echo a > /etc/a-file')).code).toBe(0);
+    expect(await runCli('lab', 'exec', 'a', '--', 'cat', '/var/log/a.log', '/etc/a-file')).toMatchObject({ code: 0, stdout: 'a\na\n' });
+    expect((await runCli('lab', 'exec', 'b', '--', 'test', '-e', '/etc/a-file')).code).toBe(1);
+    expect(existsSync('/etc/a-file')).toBe(false);
+    const folders = (): string[] => readdirSync(tmpdir()).filter((entry) => entry.startsWith(`netns-dirs-${prefix}dirs.`));
+    expect(folders()).toEqual([`netns-dirs-${prefix}dirs.a`]);
+    expect(await runCli('lab', 'down', 'dirs')).toMatchObject({ code: 0, stderr: '' });
+    expect(folders()).toEqual([]);
+    expect(leftovers()).toEqual([]);
+  });
+
   it('refuses a bad file before making anything, and down needs a name it knows', async () => {
     const file = join(dir, 'bad.yaml');
     writeFileSync(file, `prefix: ${prefix}\nhosts: { a: {} }\nlinks: [[a, ghost]]\n`);
@@ -106,8 +121,7 @@ describe.skipIf(!privileged)('netns lab', () => {
   };
   const stateFile = (name: string): string => join(dir, 'state', `${name}.json`);
 
-  // In a user namespace: /etc is the real root's, so /etc/netns/NAME cannot be made there.
-  it.skipIf(inUserNamespace)("lab exec runs as ip netns exec: /sys shows the node's own interfaces and MAC, /etc/netns/NAME is bound over /etc", async () => {
+  it("lab exec runs as ip netns exec: /sys shows the node's own interfaces and MAC, /etc/netns/NAME is bound over /etc", async () => {
     await up('machines');
     const name = `${prefix}machines.a`;
     const etcDir = `/etc/netns/${name}`;
@@ -124,7 +138,7 @@ describe.skipIf(!privileged)('netns lab', () => {
     expect(await runCli('lab', 'down', 'machines')).toMatchObject({ code: 0 });
   });
 
-  it.skipIf(inUserNamespace)('lab exec runs a command as on a machine named as the node, which reaches the others by name; down removes the names', async () => {
+  it('lab exec runs a command as on a machine named as the node, which reaches the others by name; down removes the names', async () => {
     await up('named');
     const ran = await runCli('lab', 'exec', '--lab', 'named', 'a', '--', 'sh', '-c', 'hostname && ping -c 1 -W 5 c');
     expect(ran).toMatchObject({ code: 0, stdout: expect.stringMatching(/^a\n[^]*1 received/) });

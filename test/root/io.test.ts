@@ -5,7 +5,7 @@ import { NetNS, withNetNS } from '../../dist/index.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
 import { inodeOf, openFdCount, threadsAwayFrom } from '../helpers/process-state.js';
 import { nodeSpawnError } from '../helpers/missing-command.js';
-import { inUserNamespace, privileged } from '../helpers/privileges.js';
+import { privileged } from '../helpers/privileges.js';
 
 const home = inodeOf('/proc/thread-self/ns/net');
 
@@ -133,8 +133,7 @@ describe.skipIf(!privileged)('NetNS I/O from the main thread', () => {
     expect(await once(sleeper, 'exit')).toEqual([null, 'SIGTERM']);
   });
 
-  // In a user namespace: /etc is the real root's, so /etc/netns/NAME cannot be made there.
-  it.skipIf(inUserNamespace)('with { etc: true } binds /etc/netns/NAME over /etc and remounts /sys, as ip netns exec', async () => {
+  it('with { etc: true } binds /etc/netns/NAME over /etc and remounts /sys, as ip netns exec', async () => {
     const etcDir = `/etc/netns/${nameA}`;
     mkdirSync(etcDir, { recursive: true });
     writeFileSync(`${etcDir}/hosts`, '10.77.0.2 peer-b\n');

@@ -1,12 +1,15 @@
 // Nodes that are machines: a command run in a node finds the other nodes by
 // name (/etc/netns/<name>/hosts, bound over /etc/hosts as ip netns exec does),
 // and those names go with the lab, even one whose process was SIGKILLed; it
-// sees the node's name as hostname; a host has a default route.
+// sees the node's name as hostname; a host has a default route; a node has
+// directories of its own (empty, an overlay of the machine's, or the test's
+// folder), which go with the lab too.
 import { execFile as execFileCallback, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { text } from 'node:stream/consumers';
 import { promisify } from 'node:util';
@@ -20,6 +23,8 @@ const prefix = `nslabm${randomBytes(2).toString('hex')}-`;
 const mine = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith(prefix)) : []);
 const leftovers = (): string[] => mine('/run/netns');
 const hostsLeftovers = (): string[] => mine('/etc/netns');
+/** The lab's folders of nodes' own directories (<tmpdir>/netns-dirs-NAME) under this file's prefix. */
+const dirsLeftovers = (): string[] => readdirSync(tmpdir()).filter((entry) => entry.startsWith(`netns-dirs-${prefix}`));
 
 const routed = routedLab(prefix);
 
@@ -31,6 +36,7 @@ describe.skipIf(!privileged)('a lab of machines', () => {
   afterAll(() => {
     for (const name of leftovers()) execFileSync('ip', ['netns', 'del', name]);
     for (const name of hostsLeftovers()) rmSync(`/etc/netns/${name}`, { recursive: true, force: true });
+    for (const entry of dirsLeftovers()) rmSync(join(tmpdir(), entry), { recursive: true, force: true });
   });
 
   it("names every node's addresses in every node's /etc/hosts, so a node pings another by name, IPv4 and IPv6; the names go with the lab", async () => {
@@ -101,22 +107,73 @@ describe.skipIf(!privileged)('a lab of machines', () => {
     }
   });
 
-  it('removes the names of a lab left to the exit hook, with its namespaces', async () => {
+  it("gives a node directories of its own: an empty one and an overlay kept across its commands and apart from other nodes and the machine, the test's folder bound; delete() removes the lab's", async () => {
+    const testFolder = mkdtempSync(join(tmpdir(), 'nslabm-folder-'));
+    const machineEtc = readdirSync('/etc');
+    const lab = await createLab({
+      prefix,
+      hosts: { h1: { dirs: { '/var/log': 'empty', '/etc': 'overlay', '/mnt': testFolder } }, h2: {} },
+      links: [['h1', 'h2']],
+    });
+    try {
+      const sh = async (node: string, script: string): Promise<string> => (await lab.execFile(node, 'sh', ['-c', script])).stdout;
+      expect(await sh('h1', 'ls -A /var/log | wc -l')).toBe('0\n');
+      await sh('h1', 'echo log > /var/log/h1.log && echo node > /etc/h1-file && echo kept > /mnt/out');
+      // a later command in h1 finds them; the machine's /etc is still seen through the overlay, with the lab's names bound over it
+      expect(await sh('h1', 'cat /var/log/h1.log /etc/h1-file && test -f /etc/passwd && getent hosts h2 >/dev/null && echo seen')).toBe('log\nnode\nseen\n');
+      expect(await sh('h2', 'test -e /var/log/h1.log || test -e /etc/h1-file || echo apart')).toBe('apart\n');
+      expect(existsSync('/etc/h1-file') || existsSync('/var/log/h1.log')).toBe(false);
+      expect(readdirSync('/etc')).toEqual(machineEtc);
+      expect(readFileSync(join(testFolder, 'out'), 'utf8')).toBe('kept\n');
+      const onMachine = lab.dirs('h1');
+      expect(readFileSync(join(onMachine['/var/log']!, 'h1.log'), 'utf8')).toBe('log\n');
+      expect(readFileSync(join(onMachine['/etc']!, 'h1-file'), 'utf8')).toBe('node\n');
+      expect(onMachine['/mnt']).toBe(testFolder);
+      expect(lab.dirs('h2')).toEqual({});
+      // etc: false is the network namespace alone: the machine's directories
+      expect((await lab.execFile('h1', 'ls', ['/var/log/h1.log'], { etc: false }).catch((error) => error)).code).toBe('ERR_NETNS_COMMAND_FAILED');
+      expect(dirsLeftovers()).toHaveLength(1);
+    } finally {
+      await lab.delete();
+    }
+    expect(dirsLeftovers()).toEqual([]);
+    expect(readdirSync(testFolder)).toEqual(['out']); // the test's own folder is never removed
+    rmSync(testFolder, { recursive: true });
+  });
+
+  it('refuses bad dirs before building anything', async () => {
+    const withDirs = (dirs: unknown) => createLab({ prefix, hosts: { h1: { dirs } as never } });
+    const refused = { code: 'ERR_NETNS_INVALID_ARG' };
+    await expect(withDirs(['/var/log'])).rejects.toMatchObject(refused);
+    await expect(withDirs({ 'var/log': 'empty' })).rejects.toMatchObject({ ...refused, message: expect.stringContaining('absolute path') });
+    await expect(withDirs({ '/var/../etc': 'empty' })).rejects.toMatchObject(refused);
+    await expect(withDirs({ '/proc/sys': 'empty' })).rejects.toMatchObject({ ...refused, message: expect.stringContaining("kernel's") });
+    await expect(withDirs({ '/no/such/dir': 'empty' })).rejects.toMatchObject({ ...refused, message: expect.stringContaining('not a directory') });
+    await expect(withDirs({ '/var/log': '/no/such/folder' })).rejects.toMatchObject({ ...refused, message: expect.stringContaining('not a directory') });
+    await expect(withDirs({ '/var/log': 'tmpfs' })).rejects.toMatchObject(refused);
+    await expect(withDirs({ '/var': 'empty', '/var/log': 'overlay' })).rejects.toMatchObject({ ...refused, message: expect.stringContaining('overlap') });
+    await expect(createLab({ prefix, hosts: {}, switches: { s1: { dirs: {} } as never } })).rejects.toMatchObject(refused);
+    expect(leftovers()).toEqual([]);
+    expect(dirsLeftovers()).toEqual([]);
+  });
+
+  it("removes the names and nodes' own directories of a lab left to the exit hook, with its namespaces", async () => {
     const script = `
       const { createLab } = await import(${JSON.stringify(new URL('../../dist/testing.js', import.meta.url).href)});
       const { readdirSync } = await import('node:fs');
-      const lab = await createLab({ prefix: ${JSON.stringify(prefix)}, hosts: { a: {}, b: {} }, links: [['a', 'b']] });
-      console.log(readdirSync('/etc/netns').filter((name) => name.startsWith(${JSON.stringify(prefix)})).length);`;
+      const lab = await createLab({ prefix: ${JSON.stringify(prefix)}, hosts: { a: { dirs: { '/var/log': 'empty' } }, b: {} }, links: [['a', 'b']] });
+      console.log(readdirSync('/etc/netns').filter((name) => name.startsWith(${JSON.stringify(prefix)})).length, Object.keys(lab.dirs('a')));`;
     const { stdout } = await execFile(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-    expect(stdout).toBe('2\n'); // while it ran
+    expect(stdout).toBe("2 [ '/var/log' ]\n"); // while it ran
     expect(hostsLeftovers()).toEqual([]);
+    expect(dirsLeftovers()).toEqual([]);
     expect(leftovers()).toEqual([]);
   });
 
-  it('sweep(prefix) removes the names of a lab whose process was SIGKILLed, with its namespaces', async () => {
+  it("sweep(prefix) removes the names and nodes' own directories of a lab whose process was SIGKILLed, with its namespaces", async () => {
     const script = `
       const { createLab } = await import(${JSON.stringify(new URL('../../dist/testing.js', import.meta.url).href)});
-      const lab = await createLab({ prefix: ${JSON.stringify(prefix)}, hosts: { a: {}, b: {} }, links: [['a', 'b']] });
+      const lab = await createLab({ prefix: ${JSON.stringify(prefix)}, hosts: { a: { dirs: { '/var/log': 'empty', '/etc': 'overlay' } }, b: {} }, links: [['a', 'b']] });
       console.log(JSON.stringify(Object.values(lab.names)));
       setInterval(() => {}, 1000);`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -125,8 +182,10 @@ describe.skipIf(!privileged)('a lab of machines', () => {
     child.kill('SIGKILL');
     await once(child, 'exit');
     expect(hostsLeftovers().sort()).toEqual(names.sort());
+    expect(dirsLeftovers()).toHaveLength(1);
     expect((await sweep(prefix)).sort()).toEqual(names.sort());
     expect(hostsLeftovers()).toEqual([]);
+    expect(dirsLeftovers()).toEqual([]);
     expect(leftovers()).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@ import type dgram from 'node:dgram';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createLab, Lab } from '../../dist/testing.js';
 import { NetNS } from '../../dist/index.js';
-import { inUserNamespace, privileged } from '../helpers/privileges.js';
+import { privileged } from '../helpers/privileges.js';
 import { fdCountOf, socketCount } from '../helpers/process-state.js';
 import { tcpdumpLines } from '../helpers/tcpdump-read.js';
 import { routedLab } from '../helpers/lab-specs.js';
@@ -203,8 +203,7 @@ describe.skipIf(!privileged)('createLab', () => {
     for (const node of ['a', 'b', 's1']) expect(inNs(lab, node, 'nft', 'list', 'ruleset')).toBe('');
   });
 
-  // In a user namespace: /etc is the real root's, so /etc/netns/NAME cannot be made there.
-  it.skipIf(inUserNamespace)("runs a command in a node as ip netns exec does: /sys shows the node's own interfaces and MAC, /etc/netns/NAME is bound over /etc", async () => {
+  it("runs a command in a node as ip netns exec does: /sys shows the node's own interfaces and MAC, /etc/netns/NAME is bound over /etc", async () => {
     // hosts: false: the folder is the test's own, as a user makes it for ip netns exec.
     await using lab = await createLab({ prefix, hosts: { a: {}, b: {} }, routers: { r1: {} }, links: [['a', 'r1'], ['r1', 'b']], ipv6: false }, { hosts: false });
     const etcDir = `/etc/netns/${lab.names.r1}`;

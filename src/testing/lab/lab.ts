@@ -17,7 +17,7 @@ import { assertValidName, checkRunDir, mountableRunDir, NETNS_RUN_DIR, type RunD
 import { ownOptions } from '../../core/own.js';
 import { MAX_TIMER_MS } from '../../core/timer-limit.js';
 import { openNetlink, type Route } from '../../netlink/index.js';
-import type { ExecFileOptions, ExecFileResult, NetnsSpawnOptions } from '../../io/spawn.js';
+import type { ExecFileOptions, ExecFileResult, NetnsSpawnOptions, PrivateDir } from '../../io/spawn.js';
 import { NetNS } from '../../netns.js';
 import { capturePackets, type PacketCapture } from '../capture.js';
 import { ownerStem } from '../owner.js';
@@ -30,6 +30,7 @@ import { frrFiles } from './frr-config.js';
 import { FRR_DIR_PREFIX } from './frr-orphans.js';
 import type { CheckedFrrSpec } from './frr-spec.js';
 import { removeHostsFolder, writeHostsFiles } from './hosts-file.js';
+import { dirsOnMachine, dirsToLay, makeNodeDirs, removeNodeDirs } from './private-dirs.js';
 import { applyImpairment, clearImpairment, type LinkEnd } from './impair.js';
 import { connectivity, type ConnectivityMatrix } from './matrix.js';
 import { cutOff, reconnect, type LabPartition } from './partition.js';
@@ -147,6 +148,7 @@ export class Lab implements AsyncDisposable {
     for (const router of this.#frr.values()) router.killNow();
     deleteNamespacesSync(this.#identities(), this.runDir);
     this.#removeHostsFolders();
+    this.#removeNodeDirs();
     // A daemon killed a moment ago may still write there: retried, and a failure is left in the temp dir rather than
     // thrown, which would end the other exit hooks.
     try {
@@ -176,6 +178,7 @@ export class Lab implements AsyncDisposable {
    */
   async build(hosts: boolean | 'if-permitted', frr: Map<string, CheckedFrrSpec> = new Map(), account?: FrrAccount): Promise<void> {
     await buildLab(this.plan, this.#nodes, this.runDir);
+    for (const { key, dirs } of this.plan.nodes) if (dirs) await makeNodeDirs(this.names[key]!, dirs);
     if (hosts !== false) await writeHostsFiles(this.plan, Object.values(this.names)).catch((error) => refusedIfPermitted(error, hosts));
     for (const node of this.#nodes.values()) this.nodes[node.key] = node.ns!;
     for (const link of this.plan.links) {
@@ -323,12 +326,32 @@ export class Lab implements AsyncDisposable {
    * namespace only, as `nodes[node].spawn` does.
    */
   spawn(node: string, command: string, args?: string[], options?: NetnsSpawnOptions): ChildProcess {
-    return this.#node(node).ns!.spawn(command, args, asMachine(options, node));
+    return this.#node(node).ns!.spawn(command, args, asMachine(options, node, this.#dirsToLay(node)));
   }
 
   /** As spawn, collecting the output as NetNS.execFile does. Async; an unknown node rejects with ERR_NETNS_INVALID_ARG. */
   async execFile(node: string, command: string, args?: string[], options?: ExecFileOptions): Promise<ExecFileResult> {
-    return this.#node(node).ns!.execFile(command, args, asMachine(options, node));
+    return this.#node(node).ns!.execFile(command, args, asMachine(options, node, this.#dirsToLay(node)));
+  }
+
+  /**
+   * Where a node's directories of its own (its spec's `dirs`) are on this
+   * machine, by path in the node: the lab's folder, an overlay's folder of
+   * changes, or the test's folder. Read them before delete(), which removes the lab's.
+   */
+  dirs(node: string): Record<string, string> {
+    const { dirs } = this.#planned(node);
+    return dirs ? dirsOnMachine(this.names[node]!, dirs) : {};
+  }
+
+  #dirsToLay(node: string): PrivateDir[] {
+    const { dirs } = this.#planned(node);
+    return dirs ? dirsToLay(this.names[node]!, dirs) : [];
+  }
+
+  #planned(node: string): LabPlan['nodes'][number] {
+    this.#node(node);
+    return this.plan.nodes.find(({ key }) => key === node)!;
   }
 
   /** A node's address (without prefix length): the first one of the family (default 4) on its first link. */
@@ -560,6 +583,11 @@ export class Lab implements AsyncDisposable {
     for (const ns of this.#made()) removeHostsFolder(ns.name!);
   }
 
+  /** The lab's folders of its nodes' directories (a test's own folders are never touched). */
+  #removeNodeDirs(): void {
+    for (const { key, dirs } of this.plan.nodes) if (dirs && this.#nodes.get(key)!.ns) removeNodeDirs(this.names[key]!);
+  }
+
   /** What the exit hook may delete: each name made, with the namespace it must still hold. */
   #identities(): { name: string; dev: number; inode: number }[] {
     return this.#made().map((ns) => ({ name: ns.name!, dev: ns.dev, inode: ns.inode }));
@@ -578,6 +606,7 @@ export class Lab implements AsyncDisposable {
     // ns.delete(), not the name's: a name that now holds another namespace (deleted and made again by someone else) is left alone.
     await Promise.all(this.#made().map((ns) => ns.delete().catch(() => {})));
     this.#removeHostsFolders();
+    this.#removeNodeDirs();
     this.close();
   }
 
@@ -595,13 +624,14 @@ export class Lab implements AsyncDisposable {
 }
 
 /**
- * The options with `etc: true` and the node's key as hostname unless they say
- * otherwise (`etc: false`: neither); anything but an object is left for spawn to refuse.
+ * The options with `etc: true`, the node's key as hostname unless they say
+ * otherwise, and the node's own directories (`etc: false`: none of them);
+ * anything but an object is left for spawn to refuse.
  */
-function asMachine<T extends { etc?: boolean; hostname?: string }>(options: T | undefined, node: string): T {
-  if (options === undefined) return { etc: true, hostname: node } as T;
+function asMachine<T extends { etc?: boolean; hostname?: string; dirs?: PrivateDir[] }>(options: T | undefined, node: string, dirs: PrivateDir[]): T {
+  if (options === undefined) return { etc: true, hostname: node, dirs } as T;
   if (typeof options !== 'object' || options === null || options.etc === false) return options;
-  return { hostname: node, ...options, etc: true };
+  return { hostname: node, ...options, etc: true, dirs };
 }
 
 /** A write of /etc/netns the kernel refused for want of permission is no failure when names were only wanted if permitted. */

@@ -6,6 +6,7 @@ import { ErrorCodes, netnsError, type NetnsError } from '../../core/errors.js';
 import { formatAddress, networkOf, parsePrefix, type ParsedPrefix } from '../../netlink/validate.js';
 import type { CheckedLabSpec, LabNodeKind } from './spec.js';
 import type { Impairment } from './units.js';
+import type { LabNodeDirs } from './private-dirs.js';
 
 /** One end of a planned link: the node, its interface, its addresses (none on a switch port). */
 export interface PlannedEnd {
@@ -61,6 +62,8 @@ export interface LabPlan {
     key: string;
     /** Host, router or switch. */
     kind: LabNodeKind;
+    /** Its directories of its own, if any (LabHostSpec.dirs). */
+    dirs?: LabNodeDirs;
   }[];
   /** The broadcast domains, in the order their first link appears. */
   segments: Segment[];
@@ -346,7 +349,7 @@ export function planLab(spec: CheckedLabSpec): LabPlan {
   const { segments, linkSegment } = segmentsOf(spec);
   assignSubnets(spec, segments, linkSegment);
   const links = planLinks(spec, segments, linkSegment);
-  const nodes = [...spec.nodes].map(([key, kind]) => ({ key, kind }));
+  const nodes = [...spec.nodes].map(([key, kind]) => (spec.dirs.has(key) ? { key, kind, dirs: spec.dirs.get(key)! } : { key, kind }));
   const plan = { prefix: spec.prefix, ipv6: spec.ipv6, nodes, segments, links };
   return { ...plan, routes: planRoutes(plan, new Set(spec.frr.keys())) };
 }

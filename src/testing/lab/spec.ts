@@ -8,6 +8,7 @@ import { own } from '../../core/own.js';
 import { parsePrefix } from '../../netlink/validate.js';
 import { DEFAULT_PREFIX, ownerStem } from '../owner.js';
 import { checkFrrSpec, type CheckedFrrSpec, type LabFrrSpec } from './frr-spec.js';
+import { checkNodeDirs, type LabNodeDirs } from './private-dirs.js';
 import { checkImpairment, type Impairment } from './units.js';
 
 /** A switch: a Linux bridge in a namespace of its own, joining everything linked to it into one subnet. */
@@ -18,8 +19,18 @@ export interface LabSwitchSpec {
   subnet6?: string;
 }
 
+/** A host: a namespace of its own, forwarding off. */
+export interface LabHostSpec {
+  /**
+   * Directories of its own, by path on the machine: 'empty' (a folder of the
+   * lab's), 'overlay' (the machine's content, changes kept apart) or a folder
+   * of the test's, laid over the path for every command run in the node.
+   */
+  dirs?: LabNodeDirs;
+}
+
 /** A router: IPv4 and IPv6 forwarding on; routes planned by the lab, or learnt by FRR. */
-export interface LabRouterSpec {
+export interface LabRouterSpec extends LabHostSpec {
   /** Runs FRR (zebra and its routing daemons) in the router: the lab then installs no IPv4 route in it, FRR does. */
   frr?: LabFrrSpec;
 }
@@ -48,7 +59,7 @@ export type LabLinkSpec = [string, string] | [string, string, LabLinkOptions];
  */
 export interface LabSpec {
   /** End hosts: one namespace each, forwarding off. */
-  hosts: Record<string, Record<string, never>>;
+  hosts: Record<string, LabHostSpec>;
   /** Routers: one namespace each, IPv4 and IPv6 forwarding on. */
   routers?: Record<string, LabRouterSpec>;
   /** Switches: a bridge (br0) in a namespace of its own; its ports carry no address. */
@@ -73,6 +84,8 @@ export interface CheckedLabSpec {
   switches: Map<string, LabSwitchSpec>;
   /** The routers that run FRR. */
   frr: Map<string, CheckedFrrSpec>;
+  /** The nodes that have directories of their own. */
+  dirs: Map<string, LabNodeDirs>;
   links: { a: string; b: string; options: CheckedLinkOptions }[];
   ipv6: boolean;
   prefix: string;
@@ -99,9 +112,10 @@ export function checkSubnet(value: unknown, family: 4 | 6, what: string): string
   return value as string;
 }
 
-const NODE_KEYS: Record<LabNodeKind, string[]> = { host: [], router: ['frr'], switch: SWITCH_KEYS };
+const NODE_KEYS: Record<LabNodeKind, string[]> = { host: ['dirs'], router: ['frr', 'dirs'], switch: SWITCH_KEYS };
 
-function checkNodes(spec: Record<string, unknown>, nodes: Map<string, LabNodeKind>, switches: Map<string, LabSwitchSpec>, frr: Map<string, CheckedFrrSpec>): void {
+function checkNodes(spec: Record<string, unknown>, checked: Pick<CheckedLabSpec, 'nodes' | 'switches' | 'frr' | 'dirs'>): void {
+  const { nodes, switches, frr, dirs } = checked;
   const groups: [string, LabNodeKind][] = [['hosts', 'host'], ['routers', 'router'], ['switches', 'switch']];
   for (const [group, kind] of groups) {
     const given = spec[group];
@@ -115,6 +129,7 @@ function checkNodes(spec: Record<string, unknown>, nodes: Map<string, LabNodeKin
       nodes.set(key, kind);
       if (kind === 'switch') switches.set(key, checkSwitch(key, own(node)));
       if (kind === 'router' && own(node).frr !== undefined) frr.set(key, checkFrrSpec(key, own(node).frr));
+      if (own(node).dirs !== undefined) dirs.set(key, checkNodeDirs(key, own(node).dirs));
     }
   }
 }
@@ -229,7 +244,8 @@ export function checkLabSpec(spec: unknown): CheckedLabSpec {
   const nodes = new Map<string, LabNodeKind>();
   const switches = new Map<string, LabSwitchSpec>();
   const frr = new Map<string, CheckedFrrSpec>();
-  checkNodes(given, nodes, switches, frr);
+  const dirs = new Map<string, LabNodeDirs>();
+  checkNodes(given, { nodes, switches, frr, dirs });
   if (given.links !== undefined && !Array.isArray(given.links)) throw invalid(`links must be an array of [nodeA, nodeB] pairs, got ${kindOf(given.links)}`);
   const links = ((given.links ?? []) as unknown[]).map((link) => checkLink(link, nodes));
   refuseDuplicateLinks(links);
@@ -239,5 +255,5 @@ export function checkLabSpec(spec: unknown): CheckedLabSpec {
   if (typeof prefix !== 'string') throw invalid(`prefix must be a string, got ${kindOf(prefix)}`);
   if (!ipv6) refuseIpv6(switches, links);
   for (const key of nodes.keys()) assertValidName(`${prefix}${ownerStem('000000')}-${key}`);
-  return { nodes, switches, frr, links, ipv6, prefix };
+  return { nodes, switches, frr, dirs, links, ipv6, prefix };
 }

@@ -6,6 +6,7 @@ import { ErrorCodes, kindOf, netnsError, type NetnsError } from '../../core/erro
 import { assertValidName, checkRunDir } from '../../core/names.js';
 import { checkLinkName } from '../../netlink/validate.js';
 import type { LabPlan } from './plan.js';
+import { checkDirsShape } from './private-dirs.js';
 import { LAB_KEY } from './spec.js';
 import { checkImpairment } from './units.js';
 
@@ -31,6 +32,15 @@ function checkEnd(end: unknown, keys: Set<string>, what: string): void {
   for (const address of addresses as unknown[]) expectKind(address, 'string', `${what}'s address`);
 }
 
+/** A node's dirs as a state file holds them: what a spec could have given (the machine's folders may have changed since). */
+function checkStateDirs(key: string, dirs: unknown): void {
+  try {
+    checkDirsShape(key, dirs);
+  } catch (error) {
+    throw invalid((error as Error).message.replace(/^createLab: /, ''));
+  }
+}
+
 /** Checks the plan and the names a Lab is made from (ERR_NETNS_INVALID_ARG). */
 export function checkPlanAndNames(plan: unknown, names: unknown): asserts plan is LabPlan {
   expectKind(plan, 'object', 'plan');
@@ -46,8 +56,9 @@ export function checkPlanAndNames(plan: unknown, names: unknown): asserts plan i
   const taken = new Set<unknown>();
   for (const node of nodes as unknown[]) {
     expectKind(node, 'object', 'a plan node');
-    const { key, kind } = node as Record<string, unknown>;
+    const { key, kind, dirs } = node as Record<string, unknown>;
     if (typeof key !== 'string' || !LAB_KEY.test(key) || !KINDS.includes(kind as string)) throw invalid(`bad node ${JSON.stringify(node)}`);
+    if (dirs !== undefined) checkStateDirs(key, dirs);
     const name = (names as Record<string, unknown>)[key];
     if (!Object.hasOwn(names as object, key)) throw invalid(`names has none for node ${key}`);
     assertValidName(name);
