@@ -46,5 +46,14 @@ describe('netns lab state files', () => {
     expect(await damaged(JSON.stringify(lab({ a: 'victim' })))).toMatchObject({ damaged: 'namespace "victim" (node a) is not one lab demo makes' });
     const { identities: _, ...unidentified } = lab({ a: 'nslab-demo.a' });
     expect(await damaged(JSON.stringify(unidentified))).toMatchObject({ damaged: expect.stringContaining('identities') });
+    // a node's dirs, which the exec helper lays over its paths: an overlay option or a relative path smuggled in is refused
+    const withDirs = (dirs: unknown): string => {
+      const stored = lab({ a: 'nslab-demo.a' });
+      return JSON.stringify({ ...stored, state: { ...stored.state, plan: { ...plan, nodes: [{ key: 'a', kind: 'host', dirs }] } } });
+    };
+    expect(await damaged(withDirs({ '/var/log': 'empty' }))).not.toHaveProperty('damaged');
+    expect(await damaged(withDirs({ '/etc,upperdir=/tmp/x': 'overlay' }))).toMatchObject({ damaged: expect.stringContaining('overlayfs') });
+    expect(await damaged(withDirs({ '/var/log': 'relative' }))).toMatchObject({ damaged: expect.stringContaining('absolute path') });
+    expect(await damaged(withDirs(['/var/log']))).toMatchObject({ damaged: expect.stringContaining('dirs must be an object') });
   });
 });
