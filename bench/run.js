@@ -12,13 +12,14 @@ import { benchCniResident } from './cni-resident.js';
 import { benchCniStorm } from './cni-storm.js';
 import { benchIo } from './io.js';
 import { benchLab } from './lab.js';
+import { benchLabMachine } from './lab-machine.js';
 import { benchNetlink } from './netlink.js';
 import { benchSandbox } from './sandbox.js';
 import { benchStartup } from './startup.js';
 import { benchToolchains } from './toolchains.js';
 import { benchWithNetNS } from './with-netns.js';
 
-const sections = { 'with-netns': benchWithNetNS, toolchains: benchToolchains, io: benchIo, netlink: benchNetlink, addrset: benchAddrset, 'cni-process': benchCniProcess, 'cni-resident': benchCniResident, 'cni-storm': benchCniStorm, 'cni-podman': benchCniPodman, startup: benchStartup, cli: benchCli, lab: benchLab, capture: benchCapture, sandbox: benchSandbox };
+const sections = { 'with-netns': benchWithNetNS, toolchains: benchToolchains, io: benchIo, netlink: benchNetlink, addrset: benchAddrset, 'cni-process': benchCniProcess, 'cni-resident': benchCniResident, 'cni-storm': benchCniStorm, 'cni-podman': benchCniPodman, startup: benchStartup, cli: benchCli, lab: benchLab, 'lab-machine': benchLabMachine, capture: benchCapture, sandbox: benchSandbox };
 
 /** Names that stand for several sections, run in the order of `sections`. */
 const groups = { cni: ['cni-process', 'cni-resident', 'cni-storm', 'cni-podman'] };
