@@ -171,3 +171,10 @@ export function networkOf(prefix: ParsedPrefix): Buffer {
   for (let bit = prefix.prefixLength; bit < out.length * 8; bit++) out[bit >> 3]! &= ~(0x80 >> (bit & 7));
   return out;
 }
+
+/** Whether two prefixes share any address (never across families). */
+export function prefixesOverlap(a: ParsedPrefix, b: ParsedPrefix): boolean {
+  if (a.family !== b.family) return false;
+  const shorter = Math.min(a.prefixLength, b.prefixLength);
+  return networkOf({ ...a, prefixLength: shorter }).equals(networkOf({ ...b, prefixLength: shorter }));
+}

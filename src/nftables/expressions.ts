@@ -14,6 +14,9 @@ const NFTA_EXPR_DATA = 2;
 const NFTA_META_DREG = 1;
 const NFTA_META_KEY = 2;
 const NFT_META_NFPROTO = 15;
+const NFT_META_OIFNAME = 7;
+/** IFNAMSIZ: an interface name as the kernel compares it, NUL-padded. */
+const IFNAMSIZ = 16;
 const NFTA_CMP_SREG = 1;
 const NFTA_CMP_OP = 2;
 const NFTA_CMP_DATA = 3;
@@ -69,6 +72,13 @@ const data = (type: number, value: Buffer): Attribute => nest(type, [attr.bytes(
 
 /** `meta load nfproto => reg`. */
 export const metaNfproto = (dreg = NFT_REG_1): Attribute => expression('meta', [be32(NFTA_META_KEY, NFT_META_NFPROTO), be32(NFTA_META_DREG, dreg)]);
+
+/** `oifname "NAME"` as nft compiles it: the output device's name loaded, compared with the name NUL-padded to IFNAMSIZ. */
+export function matchOutputName(name: string): Attribute[] {
+  const padded = Buffer.alloc(IFNAMSIZ);
+  padded.write(name, 'utf8');
+  return [expression('meta', [be32(NFTA_META_KEY, NFT_META_OIFNAME), be32(NFTA_META_DREG, NFT_REG_1)]), cmp('eq', padded)];
+}
 
 /** `cmp OP reg VALUE`. */
 export const cmp = (op: keyof typeof CMP_OPS, value: Buffer, sreg = NFT_REG_1): Attribute =>

@@ -158,9 +158,9 @@ describe.skipIf(!privileged)('README examples, run as written', () => {
 
   // FRR is installed by .ci/run: only a machine without it, outside CI, skips; and a user namespace, whose refusal
   // testing-lab-frr checks (user frr is not mapped there).
-  it.skipIf((!existsSync('/usr/lib/frr/zebra') && !process.env.CI) || inUserNamespace)('lab-frr.mjs: an OSPF triangle of FRR routers converges and reroutes around a link taken down', async () => {
+  it.skipIf((!existsSync('/usr/lib/frr/zebra') && !process.env.CI) || inUserNamespace)('lab-frr.mjs: an OSPF triangle of FRR routers converges and reroutes around a link taken down; names, a dir of its own, a way out through NAT', async () => {
     const { stdout } = await example('lab-frr.mjs');
-    expect(stdout).toBe('r1 to h3 through eth2 (r3)\nr1 to h3 through eth1 (r2)\n');
+    expect(stdout).toBe('r1 to h3 through eth2 (r3)\nh1 reaches this machine through gw\nr1 to h3 through eth1 (r2)\n');
   });
 
   it('lab.mjs: a routed three-subnet lab, impaired, captured, partitioned and drawn', async () => {

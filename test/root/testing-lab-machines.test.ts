@@ -3,10 +3,12 @@
 // and those names go with the lab, even one whose process was SIGKILLed; it
 // sees the node's name as hostname; a host has a default route; a node has
 // directories of its own (empty, an overlay of the machine's, or the test's
-// folder), which go with the lab too.
+// folder), which go with the lab too; a NAT router is the lab's way out to
+// the machine.
 import { execFile as execFileCallback, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,6 +141,48 @@ describe.skipIf(!privileged)('a lab of machines', () => {
     expect(dirsLeftovers()).toEqual([]);
     expect(readdirSync(testFolder)).toEqual(['out']); // the test's own folder is never removed
     rmSync(testFolder, { recursive: true });
+  });
+
+  it("gives the lab a way out through its NAT router: every node reaches the machine's addresses, masqueraded as the router's uplink; delete() takes the machine's end away", async () => {
+    const lab = await createLab({ prefix, hosts: { h1: {}, h2: {} }, routers: { r1: {}, gw: { nat: {} } }, links: [['h1', 'r1'], ['r1', 'gw'], ['h2', 'gw']] });
+    const nat = lab.plan.nat!;
+    const machine = nat.machineAddress.split('/')[0]!;
+    const server = createServer((socket) => socket.end(`${socket.remoteAddress}\n`));
+    try {
+      expect(nat.subnet).toMatch(/^100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\.\d+\.\d+\/30$/);
+      expect(execFileSync('ip', ['-o', '-4', 'addr', 'show', 'dev', nat.machineIface], { encoding: 'utf8' })).toContain(` ${nat.machineAddress} `);
+      await new Promise<void>((resolve) => server.listen(0, machine, resolve));
+      const { port } = server.address() as AddressInfo;
+      const connect = `const s = require('net').connect(${port}, '${machine}'); s.on('data', (d) => process.stdout.write(d));`;
+      for (const host of ['h1', 'h2']) {
+        // h1 through r1 then gw, h2 through gw: each by its IPv4 default route
+        expect((await lab.execFile(host, process.execPath, ['-e', connect])).stdout).toBe(`${nat.routerAddress.split('/')[0]}\n`);
+      }
+      expect(lab.plan.routes.r1).toContainEqual({ destination: 'default', gateway: lab.address('gw'), device: 'eth1' });
+    } finally {
+      server.close();
+      await lab.delete();
+    }
+    expect(() => execFileSync('ip', ['link', 'show', 'dev', nat.machineIface], { stdio: 'ignore' })).toThrow();
+  });
+
+  it('refuses a bad nat before building anything, and takes a subnet given', async () => {
+    const withNat = (routers: Record<string, unknown>) => createLab({ prefix, hosts: { h1: {} }, routers: routers as never, links: [['h1', Object.keys(routers)[0]!]] });
+    const refused = { code: 'ERR_NETNS_INVALID_ARG' };
+    await expect(withNat({ a: { nat: {} }, b: { nat: {} } })).rejects.toMatchObject({ ...refused, message: expect.stringContaining('one way out') });
+    await expect(withNat({ a: { nat: { subnet: 'fd00::/64' } } })).rejects.toMatchObject({ ...refused, message: expect.stringContaining('IPv4') });
+    await expect(withNat({ a: { nat: { subnet: '100.64.9.0/31' } } })).rejects.toMatchObject({ ...refused, message: expect.stringContaining('/30') });
+    await expect(withNat({ a: { nat: { subnet: '10.0.1.0/30' } } })).rejects.toMatchObject({ ...refused, message: expect.stringContaining('overlaps') });
+    await expect(withNat({ a: { nat: { mode: 'x' } } })).rejects.toMatchObject(refused);
+    await expect(createLab({ prefix, hosts: { h1: { nat: {} } as never } })).rejects.toMatchObject(refused);
+    expect(leftovers()).toEqual([]);
+    const lab = await createLab({ prefix, hosts: { h1: {} }, routers: { gw: { nat: { subnet: '100.127.9.8/30' } } }, links: [['h1', 'gw']] });
+    try {
+      expect(lab.plan.nat).toMatchObject({ subnet: '100.127.9.8/30', machineAddress: '100.127.9.9/30', routerAddress: '100.127.9.10/30' });
+      await lab.execFile('h1', 'ping', ['-c', '1', '-W', '5', '100.127.9.9']);
+    } finally {
+      await lab.delete();
+    }
   });
 
   it('refuses bad dirs before building anything', async () => {

@@ -55,5 +55,14 @@ describe('netns lab state files', () => {
     expect(await damaged(withDirs({ '/etc,upperdir=/tmp/x': 'overlay' }))).toMatchObject({ damaged: expect.stringContaining('overlayfs') });
     expect(await damaged(withDirs({ '/var/log': 'relative' }))).toMatchObject({ damaged: expect.stringContaining('absolute path') });
     expect(await damaged(withDirs(['/var/log']))).toMatchObject({ damaged: expect.stringContaining('dirs must be an object') });
+    // the way out: the machine's end is an interface name, the node one of the lab's
+    const withNat = (nat: Record<string, unknown>): string => {
+      const stored = lab({ a: 'nslab-demo.a' });
+      const fields = { node: 'a', subnet: '100.64.0.0/30', iface: 'uplink', routerAddress: '100.64.0.2/30', machineIface: 'nslab00000000', machineAddress: '100.64.0.1/30', ...nat };
+      return JSON.stringify({ ...stored, state: { ...stored.state, plan: { ...plan, nat: fields } } });
+    };
+    expect(await damaged(withNat({}))).not.toHaveProperty('damaged');
+    expect(await damaged(withNat({ machineIface: 'a/b' }))).toMatchObject({ damaged: expect.stringContaining("machine interface") });
+    expect(await damaged(withNat({ node: 'ghost' }))).toMatchObject({ damaged: expect.stringContaining('unknown node') });
   });
 });

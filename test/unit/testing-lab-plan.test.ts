@@ -90,6 +90,19 @@ describe('a lab is planned before anything is made', () => {
     expect(p.segments).toHaveLength(1);
     expect(p.links.map((l) => l.segment)).toEqual([0, 0, 0]);
   });
+
+  it("leads every node's IPv4 default route to the NAT router, whose uplink subnet overlaps neither the lab's nor the machine's", () => {
+    const spec: LabSpec = { hosts: { a: {}, c: {} }, routers: { r1: {}, r2: { nat: {} } }, links: [['a', 'r1'], ['r1', 'r2'], ['c', 'r2']], ipv6: false };
+    const p = planLab(checkLabSpec(spec), ['100.64.0.0/11']); // the machine holds half of 100.64.0.0/10
+    expect(p.nat).toMatchObject({ node: 'r2', iface: 'uplink', machineIface: expect.stringMatching(/^nslab[0-9a-f]{8}$/) });
+    expect(p.nat!.subnet).toMatch(/^100\.(9[6-9]|1[01]\d|12[0-7])\.\d+\.\d+\/30$/);
+    expect(p.routes.a).toContainEqual({ destination: 'default', gateway: '10.0.1.2', device: 'eth0' });
+    expect(p.routes.a!.filter((route) => route.destination === 'default')).toHaveLength(1);
+    expect(p.routes.r1).toContainEqual({ destination: 'default', gateway: '10.0.2.2', device: 'eth1' });
+    expect(p.routes.c).toContainEqual({ destination: 'default', gateway: '10.0.3.2', device: 'eth0' });
+    expect(p.routes.r2!.some((route) => route.destination === 'default')).toBe(false); // its own goes with the uplink
+    expect(() => planLab(checkLabSpec(spec), ['100.64.0.0/10'])).toThrow(expect.objectContaining({ code: 'ERR_NETNS_FIXTURE', message: expect.stringContaining('give one') }));
+  });
 });
 
 describe('createLab refuses a bad spec before making anything', () => {

@@ -30,6 +30,8 @@ import { frrFiles } from './frr-config.js';
 import { FRR_DIR_PREFIX } from './frr-orphans.js';
 import type { CheckedFrrSpec } from './frr-spec.js';
 import { removeHostsFolder, writeHostsFiles } from './hosts-file.js';
+import { addUplink, configureUplink, machineSubnets, removeUplink } from './nat.js';
+import type { PlannedNat } from './nat-plan.js';
 import { dirsOnMachine, dirsToLay, makeNodeDirs, removeNodeDirs } from './private-dirs.js';
 import { applyImpairment, clearImpairment, type LinkEnd } from './impair.js';
 import { connectivity, type ConnectivityMatrix } from './matrix.js';
@@ -142,6 +144,8 @@ export class Lab implements AsyncDisposable {
   /** The routers running FRR, and the directory of their daemons' files (absent: none runs it). */
   readonly #frr = new Map<string, FrrRouter>();
   #frrDir: string | undefined;
+  /** The NAT uplink this lab made, whose machine end delete() removes. */
+  #uplink: PlannedNat | undefined;
   /** Each FRR router's daemon logs, kept by delete() when it removes their directory. */
   readonly #keptLogs = new Map<string, Record<string, string>>();
   readonly #onExit = (): void => {
@@ -178,6 +182,11 @@ export class Lab implements AsyncDisposable {
    */
   async build(hosts: boolean | 'if-permitted', frr: Map<string, CheckedFrrSpec> = new Map(), account?: FrrAccount): Promise<void> {
     await buildLab(this.plan, this.#nodes, this.runDir);
+    if (this.plan.nat) {
+      await addUplink(this.plan.nat, this.#node(this.plan.nat.node));
+      this.#uplink = this.plan.nat; // made: delete() takes it away (a name found taken was someone else's)
+      await configureUplink(this.plan.nat, this.#node(this.plan.nat.node));
+    }
     for (const { key, dirs } of this.plan.nodes) if (dirs) await makeNodeDirs(this.names[key]!, dirs);
     if (hosts !== false) await writeHostsFiles(this.plan, Object.values(this.names)).catch((error) => refusedIfPermitted(error, hosts));
     for (const node of this.#nodes.values()) this.nodes[node.key] = node.ns!;
@@ -603,6 +612,7 @@ export class Lab implements AsyncDisposable {
     this.#deleted = true;
     await Promise.all([...this.#captures].map((capture) => capture.stop().catch(() => {})));
     await this.#stopFrr();
+    if (this.#uplink) await removeUplink(this.#uplink);
     // ns.delete(), not the name's: a name that now holds another namespace (deleted and made again by someone else) is left alone.
     await Promise.all(this.#made().map((ns) => ns.delete().catch(() => {})));
     this.#removeHostsFolders();
@@ -693,7 +703,7 @@ function namesFor(plan: LabPlan, options: LabOptions): Record<string, string> {
  */
 export async function createLab(spec: LabSpec, given?: LabOptions): Promise<Lab> {
   const checked = checkLabSpec(spec);
-  const plan = planLab(checked);
+  const plan = planLab(checked, checked.nat ? await machineSubnets() : []);
   const options = ownOptions(given);
   refuseUnknownKeys(options, ['name', 'keep', 'runDir', 'deleteOnSignal', 'hosts'], 'createLab options', invalid);
   const runDir = mountableRunDir(checkRunDir(options.runDir));

@@ -3,9 +3,10 @@
 // a direct link), their subnets, every interface and address, and every
 // route. A plan is plain data: the CLI keeps it in a state file.
 import { ErrorCodes, netnsError, type NetnsError } from '../../core/errors.js';
-import { formatAddress, networkOf, parsePrefix, type ParsedPrefix } from '../../netlink/validate.js';
+import { formatAddress, networkOf, parsePrefix, prefixesOverlap, type ParsedPrefix } from '../../netlink/validate.js';
 import type { CheckedLabSpec, LabNodeKind } from './spec.js';
 import type { Impairment } from './units.js';
+import { planNat, UPLINK, type PlannedNat } from './nat-plan.js';
 import type { LabNodeDirs } from './private-dirs.js';
 
 /** One end of a planned link: the node, its interface, its addresses (none on a switch port). */
@@ -71,6 +72,8 @@ export interface LabPlan {
   links: PlannedLink[];
   /** By node key, in the order they are added. */
   routes: Record<string, PlannedRoute[]>;
+  /** The way out, when a router has `nat`. */
+  nat?: PlannedNat;
 }
 
 const invalid = (message: string): NetnsError => netnsError(ErrorCodes.INVALID_ARG, `createLab: ${message}`);
@@ -78,14 +81,6 @@ const invalid = (message: string): NetnsError => netnsError(ErrorCodes.INVALID_A
 const toBig = (bytes: Buffer): bigint => BigInt(`0x${bytes.toString('hex')}`);
 function fromBig(value: bigint, length: number): Buffer {
   return Buffer.from(value.toString(16).padStart(length * 2, '0'), 'hex');
-}
-
-/** Whether two prefixes share any address. */
-function overlaps(a: ParsedPrefix, b: ParsedPrefix): boolean {
-  if (a.family !== b.family) return false;
-  const shorter = Math.min(a.prefixLength, b.prefixLength);
-  const cut = (p: ParsedPrefix): string => networkOf({ ...p, prefixLength: shorter }).toString('hex');
-  return cut(a) === cut(b);
 }
 
 /** Each switch's tree: switches linked to switches, in any order of links, are one. */
@@ -156,7 +151,7 @@ function assignSubnets(spec: CheckedLabSpec, segments: Segment[], linkSegment: n
   const taken: ParsedPrefix[] = [];
   const take = (cidr: string, segment: number): void => {
     const p = parsePrefix(cidr);
-    const clash = taken.find((other) => overlaps(other, p));
+    const clash = taken.find((other) => prefixesOverlap(other, p));
     if (clash) throw invalid(`subnet ${cidr} of ${describeSegment(spec, segments[segment]!, linksOf[segment]!)} overlaps ${formatAddress(networkOf(clash))}/${clash.prefixLength} of another segment`);
     taken.push(p);
   };
@@ -178,7 +173,7 @@ function assignSubnets(spec: CheckedLabSpec, segments: Segment[], linkSegment: n
         if (next > 0xff && family === 4) throw invalid('more than 255 segments need a subnet picked: give switches and links their subnets');
         cidr = family === 4 ? `10.0.${next}.0/24` : `fd00:0:0:${next.toString(16)}::/64`;
         next++;
-      } while (taken.some((other) => overlaps(other, parsePrefix(cidr))));
+      } while (taken.some((other) => prefixesOverlap(other, parsePrefix(cidr))));
       take(cidr, index);
       segment[key] = cidr;
     });
@@ -205,7 +200,7 @@ class AddressPool {
   reserve(text: string, where: string, everywhere: Set<string>): string {
     const p = parsePrefix(text);
     const length = text.includes('/') ? p.prefixLength : this.#subnet.prefixLength;
-    const inside = overlaps({ ...p, prefixLength: this.#subnet.prefixLength }, this.#subnet);
+    const inside = prefixesOverlap({ ...p, prefixLength: this.#subnet.prefixLength }, this.#subnet);
     if (!inside || length !== this.#subnet.prefixLength) throw invalid(`${where} ${text} is not in its segment's subnet ${this.#cidr()}`);
     const host = toBig(p.bytes) - toBig(networkOf(this.#subnet));
     if (!this.#pointToPoint() && (host === 0n || (p.family === 2 && host === this.#size() - 1n))) throw invalid(`${where} ${text} is the network or broadcast address of ${this.#cidr()}`);
@@ -294,6 +289,8 @@ function planRoutes(plan: Omit<LabPlan, 'routes'>, frrRouters: ReadonlySet<strin
   const kinds = new Map(plan.nodes.map(({ key, kind }) => [key, kind]));
   const onSegment: Attachment[][] = plan.segments.map(() => []);
   for (const link of plan.links) for (const end of [link.a, link.b]) if (kinds.get(end.node) !== 'switch') onSegment[link.segment]!.push(end);
+  // The uplink as one more segment, after the others, with only the NAT router on it: the way to it is the way out.
+  const uplink = plan.nat ? onSegment.push([{ node: plan.nat.node, iface: UPLINK, addresses: [plan.nat.routerAddress] }]) - 1 : undefined;
   const routes: Record<string, PlannedRoute[]> = {};
   for (const { key, kind } of plan.nodes) {
     if (kind === 'switch') continue;
@@ -318,6 +315,11 @@ function planRoutes(plan: Omit<LabPlan, 'routes'>, frrRouters: ReadonlySet<strin
       }
     }
     for (const [segment, hop] of [...firstHop].sort(([x], [y]) => x - y)) {
+      if (segment === uplink) {
+        // the NAT router's own default goes with its uplink (makeUplink)
+        if (hop !== null) routes[key].push({ destination: 'default', gateway: addressOf(hop.via, 4)!, device: hop.out.iface });
+        continue;
+      }
       if (hop === null) continue;
       const { subnet, subnet6 } = plan.segments[segment]!;
       for (const [destination, family] of [[subnet, 4], [subnet6, 6]] as const) {
@@ -327,7 +329,7 @@ function planRoutes(plan: Omit<LabPlan, 'routes'>, frrRouters: ReadonlySet<strin
         if (destination !== undefined && gateway !== undefined && !learnt) routes[key].push({ destination, gateway, device: hop.out.iface });
       }
     }
-    if (kind === 'host') routes[key].push(...defaultRoutes(routes[key]));
+    if (kind === 'host') routes[key].push(...defaultRoutes(routes[key]).filter((route) => !hasDefault(routes[key]!, route)));
   }
   return routes;
 }
@@ -344,12 +346,32 @@ function defaultRoutes(routes: PlannedRoute[]): PlannedRoute[] {
   });
 }
 
-/** The plan of a checked spec; ERR_NETNS_INVALID_ARG for overlapping subnets, duplicate or misplaced addresses. */
-export function planLab(spec: CheckedLabSpec): LabPlan {
+/** A host's default route of that family is already there (the way out, planned before). */
+const hasDefault = (routes: PlannedRoute[], route: PlannedRoute): boolean =>
+  routes.some((other) => other.destination === 'default' && other.gateway.includes(':') === route.gateway.includes(':'));
+
+/**
+ * The plan of a checked spec; ERR_NETNS_INVALID_ARG for overlapping subnets,
+ * duplicate or misplaced addresses. `machineSubnets`: what a NAT uplink's
+ * subnet, picked here, must not overlap besides the lab's own.
+ */
+export function planLab(spec: CheckedLabSpec, machineSubnets: string[] = []): LabPlan {
   const { segments, linkSegment } = segmentsOf(spec);
   assignSubnets(spec, segments, linkSegment);
   const links = planLinks(spec, segments, linkSegment);
   const nodes = [...spec.nodes].map(([key, kind]) => (spec.dirs.has(key) ? { key, kind, dirs: spec.dirs.get(key)! } : { key, kind }));
-  const plan = { prefix: spec.prefix, ipv6: spec.ipv6, nodes, segments, links };
+  const nat = spec.nat && planUplink(spec.nat, segments, machineSubnets);
+  const plan = { prefix: spec.prefix, ipv6: spec.ipv6, nodes, segments, links, ...(nat ? { nat } : {}) };
   return { ...plan, routes: planRoutes(plan, new Set(spec.frr.keys())) };
 }
+
+function planUplink(nat: { node: string; subnet?: string }, segments: Segment[], machineSubnets: string[]): PlannedNat {
+  const lab = segments.map((segment) => segment.subnet);
+  if (nat.subnet !== undefined) {
+    const given = parsePrefix(nat.subnet, 'nat subnet', false);
+    const clash = lab.find((subnet) => prefixesOverlap(given, parsePrefix(subnet, 'subnet', false)));
+    if (clash) throw invalid(`router ${nat.node}'s nat subnet ${nat.subnet} overlaps the lab's ${clash}`);
+  }
+  return planNat(nat.node, nat.subnet, [...lab, ...machineSubnets]);
+}
+

@@ -8,6 +8,7 @@ import { own } from '../../core/own.js';
 import { parsePrefix } from '../../netlink/validate.js';
 import { DEFAULT_PREFIX, ownerStem } from '../owner.js';
 import { checkFrrSpec, type CheckedFrrSpec, type LabFrrSpec } from './frr-spec.js';
+import { checkNatSpec, type LabNatSpec } from './nat-plan.js';
 import { checkNodeDirs, type LabNodeDirs } from './private-dirs.js';
 import { checkImpairment, type Impairment } from './units.js';
 
@@ -33,6 +34,11 @@ export interface LabHostSpec {
 export interface LabRouterSpec extends LabHostSpec {
   /** Runs FRR (zebra and its routing daemons) in the router: the lab then installs no IPv4 route in it, FRR does. */
   frr?: LabFrrSpec;
+  /**
+   * The lab's way out (one router at most): an `uplink` to the namespace that
+   * builds the lab, masqueraded; every node's IPv4 default route leads here.
+   */
+  nat?: LabNatSpec;
 }
 
 /** Options of one link (the third element of a link). */
@@ -86,6 +92,8 @@ export interface CheckedLabSpec {
   frr: Map<string, CheckedFrrSpec>;
   /** The nodes that have directories of their own. */
   dirs: Map<string, LabNodeDirs>;
+  /** The router that is the way out, if one is. */
+  nat?: { node: string; subnet?: string };
   links: { a: string; b: string; options: CheckedLinkOptions }[];
   ipv6: boolean;
   prefix: string;
@@ -112,9 +120,9 @@ export function checkSubnet(value: unknown, family: 4 | 6, what: string): string
   return value as string;
 }
 
-const NODE_KEYS: Record<LabNodeKind, string[]> = { host: ['dirs'], router: ['frr', 'dirs'], switch: SWITCH_KEYS };
+const NODE_KEYS: Record<LabNodeKind, string[]> = { host: ['dirs'], router: ['frr', 'dirs', 'nat'], switch: SWITCH_KEYS };
 
-function checkNodes(spec: Record<string, unknown>, checked: Pick<CheckedLabSpec, 'nodes' | 'switches' | 'frr' | 'dirs'>): void {
+function checkNodes(spec: Record<string, unknown>, checked: Pick<CheckedLabSpec, 'nodes' | 'switches' | 'frr' | 'dirs' | 'nat'>): void {
   const { nodes, switches, frr, dirs } = checked;
   const groups: [string, LabNodeKind][] = [['hosts', 'host'], ['routers', 'router'], ['switches', 'switch']];
   for (const [group, kind] of groups) {
@@ -130,6 +138,10 @@ function checkNodes(spec: Record<string, unknown>, checked: Pick<CheckedLabSpec,
       if (kind === 'switch') switches.set(key, checkSwitch(key, own(node)));
       if (kind === 'router' && own(node).frr !== undefined) frr.set(key, checkFrrSpec(key, own(node).frr));
       if (own(node).dirs !== undefined) dirs.set(key, checkNodeDirs(key, own(node).dirs));
+      if (kind === 'router' && own(node).nat !== undefined) {
+        if (checked.nat) throw invalid(`routers ${checked.nat.node} and ${key} both have nat: a lab has one way out`);
+        checked.nat = { node: key, ...checkNatSpec(key, own(node).nat) };
+      }
     }
   }
 }
@@ -245,7 +257,8 @@ export function checkLabSpec(spec: unknown): CheckedLabSpec {
   const switches = new Map<string, LabSwitchSpec>();
   const frr = new Map<string, CheckedFrrSpec>();
   const dirs = new Map<string, LabNodeDirs>();
-  checkNodes(given, { nodes, switches, frr, dirs });
+  const checked: Pick<CheckedLabSpec, 'nodes' | 'switches' | 'frr' | 'dirs' | 'nat'> = { nodes, switches, frr, dirs };
+  checkNodes(given, checked);
   if (given.links !== undefined && !Array.isArray(given.links)) throw invalid(`links must be an array of [nodeA, nodeB] pairs, got ${kindOf(given.links)}`);
   const links = ((given.links ?? []) as unknown[]).map((link) => checkLink(link, nodes));
   refuseDuplicateLinks(links);
@@ -255,5 +268,5 @@ export function checkLabSpec(spec: unknown): CheckedLabSpec {
   if (typeof prefix !== 'string') throw invalid(`prefix must be a string, got ${kindOf(prefix)}`);
   if (!ipv6) refuseIpv6(switches, links);
   for (const key of nodes.keys()) assertValidName(`${prefix}${ownerStem('000000')}-${key}`);
-  return { nodes, switches, frr, dirs, links, ipv6, prefix };
+  return { nodes, switches, frr, dirs, ...(checked.nat ? { nat: checked.nat } : {}), links, ipv6, prefix };
 }

@@ -79,6 +79,20 @@ export function checkPlanAndNames(plan: unknown, names: unknown): asserts plan i
       for (const field of ['destination', 'gateway', 'device']) expectKind((route as Record<string, unknown>)[field], 'string', `a route of ${key}'s ${field}`);
     }
   }
+  if ((plan as Record<string, unknown>).nat !== undefined) checkNat((plan as Record<string, unknown>).nat, keys);
+}
+
+/** A plan's way out: a known node, and the fields makeUplink uses. */
+function checkNat(nat: unknown, keys: Set<string>): void {
+  expectKind(nat, 'object', 'plan.nat');
+  const fields = nat as Record<string, unknown>;
+  for (const field of ['node', 'subnet', 'iface', 'routerAddress', 'machineIface', 'machineAddress']) expectKind(fields[field], 'string', `plan.nat.${field}`);
+  if (!keys.has(fields.node as string)) throw invalid(`plan.nat names unknown node ${JSON.stringify(fields.node)}`);
+  try {
+    checkLinkName(fields.machineIface, "plan.nat's machine interface");
+  } catch (error) {
+    throw invalid((error as Error).message);
+  }
 }
 
 /** Checks what Lab.attach takes beyond the plan and names (checked already): the run directory, impairments, links down, partitions, all of known nodes and links. */

@@ -1,0 +1,85 @@
+// A lab's way out, as planned (nat.ts makes it): the router given `nat: {}`,
+// the /30 between its `uplink` and the machine's end (given, or a random one
+// of 100.64.0.0/10 that nothing of the lab's or the machine's overlaps), and
+// both ends' names and addresses.
+import { randomBytes, randomInt } from 'node:crypto';
+import { ErrorCodes, kindOf, netnsError } from '../../core/errors.js';
+import { refuseUnknownKeys } from '../../core/known-keys.js';
+import { own } from '../../core/own.js';
+import { formatAddress, networkOf, parsePrefix, prefixesOverlap, type ParsedPrefix } from '../../netlink/validate.js';
+
+/** A router's `nat`: the IPv4 subnet between it and the machine (a /30 of 100.64.0.0/10 free on the machine when absent). */
+export interface LabNatSpec {
+  subnet?: string;
+}
+
+/** The NAT router as planned. */
+export interface PlannedNat {
+  /** The router's key. */
+  node: string;
+  /** The subnet between the router's `uplink` and the machine's end. */
+  subnet: string;
+  /** The router's end: `uplink`, with routerAddress. */
+  iface: string;
+  routerAddress: string;
+  /** The machine's end, in the namespace that built the lab, with machineAddress (the router's default gateway). */
+  machineIface: string;
+  machineAddress: string;
+}
+
+export const UPLINK = 'uplink';
+/** Carrier-grade NAT space (RFC 6598): meant for such a link between two networks, rarely a machine's own. */
+const SHARED_SPACE = '100.64.0.0/10';
+const PICK_ATTEMPTS = 64;
+
+const invalid = (message: string) => netnsError(ErrorCodes.INVALID_ARG, `createLab: ${message}`);
+
+/** Checks a router's `nat` (ERR_NETNS_INVALID_ARG). */
+export function checkNatSpec(key: string, nat: unknown): LabNatSpec {
+  if (typeof nat !== 'object' || nat === null || Array.isArray(nat)) throw invalid(`router ${key}'s nat must be an object ({} or { subnet }), got ${kindOf(nat)}`);
+  const given = own(nat as Record<string, unknown>);
+  refuseUnknownKeys(given, ['subnet'], `createLab: router ${key}'s nat`, invalid);
+  if (given.subnet === undefined) return {};
+  const prefix = ipv4Prefix(given.subnet, `router ${key}'s nat subnet`);
+  if (prefix.prefixLength > 30) throw invalid(`router ${key}'s nat subnet must hold two addresses (/30 or wider), got ${String(given.subnet)}`);
+  return { subnet: given.subnet as string };
+}
+
+function ipv4Prefix(text: unknown, what: string): ParsedPrefix {
+  let prefix: ParsedPrefix;
+  try {
+    prefix = parsePrefix(text, what, false);
+  } catch (error) {
+    throw invalid((error as Error).message.replace(/^netlink: /, ''));
+  }
+  if (prefix.family !== 2) throw invalid(`${what} must be IPv4 (the uplink masquerades IPv4 only), got ${String(text)}`);
+  return prefix;
+}
+
+/** The uplink of router `node`: the given subnet, or a /30 of 100.64.0.0/10 overlapping no subnet in `taken`. */
+export function planNat(node: string, subnet: string | undefined, taken: string[]): PlannedNat {
+  const chosen = subnet ?? pickSubnet(taken);
+  const network = networkOf(parsePrefix(chosen, 'nat subnet', false));
+  const length = chosen.split('/')[1]!;
+  const host = (n: number): string => `${formatAddress(offset(network, n))}/${length}`;
+  return { node, subnet: chosen, iface: UPLINK, routerAddress: host(2), machineIface: `nslab${randomBytes(4).toString('hex')}`, machineAddress: host(1) };
+}
+
+function offset(network: Buffer, n: number): Buffer {
+  const out = Buffer.from(network);
+  out.writeUInt32BE((out.readUInt32BE(0) + n) >>> 0);
+  return out;
+}
+
+function pickSubnet(taken: string[]): string {
+  const space = networkOf(parsePrefix(SHARED_SPACE, 'space', false)).readUInt32BE(0);
+  const used = taken.map((cidr) => parsePrefix(cidr, 'subnet', false)).filter((prefix) => prefix.family === 2);
+  for (let attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
+    const candidate = Buffer.alloc(4);
+    candidate.writeUInt32BE((space + randomInt(1 << 20) * 4) >>> 0); // a random /30 of the /10: two labs rarely pick the same
+    const prefix = { family: 2, bytes: candidate, prefixLength: 30 } as ParsedPrefix;
+    if (!used.some((other) => prefixesOverlap(prefix, other))) return `${formatAddress(candidate)}/30`;
+  }
+  throw netnsError(ErrorCodes.FIXTURE, `createLab: no free /30 found in ${SHARED_SPACE} for the NAT uplink: give one (routers: { r: { nat: { subnet } } })`);
+}
+
