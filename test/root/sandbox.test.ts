@@ -43,6 +43,13 @@ function run(argv: string[], options: { cwd?: string } = {}): Promise<Outcome> {
   });
 }
 
+/** Runs the shell steps one after another in one sandbox, which must succeed; the output of each, trimmed. */
+async function sandboxSteps(steps: string[]): Promise<string[]> {
+  const result = await run(sandboxArgv('sh', '-c', steps.join(' && echo -- && ')));
+  expect(result.code, result.stderr).toBe(0);
+  return result.stdout.split('--\n').map((part) => part.trim());
+}
+
 /** What the host would show of a sandbox left behind: named namespaces, links, mounts. */
 function hostState(): { netns: string[]; links: string[]; mounts: string } {
   return {
@@ -95,7 +102,7 @@ describe.skipIf(!privileged)('netns sandbox: rootless namespaces, test networks 
 
   it('is root of its own namespaces inside: lo up, an empty /run/netns, the host\'s other /run entries, a sysfs of its own', async () => {
     const hostRun = readdirSync('/run').filter((name) => !name.startsWith('netns'));
-    const script = [
+    const [uid, uidMap, lo, netnsCount, sysNet, run_, inode, inner] = await sandboxSteps([
       'id -u',
       'cat /proc/self/uid_map',
       'ip -o link show lo',
@@ -104,10 +111,7 @@ describe.skipIf(!privileged)('netns sandbox: rootless namespaces, test networks 
       'ls -A /run',
       'stat -L -c %i /proc/self/ns/net',
       'ip netns add inner && ip netns list && ip -n inner -o link show lo',
-    ].join(' && echo -- && ');
-    const result = await run(sandboxArgv('sh', '-c', script));
-    expect(result.code, result.stderr).toBe(0);
-    const [uid, uidMap, lo, netnsCount, sysNet, run_, inode, inner] = result.stdout.split('--\n').map((part) => part.trim());
+    ]);
     expect(uid).toBe('0');
     expect(uidMap).toMatch(/^0\s+\d+\s+1$/);
     expect(lo).toMatch(/<LOOPBACK,UP,LOWER_UP>/);
@@ -124,15 +128,12 @@ describe.skipIf(!privileged)('netns sandbox: rootless namespaces, test networks 
     mkdirSync(hostFolder, { recursive: true });
     try {
       const hostEtc = readdirSync('/etc').filter((name) => name !== 'netns');
-      const script = [
+      const [etc, netnsCount, hostname, resolved] = await sandboxSteps([
         'ls -A /etc',
         'ls -A /etc/netns | wc -l',
         'cat /etc/hostname',
         'ip netns add inner && mkdir /etc/netns/inner && printf "10.9.8.7 sandboxed-name\\n" > /etc/netns/inner/hosts && ip netns exec inner getent hosts sandboxed-name',
-      ].join(' && echo -- && ');
-      const result = await run(sandboxArgv('sh', '-c', script));
-      expect(result.code, result.stderr).toBe(0);
-      const [etc, netnsCount, hostname, resolved] = result.stdout.split('--\n').map((part) => part.trim());
+      ]);
       expect(etc!.split('\n')).toEqual(expect.arrayContaining([...hostEtc, 'netns']));
       expect(netnsCount).toBe('0');
       expect(hostname).toBe(readFileSync('/etc/hostname', 'utf8').trim());
