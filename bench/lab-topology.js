@@ -6,7 +6,8 @@
 // from .1. Hosts get a default route via their segment's router; each router
 // routes the other router's subnets via the direct link.
 
-const HOSTS_PER_SWITCH = 25;
+// LAB_BENCH_HOSTS_PER_SWITCH=250: the 1,000-host lab (a bridge takes 1,023 ports)
+const HOSTS_PER_SWITCH = Number(process.env.LAB_BENCH_HOSTS_PER_SWITCH ?? 25);
 const SWITCHES = 4;
 
 /** The createLab spec (netns/testing) for this topology. */

@@ -2,7 +2,8 @@
 // two routers (bench/lab-topology.js) with createLab, beside the same built by
 // `ip` scripts (plain and -batch, bench/lab-ip.js) and by Mininet 2.3
 // (bench/lab-mininet.py), in the same rounds, each implementation in turn.
-// Goals: ours >= 10x faster than Mininet and >= 5x faster than the ip script.
+// Goals: ours <= 0.05x Mininet and <= 0.1x the ip script (issue 35). The
+// host count per switch is LAB_BENCH_HOSTS_PER_SWITCH (25; 250 for 1,000).
 // Every implementation's lab is checked once (pings across both routers from
 // inside the hosts) outside the timed part. Wall times: the ip scripts as
 // processes; createLab and Mininet inside their process (the import of
@@ -84,6 +85,7 @@ function oursVariant() {
 }
 
 function mininetVariant(plan, prefix, dir, notes) {
+  if (MININET_ROUNDS === 0) return undefined; // LAB_BENCH_MININET_ROUNDS=0: a 1,000-host round of Mininet takes minutes
   const missing = mininetMissing();
   if (missing) {
     notes.push(`Mininet skipped: ${missing}`);
@@ -137,7 +139,7 @@ function report(times, rss) {
     record('lab', `${name}: build + teardown`, m.total, 'ms');
   }
   const ours = medians.get('ours');
-  const goals = { 'ip script': ' (goal <= 0.2x)', [MININET]: ' (goal <= 0.1x)' }; // issue 26: 5x faster than the ip script, 10x than Mininet
+  const goals = { 'ip script': ' (goal <= 0.1x)', [MININET]: ' (goal <= 0.05x)' }; // issue 35 (issue 26 asked 0.2x and 0.1x)
   for (const [name, m] of medians) {
     if (name === 'ours') continue;
     record('lab', `ours: createLab + delete${goals[name] ?? ''}`, ours.total, 'ms', `${name}, build + teardown`, m.total);
