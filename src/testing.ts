@@ -14,6 +14,7 @@ export { createLab, Lab } from './testing/lab/lab.js';
 export type { ConnectivityOptions, LabImpairment, LabOptions, LabState } from './testing/lab/lab.js';
 export type { LabHostSpec, LabLinkOptions, LabLinkSpec, LabNodeKind, LabRouterSpec, LabSpec, LabSwitchSpec } from './testing/lab/spec.js';
 export type { LabNodeDirs } from './testing/lab/private-dirs.js';
+export type { LabNatSpec, PlannedNat } from './testing/lab/nat-plan.js';
 export type { FrrDaemon, LabFrrSpec, LabOspfSpec } from './testing/lab/frr-spec.js';
 export type { WaitOptions } from './testing/lab/converge.js';
 export type { LabPlan, PlannedEnd, PlannedLink, PlannedRoute, Segment } from './testing/lab/plan.js';

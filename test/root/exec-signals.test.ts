@@ -169,7 +169,7 @@ describe.skipIf(!privileged)('NetNS.spawn { parentDeathSignal }', () => {
 
   it('the exec helper dies of the signal at once when its parent died before it could ask for one', async () => {
     // as if reparented: the parent pid it is given is not its parent's
-    const argv = [execHelperPath(), '-', '', String(constants.signals.SIGTERM), String(process.ppid), 'sh', '-c', 'echo ran'];
+    const argv = [execHelperPath(), '-', '', '0', String(constants.signals.SIGTERM), String(process.ppid), 'sh', '-c', 'echo ran'];
     const helper = start(argv, { stdio: ['ignore', 'pipe', 'inherit', 'ignore', 'pipe'] });
     expect(await helper.exit).toEqual([null, 'SIGTERM']);
     expect(await helper.stdout.rest()).toEqual([]);

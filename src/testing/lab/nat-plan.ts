@@ -8,8 +8,9 @@ import { refuseUnknownKeys } from '../../core/known-keys.js';
 import { own } from '../../core/own.js';
 import { formatAddress, networkOf, parsePrefix, prefixesOverlap, type ParsedPrefix } from '../../netlink/validate.js';
 
-/** A router's `nat`: the IPv4 subnet between it and the machine (a /30 of 100.64.0.0/10 free on the machine when absent). */
+/** A router's `nat`: the way out of the lab. */
 export interface LabNatSpec {
+  /** The IPv4 subnet between the router and the machine, /30 or wider; a /30 of 100.64.0.0/10 free on the machine when absent. */
   subnet?: string;
 }
 
@@ -19,11 +20,13 @@ export interface PlannedNat {
   node: string;
   /** The subnet between the router's `uplink` and the machine's end. */
   subnet: string;
-  /** The router's end: `uplink`, with routerAddress. */
+  /** The router's end: `uplink`. */
   iface: string;
+  /** The router's end's address, with prefix length: what the machine sees the lab's traffic come from. */
   routerAddress: string;
-  /** The machine's end, in the namespace that built the lab, with machineAddress (the router's default gateway). */
+  /** The machine's end, in the namespace that built the lab. */
   machineIface: string;
+  /** The machine's end's address, with prefix length: the router's default gateway. */
   machineAddress: string;
 }
 
