@@ -12,9 +12,9 @@ export type { TestHostSpec, TestLinkSpec, TestNetwork, TestNetworkSpec } from '.
 export { sweep } from './testing/sweep.js';
 export { createLab, Lab } from './testing/lab/lab.js';
 export type { ConnectivityOptions, LabImpairment, LabOptions, LabState } from './testing/lab/lab.js';
-export type { LabHostSpec, LabLinkOptions, LabLinkSpec, LabNodeKind, LabRouterSpec, LabSpec, LabSwitchSpec } from './testing/lab/spec.js';
+export type { LabHostSpec, LabLinkOptions, LabLinkSpec, LabNatSpec, LabNodeKind, LabRouterSpec, LabSpec, LabSwitchSpec } from './testing/lab/spec.js';
 export type { LabNodeDirs } from './testing/lab/private-dirs.js';
-export type { LabNatSpec, PlannedNat } from './testing/lab/nat-plan.js';
+export type { PlannedNat } from './testing/lab/nat-plan.js';
 export type { FrrDaemon, LabFrrSpec, LabOspfSpec } from './testing/lab/frr-spec.js';
 export type { WaitOptions } from './testing/lab/converge.js';
 export type { LabPlan, PlannedEnd, PlannedLink, PlannedRoute, Segment } from './testing/lab/plan.js';

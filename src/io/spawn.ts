@@ -105,6 +105,9 @@ function checkOptions(options: unknown): asserts options is NetnsSpawnOptions & 
 
 const isAbsolutePath = (value: unknown): boolean => typeof value === 'string' && value.startsWith('/') && !value.includes('\0');
 
+/** overlayfs takes its layers in one option string: these would split it. */
+export const OVERLAY_UNSAFE = /[,:\\]/;
+
 function checkDirs(dirs: unknown): void {
   const good = (dir: unknown): boolean => {
     const { kind, source, path } = (dir ?? {}) as Record<string, unknown>;

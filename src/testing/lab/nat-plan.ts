@@ -1,18 +1,10 @@
-// A lab's way out, as planned (nat.ts makes it): the router given `nat: {}`,
+// A lab's way out, as planned (spec.ts checks `nat`, nat.ts makes it): the router given `nat: {}`,
 // the /30 between its `uplink` and the machine's end (given, or a random one
 // of 100.64.0.0/10 that nothing of the lab's or the machine's overlaps), and
 // both ends' names and addresses.
 import { randomBytes, randomInt } from 'node:crypto';
-import { ErrorCodes, kindOf, netnsError } from '../../core/errors.js';
-import { refuseUnknownKeys } from '../../core/known-keys.js';
-import { own } from '../../core/own.js';
+import { ErrorCodes, netnsError } from '../../core/errors.js';
 import { formatAddress, networkOf, parsePrefix, prefixesOverlap, type ParsedPrefix } from '../../netlink/validate.js';
-
-/** A router's `nat`: the way out of the lab. */
-export interface LabNatSpec {
-  /** The IPv4 subnet between the router and the machine, /30 or wider; a /30 of 100.64.0.0/10 free on the machine when absent. */
-  subnet?: string;
-}
 
 /** The NAT router as planned. */
 export interface PlannedNat {
@@ -34,30 +26,6 @@ export const UPLINK = 'uplink';
 /** Carrier-grade NAT space (RFC 6598): meant for such a link between two networks, rarely a machine's own. */
 const SHARED_SPACE = '100.64.0.0/10';
 const PICK_ATTEMPTS = 64;
-
-const invalid = (message: string) => netnsError(ErrorCodes.INVALID_ARG, `createLab: ${message}`);
-
-/** Checks a router's `nat` (ERR_NETNS_INVALID_ARG). */
-export function checkNatSpec(key: string, nat: unknown): LabNatSpec {
-  if (typeof nat !== 'object' || nat === null || Array.isArray(nat)) throw invalid(`router ${key}'s nat must be an object ({} or { subnet }), got ${kindOf(nat)}`);
-  const given = own(nat as Record<string, unknown>);
-  refuseUnknownKeys(given, ['subnet'], `createLab: router ${key}'s nat`, invalid);
-  if (given.subnet === undefined) return {};
-  const prefix = ipv4Prefix(given.subnet, `router ${key}'s nat subnet`);
-  if (prefix.prefixLength > 30) throw invalid(`router ${key}'s nat subnet must hold two addresses (/30 or wider), got ${String(given.subnet)}`);
-  return { subnet: given.subnet as string };
-}
-
-function ipv4Prefix(text: unknown, what: string): ParsedPrefix {
-  let prefix: ParsedPrefix;
-  try {
-    prefix = parsePrefix(text, what, false);
-  } catch (error) {
-    throw invalid((error as Error).message.replace(/^netlink: /, ''));
-  }
-  if (prefix.family !== 2) throw invalid(`${what} must be IPv4 (the uplink masquerades IPv4 only), got ${String(text)}`);
-  return prefix;
-}
 
 /** The uplink of router `node`: the given subnet, or a /30 of 100.64.0.0/10 overlapping no subnet in `taken`. */
 export function planNat(node: string, subnet: string | undefined, taken: string[]): PlannedNat {

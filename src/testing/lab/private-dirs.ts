@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { ErrorCodes, kindOf, netnsError } from '../../core/errors.js';
 import { own } from '../../core/own.js';
-import type { PrivateDir } from '../../io/spawn.js';
+import { OVERLAY_UNSAFE, type PrivateDir } from '../../io/spawn.js';
 
 /** A node's `dirs`: by path in the node, 'empty', 'overlay' or the absolute path of a folder of the test's. */
 export type LabNodeDirs = Record<string, string>;
@@ -21,8 +21,6 @@ export type LabNodeDirs = Record<string, string>;
 const FOLDER_PREFIX = 'netns-dirs-';
 /** The machine's own file systems, which the command's mount namespace keeps (/sys is remounted for the node). */
 const KERNEL_DIRS = ['/proc', '/sys', '/dev'];
-/** overlayfs takes its layers in an option string: these would split it. */
-const OVERLAY_UNSAFE = /[,:\\]/;
 /** PATH_MAX less room for the lab's folder and the overlay options the exec helper writes. */
 const MAX_PATH_BYTES = 1024;
 

@@ -8,7 +8,6 @@ import { own } from '../../core/own.js';
 import { parsePrefix } from '../../netlink/validate.js';
 import { DEFAULT_PREFIX, ownerStem } from '../owner.js';
 import { checkFrrSpec, type CheckedFrrSpec, type LabFrrSpec } from './frr-spec.js';
-import { checkNatSpec, type LabNatSpec } from './nat-plan.js';
 import { checkNodeDirs, type LabNodeDirs } from './private-dirs.js';
 import { checkImpairment, type Impairment } from './units.js';
 
@@ -28,6 +27,12 @@ export interface LabHostSpec {
    * of the test's, laid over the path for every command run in the node.
    */
   dirs?: LabNodeDirs;
+}
+
+/** A router's `nat`: the way out of the lab. */
+export interface LabNatSpec {
+  /** The IPv4 subnet between the router and the machine, /30 or wider; a /30 of 100.64.0.0/10 free on the machine when absent. */
+  subnet?: string;
 }
 
 /** A router: IPv4 and IPv6 forwarding on; routes planned by the lab, or learnt by FRR. */
@@ -121,6 +126,17 @@ export function checkSubnet(value: unknown, family: 4 | 6, what: string): string
 }
 
 const NODE_KEYS: Record<LabNodeKind, string[]> = { host: ['dirs'], router: ['frr', 'dirs', 'nat'], switch: SWITCH_KEYS };
+
+/** Checks a router's `nat` (ERR_NETNS_INVALID_ARG). */
+function checkNatSpec(key: string, nat: unknown): LabNatSpec {
+  if (!isRecord(nat)) throw invalid(`router ${key}'s nat must be an object ({} or { subnet }), got ${kindOf(nat)}`);
+  const given = own(nat);
+  refuseUnknownKeys(given, ['subnet'], `createLab: router ${key}'s nat`, invalid);
+  if (given.subnet === undefined) return {};
+  const subnet = checkSubnet(given.subnet, 4, `router ${key}'s nat subnet`);
+  if (Number(subnet.split('/')[1]) > 30) throw invalid(`router ${key}'s nat subnet must hold two addresses (/30 or wider), got ${subnet}`);
+  return { subnet };
+}
 
 function checkNodes(spec: Record<string, unknown>, checked: Pick<CheckedLabSpec, 'nodes' | 'switches' | 'frr' | 'dirs' | 'nat'>): void {
   const { nodes, switches, frr, dirs } = checked;
