@@ -105,15 +105,18 @@ function checkOptions(options: unknown): asserts options is NetnsSpawnOptions & 
 
 const isAbsolutePath = (value: unknown): boolean => typeof value === 'string' && value.startsWith('/') && !value.includes('\0');
 
-/** overlayfs takes its layers in one option string: these would split it. */
+/** overlayfs takes its layers in one option string, which these would split (or extend with options of a caller's). */
 export const OVERLAY_UNSAFE = /[,:\\]/;
 
 function checkDirs(dirs: unknown): void {
   const good = (dir: unknown): boolean => {
     const { kind, source, path } = (dir ?? {}) as Record<string, unknown>;
-    return (kind === 'bind' || kind === 'overlay') && isAbsolutePath(source) && isAbsolutePath(path);
+    if (!isAbsolutePath(source) || !isAbsolutePath(path)) return false;
+    return kind === 'bind' || (kind === 'overlay' && !OVERLAY_UNSAFE.test(`${source as string}${path as string}`));
   };
-  if (!Array.isArray(dirs) || !dirs.every(good)) throw netnsError(ErrorCodes.INVALID_ARG, 'dirs must be an array of { kind: bind or overlay, source, path } with absolute paths');
+  if (!Array.isArray(dirs) || !dirs.every(good)) {
+    throw netnsError(ErrorCodes.INVALID_ARG, 'dirs must be an array of { kind: bind or overlay, source, path } with absolute paths (an overlay\'s without , : or \\)');
+  }
 }
 
 /** The kernel's HOST_NAME_MAX: sethostname refuses a longer name. */

@@ -82,6 +82,23 @@ describe.skipIf(!privileged)('NetNS.spawn events and options', () => {
     expect((await ns.execFile('echo', [probe], { shell: false } as object)).stdout).toBe(`${probe}\n`);
   });
 
+  it('refuses dirs (the lab\'s option, not in the types, which JavaScript passes anyway) that are not absolute or would split an overlay\'s options', async () => {
+    const refused = expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' });
+    const bad = [
+      'not an array',
+      [{ kind: 'bind', source: 'relative', path: '/mnt' }],
+      [{ kind: 'tmpfs', source: '/tmp', path: '/mnt' }],
+      [{ kind: 'overlay', source: '/tmp/x', path: '/etc,upperdir=/tmp/y' }],
+      [{ kind: 'overlay', source: '/tmp/x:/tmp/z', path: '/etc' }],
+      [{ kind: 'bind', source: '/tmp', path: '/mnt\0' }],
+      [null],
+    ];
+    for (const dirs of bad) {
+      expect(() => ns.spawn('true', [], { dirs } as object), JSON.stringify(dirs)).toThrow(refused);
+      await expect(ns.execFile('true', [], { dirs } as object)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    }
+  });
+
   it('runs a { detached } child in its own session, still inside the namespace', async () => {
     // the session id is field 6 of /proc/PID/stat (sh's command name has no spaces)
     const { stdout } = await ns.execFile('sh', ['-c', "readlink /proc/self/ns/net; cut -d' ' -f6 /proc/$$/stat; echo $$"], { detached: true });

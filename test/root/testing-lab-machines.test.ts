@@ -172,6 +172,8 @@ describe.skipIf(!privileged)('a lab of machines', () => {
     await expect(withNat({ a: { nat: {} }, b: { nat: {} } })).rejects.toMatchObject({ ...refused, message: expect.stringContaining('one way out') });
     await expect(withNat({ a: { nat: { subnet: 'fd00::/64' } } })).rejects.toMatchObject({ ...refused, message: expect.stringContaining('IPv4') });
     await expect(withNat({ a: { nat: { subnet: '100.64.9.0/31' } } })).rejects.toMatchObject({ ...refused, message: expect.stringContaining('/30') });
+    await expect(withNat({ a: { nat: { subnet: '0.0.0.0/1' } } })).rejects.toMatchObject({ ...refused, message: expect.stringContaining('/24 to a /30') });
+    await expect(withNat({ a: { nat: { subnet: '127.0.0.0/30' } } })).rejects.toMatchObject({ ...refused, message: expect.stringContaining("the machine's") });
     await expect(withNat({ a: { nat: { subnet: '10.0.1.0/30' } } })).rejects.toMatchObject({ ...refused, message: expect.stringContaining('overlaps') });
     await expect(withNat({ a: { nat: { mode: 'x' } } })).rejects.toMatchObject(refused);
     await expect(createLab({ prefix, hosts: { h1: { nat: {} } as never } })).rejects.toMatchObject(refused);

@@ -103,6 +103,16 @@ describe('a lab is planned before anything is made', () => {
     expect(p.routes.r2!.some((route) => route.destination === 'default')).toBe(false); // its own goes with the uplink
     expect(() => planLab(checkLabSpec(spec), ['100.64.0.0/10'])).toThrow(expect.objectContaining({ code: 'ERR_NETNS_FIXTURE', message: expect.stringContaining('give one') }));
   });
+
+  it("refuses a given nat subnet wider than a /24 or narrower than a /30, or one the machine has (its end would take the machine's routes)", () => {
+    const withSubnet = (subnet: string, machine: string[] = []) =>
+      planLab(checkLabSpec({ hosts: { a: {} }, routers: { gw: { nat: { subnet } } }, links: [['a', 'gw']], ipv6: false }), machine);
+    const refused = (text: string) => expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG', message: expect.stringContaining(text) });
+    for (const wide of ['0.0.0.0/1', '10.0.0.0/8', '100.64.0.0/23']) expect(() => withSubnet(wide), wide).toThrow(refused('/24 to a /30'));
+    expect(() => withSubnet('100.64.9.0/31')).toThrow(refused('/24 to a /30'));
+    expect(() => withSubnet('192.0.2.0/30', ['192.0.2.2/24'])).toThrow(refused("overlaps the machine's 192.0.2.2/24"));
+    expect(withSubnet('100.64.9.0/24', ['192.0.2.2/24']).nat).toMatchObject({ machineAddress: '100.64.9.1/24', routerAddress: '100.64.9.2/24' });
+  });
 });
 
 describe('createLab refuses a bad spec before making anything', () => {

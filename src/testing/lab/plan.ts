@@ -369,8 +369,12 @@ function planUplink(nat: { node: string; subnet?: string }, segments: Segment[],
   const lab = segments.map((segment) => segment.subnet);
   if (nat.subnet !== undefined) {
     const given = parsePrefix(nat.subnet, 'nat subnet', false);
-    const clash = lab.find((subnet) => prefixesOverlap(given, parsePrefix(subnet, 'subnet', false)));
-    if (clash) throw invalid(`router ${nat.node}'s nat subnet ${nat.subnet} overlaps the lab's ${clash}`);
+    const clash = (subnets: string[]) => subnets.find((subnet) => prefixesOverlap(given, parsePrefix(subnet, 'subnet', false)));
+    const inLab = clash(lab);
+    if (inLab) throw invalid(`router ${nat.node}'s nat subnet ${nat.subnet} overlaps the lab's ${inLab}`);
+    // the machine's end would take over the machine's own addresses or routes
+    const onMachine = clash(machineSubnets);
+    if (onMachine) throw invalid(`router ${nat.node}'s nat subnet ${nat.subnet} overlaps the machine's ${onMachine}`);
   }
   return planNat(nat.node, nat.subnet, [...lab, ...machineSubnets]);
 }

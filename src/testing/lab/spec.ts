@@ -31,7 +31,7 @@ export interface LabHostSpec {
 
 /** A router's `nat`: the way out of the lab. */
 export interface LabNatSpec {
-  /** The IPv4 subnet between the router and the machine, /30 or wider; a /30 of 100.64.0.0/10 free on the machine when absent. */
+  /** The IPv4 subnet between the router and the machine, /24 to /30; a /30 of 100.64.0.0/10 free on the machine when absent. */
   subnet?: string;
 }
 
@@ -127,6 +127,12 @@ export function checkSubnet(value: unknown, family: 4 | 6, what: string): string
 
 const NODE_KEYS: Record<LabNodeKind, string[]> = { host: ['dirs'], router: ['frr', 'dirs', 'nat'], switch: SWITCH_KEYS };
 
+/**
+ * The shortest and the longest uplink subnet: two addresses at least, and
+ * never so wide that the machine's end would route much of its world into the lab.
+ */
+const NAT_PREFIX_LENGTHS = [24, 30] as const;
+
 /** Checks a router's `nat` (ERR_NETNS_INVALID_ARG). */
 function checkNatSpec(key: string, nat: unknown): LabNatSpec {
   if (!isRecord(nat)) throw invalid(`router ${key}'s nat must be an object ({} or { subnet }), got ${kindOf(nat)}`);
@@ -134,7 +140,9 @@ function checkNatSpec(key: string, nat: unknown): LabNatSpec {
   refuseUnknownKeys(given, ['subnet'], `createLab: router ${key}'s nat`, invalid);
   if (given.subnet === undefined) return {};
   const subnet = checkSubnet(given.subnet, 4, `router ${key}'s nat subnet`);
-  if (Number(subnet.split('/')[1]) > 30) throw invalid(`router ${key}'s nat subnet must hold two addresses (/30 or wider), got ${subnet}`);
+  const length = Number(subnet.split('/')[1]);
+  const [shortest, longest] = NAT_PREFIX_LENGTHS;
+  if (length < shortest || length > longest) throw invalid(`router ${key}'s nat subnet must be a /${shortest} to a /${longest}, got ${subnet}`);
   return { subnet };
 }
 
