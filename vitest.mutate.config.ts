@@ -8,6 +8,7 @@ import { chmodSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig, mergeConfig, type Plugin } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import base from './vitest.config.js';
 
 const root = dirname(fileURLToPath(import.meta.url));
@@ -55,7 +56,35 @@ function forks(): Plugin {
   };
 }
 
+// A mutant's run stops at its first failing test (Stryker's bail), so the
+// order of its covering files decides how long a killed mutant takes.
+// vitest runs the longest first; this runs first the files that failed on
+// the mutant before (the next one is often in the same function), then the
+// unit tests, then the rest shortest first. Before, a mutant of names.ts ran
+// up to 200 covering tests, root tests first, before the unit test that kills it.
+const byRank = (a: number[], b: number[]): number => {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
+};
+
+class KillFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification): number[] => {
+      const key = `${file.project.name}:${relative(this.ctx.config.root, file.moduleId)}`;
+      const last = this.ctx.cache.getFileTestResults(key);
+      const unit = file.moduleId.includes(`${sep}test${sep}unit${sep}`);
+      return [last?.failed ? 0 : 1, unit ? 0 : 1, last?.duration ?? this.ctx.cache.getFileStats(key)?.size ?? Number.MAX_SAFE_INTEGER];
+    };
+    const ranked = files.map((file) => ({ file, rank: rank(file) }));
+    ranked.sort((a, b) => byRank(a.rank, b.rank));
+    return ranked.map(({ file }) => file);
+  }
+}
+
 export default mergeConfig(
   base,
-  defineConfig({ plugins: [distToSource(), forks()], test: { exclude: [...configDefaults.exclude, ...OUT_OF_PROCESS_ONLY, ...FAILS_UNDER_STRYKER] } }),
+  defineConfig({
+    plugins: [distToSource(), forks()],
+    test: { exclude: [...configDefaults.exclude, ...OUT_OF_PROCESS_ONLY, ...FAILS_UNDER_STRYKER], sequence: { sequencer: KillFirstSequencer } },
+  }),
 );

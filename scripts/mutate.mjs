@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `npm run mutate [folders...]`: Stryker mutation testing of the TypeScript in
-// the given folders (default: src/run, src/core, src/addrset, src/cni,
-// src/testing/lab), then the score per folder. Settings in
+// `npm run mutate [folders or files...]`: Stryker mutation testing of the
+// TypeScript in the given folders or files (default: src/run, src/core,
+// src/addrset, src/cni, src/testing/lab), then the score per folder. Settings in
 // stryker.config.mjs; the tests see mutants through vitest.mutate.config.ts.
 // Not in CI: it takes hours over all five folders (docs/maintainers.md,
 // "Mutation testing").
@@ -18,22 +18,31 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_FOLDERS, REPORT, SAVED, saveSummaries, savedTable, scoreTable } from './mutation-table.mjs';
+import { DEFAULT_FOLDERS, REPORT, SAVED, folderOf, saveSummaries, savedTable, scoreTable, sourceFiles } from './mutation-table.mjs';
 import { hasSysAdmin, missingPrerequisites, run, runInThrowawayNetns } from './test-isolated.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const stryker = join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
 const say = (line) => process.stderr.write(`netns mutate: ${line}\n`);
 
-/** The folders named on the command line (a trailing slash or none), or the default ones. */
-function folders(args) {
+/**
+ * The source files to mutate: each .ts file named, and every .ts file under
+ * each folder named (the default folders when none is). A folder too big for
+ * one sitting is run a few files at a time; their summaries add up.
+ */
+function sourcesOf(args) {
   const named = args.map((arg) => arg.replace(/\/+$/, ''));
-  return named.length > 0 ? named : DEFAULT_FOLDERS;
+  const files = (named.length > 0 ? named : DEFAULT_FOLDERS).flatMap((path) => (path.endsWith('.ts') ? [path] : sourceFiles(root, path)));
+  const unknown = files.filter((file) => !existsSync(join(root, file)));
+  if (unknown.length > 0 || files.length === 0) throw new Error(`nothing to mutate at ${unknown.join(', ') || named.join(', ')}`);
+  return [...new Set(files)];
 }
 
-/** Stryker's --mutate: every .ts file under the folders (comma-separated, so no brace globs). */
-function mutateGlobs(list) {
-  return list.map((folder) => `${folder}/**/*.ts`).join(',');
+/** The folders of the table: the default ones that hold a mutated file, then any other folder named. */
+function foldersOf(files, args) {
+  const holding = DEFAULT_FOLDERS.filter((folder) => files.some((file) => folderOf(file, DEFAULT_FOLDERS) === folder));
+  const others = args.map((arg) => arg.replace(/\/+$/, '')).filter((path) => !path.endsWith('.ts') && !holding.includes(path));
+  return [...holding, ...others];
 }
 
 // Inside the throwaway namespace: lo up, check where we are, run Stryker.
@@ -50,7 +59,7 @@ async function inner(list) {
     return 1;
   }
   const { NETNS_MUTATE_INNER: _inner, ...env } = process.env;
-  return run(process.execPath, [stryker, 'run', '--mutate', mutateGlobs(list)], { ...env, NETNS_TEST_NETNS: String(here) });
+  return run(process.execPath, [stryker, 'run', '--mutate', list.join(',')], { ...env, NETNS_TEST_NETNS: String(here) });
 }
 
 // In the real namespace: this script again in a throwaway one, the real network compared around it.
@@ -64,7 +73,7 @@ async function outer(list) {
     say(`cannot run: missing ${missing.join(', ')}`);
     return 1;
   }
-  return runInThrowawayNetns({ script: fileURLToPath(import.meta.url), args: list, innerFlag: 'NETNS_MUTATE_INNER', what: `mutating ${list.join(', ')}`, say });
+  return runInThrowawayNetns({ script: fileURLToPath(import.meta.url), args: list, innerFlag: 'NETNS_MUTATE_INNER', what: `mutating ${list.length} files`, say });
 }
 
 /** The commit the run measured, marked when the checkout had changes beside it. */
@@ -75,14 +84,14 @@ function provenance() {
 }
 
 // This run's table (Stryker writes its report even when a mutant survives),
-// its folders' summaries kept in docs/mutation/, and the table of all of them.
-function report(list) {
+// its files' summaries kept in docs/mutation/, and the table of all of them.
+function report(files, folders) {
   const file = join(root, REPORT);
   if (!existsSync(file)) return;
   const json = JSON.parse(readFileSync(file, 'utf8'));
   console.log(`\nMutation score per folder (${REPORT}):\n`);
-  console.log(scoreTable(json, list));
-  saveSummaries(root, json, list, provenance());
+  console.log(scoreTable(json, folders));
+  saveSummaries(root, json, files, provenance());
   console.log(`\nEvery folder's last run (${SAVED}/, survivors listed there):\n`);
   console.log(savedTable(root));
 }
@@ -90,11 +99,12 @@ function report(list) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   // Stryker reads its config, and writes its sandbox and report, in the working folder.
   process.chdir(root);
-  const list = folders(process.argv.slice(2));
+  const args = process.argv.slice(2);
+  const files = sourcesOf(args);
   if (process.env.NETNS_MUTATE_INNER === '1') {
-    process.exitCode = await inner(list);
+    process.exitCode = await inner(files);
   } else {
-    process.exitCode = await outer(list);
-    if (process.exitCode === 0) report(list);
+    process.exitCode = await outer(files);
+    if (process.exitCode === 0) report(files, foldersOf(files, args));
   }
 }

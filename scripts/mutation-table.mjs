@@ -8,16 +8,17 @@
 //        node scripts/mutation-table.mjs --saved   (the table of docs/mutation/)
 //
 // A run's report is in reports/ (not kept in git, and the HTML is megabytes);
-// what a maintainer needs from it, each folder's counts and the mutants that
-// survived, is saved per folder in docs/mutation/ and kept in git, so runs of
-// different folders, on different days, add up to one table.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// what a maintainer needs from it, each source file's counts and the mutants
+// that survived, is saved per file (one JSON per folder) in docs/mutation/
+// and kept in git. So a folder too big for one sitting is run a few files at
+// a time, and runs of different files, on different days, add up to one table.
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPORT = 'reports/mutation/mutation.json';
 
-/** Where each folder's summary of its last run is kept (docs/mutation/src-core.json). */
+/** Where each folder's files' summaries of their last runs are kept (docs/mutation/src-core.json). */
 export const SAVED = 'docs/mutation';
 
 /** The folders `npm run mutate` measures when it is given none. */
@@ -48,7 +49,7 @@ function bucket(status) {
 }
 
 /** The folder of `folders` that holds `file`, the most specific one if several do. */
-function folderOf(file, folders) {
+export function folderOf(file, folders) {
   const holders = folders.filter((folder) => file.startsWith(`${folder}/`));
   return holders.sort((a, b) => b.length - a.length)[0];
 }
@@ -110,47 +111,82 @@ function described(file, { location, mutatorName, replacement }) {
   return `${file}:${location.start.line}:${location.start.column} ${mutatorName}: ${JSON.stringify(replacement ?? '')}`;
 }
 
-/** One folder's counts in `report`, with its survivors and unreached mutants listed. */
-export function folderSummary(report, folder, provenance) {
-  const counts = tally(report, [folder]).rows.get(folder);
+/** One file's counts in `report` (zero when it had no mutant), with its survivors and unreached mutants listed. */
+export function fileSummary(report, file, provenance) {
+  const counts = emptyCounts();
   const survived = [];
   const noCoverage = [];
   // Killed by a timeout (Stryker counts it killed): on a busy machine, a slow test can pass for one.
   let timedOut = 0;
-  for (const [file, { mutants }] of Object.entries(report.files)) {
-    if (!file.startsWith(`${folder}/`)) continue;
-    for (const mutant of mutants) {
-      if (mutant.status === 'Survived') survived.push(described(file, mutant));
-      if (mutant.status === 'NoCoverage') noCoverage.push(described(file, mutant));
-      if (mutant.status === 'Timeout') timedOut += 1;
-    }
+  for (const mutant of report.files[file]?.mutants ?? []) {
+    counts.mutants += 1;
+    counts[bucket(mutant.status)] += 1;
+    if (mutant.status === 'Survived') survived.push(described(file, mutant));
+    if (mutant.status === 'NoCoverage') noCoverage.push(described(file, mutant));
+    if (mutant.status === 'Timeout') timedOut += 1;
   }
-  return { folder, ...provenance, counts: { ...counts, timedOut }, survived, noCoverage };
+  return { ...provenance, counts: { ...counts, timedOut }, survived, noCoverage };
 }
 
 const savedFile = (root, folder) => join(root, SAVED, `${folder.replaceAll('/', '-')}.json`);
 
-/** Keeps each folder's summary of `report` in docs/mutation/, replacing that folder's earlier one. */
-export function saveSummaries(root, report, folders, provenance) {
+function readSaved(root, folder) {
+  const file = savedFile(root, folder);
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : { folder, files: {} };
+}
+
+/**
+ * Keeps the summary of each of `files` (every file the run mutated, a file
+ * without mutants too) in its folder's docs/mutation/ JSON, replacing that
+ * file's earlier one and keeping the folder's other files'.
+ */
+export function saveSummaries(root, report, files, provenance, folders = DEFAULT_FOLDERS) {
   mkdirSync(join(root, SAVED), { recursive: true });
   for (const folder of folders) {
-    writeFileSync(savedFile(root, folder), `${JSON.stringify(folderSummary(report, folder, provenance), null, 2)}\n`);
+    const mine = files.filter((file) => folderOf(file, folders) === folder);
+    if (mine.length === 0) continue;
+    const saved = readSaved(root, folder);
+    for (const file of mine) saved.files[file] = fileSummary(report, file, provenance);
+    saved.files = Object.fromEntries(Object.entries(saved.files).sort(([a], [b]) => a.localeCompare(b)));
+    writeFileSync(savedFile(root, folder), `${JSON.stringify(saved, null, 2)}\n`);
   }
 }
 
-/** The table of every folder's saved summary (a folder never run is left out), with when each ran. */
+/** The .ts files under `folder` in the checkout at `root` (none when it is not there). */
+export function sourceFiles(root, folder) {
+  const dir = join(root, folder);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true })
+    .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
+    .map((name) => `${folder}/${name.split(sep).join('/')}`)
+    .sort();
+}
+
+/**
+ * The table of the saved summaries: per folder, its files' counts added up
+ * (a file since removed from the checkout left out), how many of its files
+ * have been run, and when.
+ */
 export function savedTable(root, folders = DEFAULT_FOLDERS) {
   const rows = new Map();
   const total = emptyCounts();
   const runs = [];
+  const missing = [];
   for (const folder of folders) {
-    if (!existsSync(savedFile(root, folder))) continue;
-    const { counts, commit, date } = JSON.parse(readFileSync(savedFile(root, folder), 'utf8'));
-    rows.set(folder, counts);
+    const present = new Set(sourceFiles(root, folder));
+    const files = Object.entries(readSaved(root, folder).files).filter(([file]) => present.has(file));
+    if (files.length === 0) {
+      missing.push(folder);
+      continue;
+    }
+    const counts = emptyCounts();
+    for (const [, summary] of files) for (const key of Object.keys(counts)) counts[key] += summary.counts[key];
     for (const key of Object.keys(total)) total[key] += counts[key];
-    runs.push(`${folder}: ${date}, commit ${commit}`);
+    rows.set(folder, counts);
+    const when = [...new Set(files.map(([, { date, commit }]) => `${date}, commit ${commit}`))].sort().join('; ');
+    const part = files.length < present.size ? `${files.length} of ${present.size} files` : `all ${present.size} files`;
+    runs.push(`${folder}: ${part} (${when})`);
   }
-  const missing = folders.filter((folder) => !rows.has(folder));
   const lines = [countsTable({ rows, total }), ''];
   if (runs.length > 0) lines.push(`Runs: ${runs.join('; ')}.`);
   if (missing.length > 0) lines.push(`Not run yet: ${missing.join(', ')}.`);

@@ -1,8 +1,9 @@
 // The score table `npm run mutate` prints and docs/maintainers.md keeps
 // (scripts/mutation-table.mjs): a timeout is a kill, a mutant that never ran
-// is out of the score, the table renders as Markdown, and folders run on
-// different days add up from their saved summaries with the survivors listed.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// is out of the score, the table renders as Markdown, and files run on
+// different days add up, per folder, from their saved summaries with the
+// survivors listed.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -42,17 +43,26 @@ describe('the mutation score table', () => {
     for (const cell of cells.slice(1)) expect(cell).toMatch(/^-+:$/);
   });
 
-  it('adds up folders saved by separate runs, names the ones not run, and lists each survivor', () => {
-    saveSummaries(dir, report, ['src/core'], { commit: 'aaa1111', date: '2026-12-01' });
-    saveSummaries(dir, { files: { 'src/run/pool.ts': { mutants: [mutant('Survived', 9)] } } }, ['src/run'], { commit: 'bbb2222', date: '2026-12-02' });
+  it('adds up files saved by separate runs, says how many of a folder\'s files ran, names folders not run, and lists each survivor', () => {
+    for (const file of ['src/core/switch.ts', 'src/core/names.ts', 'src/core/types.ts', 'src/core/later.ts', 'src/run/pool.ts']) {
+      mkdirSync(join(dir, file, '..'), { recursive: true });
+      writeFileSync(join(dir, file), '');
+    }
+    saveSummaries(dir, report, ['src/core/switch.ts', 'src/core/names.ts', 'src/core/types.ts', 'src/core/gone.ts'], { commit: 'aaa1111', date: '2026-12-01' });
+    saveSummaries(dir, { files: { 'src/run/pool.ts': { mutants: [mutant('Survived', 9)] } } }, ['src/run/pool.ts'], { commit: 'bbb2222', date: '2026-12-02' });
+    // A later run of one file replaces that file's summary and keeps the others'.
+    saveSummaries(dir, { files: { 'src/core/names.ts': { mutants: [mutant('Killed', 5)] } } }, ['src/core/names.ts'], { commit: 'ccc3333', date: '2026-12-03' });
     const table = savedTable(dir);
-    expect(rowOf(table, 'src/core')?.slice(1, 4)).toEqual(['6', '2', '1']);
+    // switch.ts (4) + names.ts (1, run again); gone.ts is no longer in the checkout.
+    expect(rowOf(table, 'src/core')?.slice(1, 4)).toEqual(['5', '3', '1']);
     expect(rowOf(table, 'src/run')?.slice(1, 4)).toEqual(['1', '0', '1']);
-    expect(table).toContain('Runs: src/run: 2026-12-02, commit bbb2222; src/core: 2026-12-01, commit aaa1111.');
+    expect(table).toContain('Runs: src/run: all 1 files (2026-12-02, commit bbb2222); src/core: 3 of 4 files (2026-12-01, commit aaa1111; 2026-12-03, commit ccc3333).');
     expect(table).toContain('Not run yet: src/addrset, src/cni, src/testing/lab.');
     const saved = JSON.parse(readFileSync(join(dir, 'docs/mutation/src-core.json'), 'utf8'));
-    expect(saved.survived).toEqual(['src/core/switch.ts:3:3 BooleanLiteral: "false"']);
-    expect(saved.noCoverage).toEqual(['src/core/switch.ts:4:3 BlockStatement: "{}"']);
-    expect(saved.counts.timedOut).toBe(1);
+    expect(saved.files['src/core/switch.ts'].survived).toEqual(['src/core/switch.ts:3:3 BooleanLiteral: "false"']);
+    expect(saved.files['src/core/switch.ts'].noCoverage).toEqual(['src/core/switch.ts:4:3 BlockStatement: "{}"']);
+    expect(saved.files['src/core/switch.ts'].counts.timedOut).toBe(1);
+    expect(saved.files['src/core/types.ts'].counts.mutants).toBe(0);
+    expect(saved.files['src/core/names.ts'].commit).toBe('ccc3333');
   });
 });
