@@ -1,13 +1,15 @@
 // Makes a planned lab: namespaces (made concurrently on the addon's threads),
 // then over one netlink socket per node, no `ip` process: lo up, a bridge
 // per switch, a veth pair per link (made from the switch's side, so the port
-// is enslaved in the same message), addresses, forwarding on routers, routes.
+// is enslaved in the same message; the nodes' links at once), addresses,
+// forwarding on routers, routes.
 // Every step the kernel refuses becomes ERR_NETNS_FIXTURE naming the node and
 // the step in `ip` terms; the caller then deletes what was made.
 import { ErrorCodes, netnsError } from '../../core/errors.js';
 import type { NetlinkHandle } from '../../netlink/handle.js';
 import { openNetlink, type Netlink } from '../../netlink/index.js';
 import { NetNS } from '../../netns.js';
+import { allSettledOrThrow } from './all-settled.js';
 import type { LabPlan, PlannedEnd, PlannedLink } from './plan.js';
 
 /** A node as made: its namespace, its name, its netlink socket. */
@@ -53,25 +55,50 @@ export async function step<T>(node: LabNode, what: string, run: (nl: Netlink, ns
 }
 
 /** Makes every namespace concurrently; a node has `ns` once its namespace is made (a name that was taken is never ours to delete). */
-async function makeNamespaces(nodes: LabNode[], runDir: string): Promise<void> {
-  const made = await Promise.allSettled(
+export async function makeNamespaces(nodes: LabNode[], runDir: string): Promise<void> {
+  await allSettledOrThrow(
     nodes.map(async (node) => {
       node.ns = await NetNS.create(node.name, { runDir });
       node.nl = await openNetlink(node.ns);
     }),
   );
-  const failed = made.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-  if (failed) throw failed.reason;
 }
 
+/** A link's two ends in the order it is made: from the switch's side when there is one, so that end is enslaved as it is made. */
+function madeFrom(link: PlannedLink, bridges: Map<string, number>): [PlannedEnd, PlannedEnd] {
+  return bridges.has(link.b.node) && !bridges.has(link.a.node) ? [link.b, link.a] : [link.a, link.b];
+}
+
+/**
+ * The veth pair, its first end up (and enslaved) as it is made; then the
+ * peer up. (The kernel refuses a peer up in the same message: ENOTCONN,
+ * its veth is not joined to the first end yet.)
+ */
 async function makeLink(link: PlannedLink, nodes: Map<string, LabNode>, bridges: Map<string, number>): Promise<void> {
-  // From the switch's side when there is one: its end is enslaved as it is made.
-  const [first, second] = bridges.has(link.b.node) && !bridges.has(link.a.node) ? [link.b, link.a] : [link.a, link.b];
+  const [first, second] = madeFrom(link, bridges);
   const [one, two] = [nodes.get(first.node)!, nodes.get(second.node)!];
   await step(one, `link add ${first.iface} type veth peer name ${second.iface} netns ${two.name}`, (nl) =>
     nl.links.add({ kind: 'veth', name: first.iface, up: true, ...master(first, bridges), peer: { name: second.iface, netns: two.ns! } }),
   );
   await step(two, `link set ${second.iface} up`, (nl) => nl.links.set(second.iface, { up: true, ...master(second, bridges) }));
+}
+
+/**
+ * Every link, each node's in turn from its own socket, the nodes at once:
+ * the kernel makes one link at a time (rtnl), and the nodes' requests
+ * overlap the time each spends getting to it and back.
+ */
+async function makeLinks(links: readonly PlannedLink[], nodes: Map<string, LabNode>, bridges: Map<string, number>): Promise<void> {
+  const byMaker = new Map<string, PlannedLink[]>();
+  for (const link of links) {
+    const maker = madeFrom(link, bridges)[0].node;
+    byMaker.set(maker, [...(byMaker.get(maker) ?? []), link]);
+  }
+  await allSettledOrThrow(
+    [...byMaker.values()].map(async (own) => {
+      for (const link of own) await makeLink(link, nodes, bridges);
+    }),
+  );
 }
 
 const master = (end: PlannedEnd, bridges: Map<string, number>): { master?: number } => (bridges.has(end.node) ? { master: bridges.get(end.node)! } : {});
@@ -120,9 +147,8 @@ async function inheritedForwarding(host: LabNode, keys: readonly string[]): Prom
   return keys.filter((_, i) => values[i]!.trim() !== '0');
 }
 
-/** Builds the plan into `nodes` (by key, named already, in `runDir`); each node made has its `ns`, for the caller's cleanup. */
-export async function buildLab(plan: LabPlan, nodes: Map<string, LabNode>, runDir: string): Promise<void> {
-  await makeNamespaces([...nodes.values()], runDir);
+/** Builds the plan in `nodes`, whose namespaces are made (makeNamespaces). */
+export async function wireLab(plan: LabPlan, nodes: Map<string, LabNode>): Promise<void> {
   if (plan.ipv6) await Promise.all([...nodes.values()].map(skipDad));
   const bridges = new Map<string, number>();
   for (const node of nodes.values()) {
@@ -132,7 +158,7 @@ export async function buildLab(plan: LabPlan, nodes: Map<string, LabNode>, runDi
       bridges.set(node.key, bridge.index);
     }
   }
-  for (const link of plan.links) await makeLink(link, nodes, bridges);
+  await makeLinks(plan.links, nodes, bridges);
   for (const link of plan.links) for (const end of [link.a, link.b]) await addAddresses(end, nodes.get(end.node)!);
   await setAllForwarding([...nodes.values()], plan.ipv6);
   for (const [key, routes] of Object.entries(plan.routes)) {

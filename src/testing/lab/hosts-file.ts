@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, rmdirSync, unlinkSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { ErrorCodes, netnsError } from '../../core/errors.js';
+import { allSettledOrThrow } from './all-settled.js';
 import type { LabPlan } from './plan.js';
 
 /** Where `ip netns exec` looks for a namespace's own /etc files. */
@@ -40,15 +41,13 @@ export async function writeHostsFiles(plan: LabPlan, names: string[]): Promise<v
   };
   await mkdir(ETC_NETNS, { recursive: true }).catch((error) => fail(`mkdir ${ETC_NETNS}`, error));
   // Settled, all of them: a folder still being written when another fails would escape the caller's cleanup.
-  const written = await Promise.allSettled(
+  await allSettledOrThrow(
     names.map(async (name) => {
       const dir = `${ETC_NETNS}/${name}`;
       await mkdir(dir).catch((error) => fail(`mkdir ${dir}`, error));
       await writeFile(`${dir}/hosts`, text).catch((error) => fail(`write ${dir}/hosts`, error));
     }),
   );
-  const failed = written.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-  if (failed) throw failed.reason;
 }
 
 /**

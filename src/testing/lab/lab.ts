@@ -23,7 +23,8 @@ import { capturePackets, type PacketCapture } from '../capture.js';
 import { ownerStem } from '../owner.js';
 import { sweep } from '../sweep.js';
 import { deleteNamespacesSync } from '../run-ip.js';
-import { buildLab, inNode, type LabNode } from './build.js';
+import { allSettledOrThrow } from './all-settled.js';
+import { inNode, makeNamespaces, wireLab, type LabNode } from './build.js';
 import { describeMissing, pollUntil, routeProblems, type WaitOptions } from './converge.js';
 import { frrAccount, FrrRouter, type FrrAccount } from './frr.js';
 import { frrFiles } from './frr-config.js';
@@ -181,14 +182,16 @@ export class Lab implements AsyncDisposable {
    * `netns sandbox`).
    */
   async build(hosts: boolean | 'if-permitted', frr: Map<string, CheckedFrrSpec> = new Map(), account?: FrrAccount): Promise<void> {
-    await buildLab(this.plan, this.#nodes, this.runDir);
+    await makeNamespaces([...this.#nodes.values()], this.runDir);
+    // The hosts files (file system) are written while the links are made (rtnetlink): neither waits on the other.
+    const named = hosts === false ? undefined : writeHostsFiles(this.plan, Object.values(this.names)).catch((error) => refusedIfPermitted(error, hosts));
+    await allSettledOrThrow([wireLab(this.plan, this.#nodes), ...(named ? [named] : [])]);
     if (this.plan.nat) {
       await addUplink(this.plan.nat, this.#node(this.plan.nat.node));
       this.#uplink = this.plan.nat; // made: delete() takes it away (a name found taken was someone else's)
       await configureUplink(this.plan.nat, this.#node(this.plan.nat.node));
     }
     for (const { key, dirs } of this.plan.nodes) if (dirs) await makeNodeDirs(this.names[key]!, dirs);
-    if (hosts !== false) await writeHostsFiles(this.plan, Object.values(this.names)).catch((error) => refusedIfPermitted(error, hosts));
     for (const node of this.#nodes.values()) this.nodes[node.key] = node.ns!;
     for (const link of this.plan.links) {
       for (const [from, to] of [[link.a.node, link.b.node], [link.b.node, link.a.node]] as const) {
@@ -205,9 +208,7 @@ export class Lab implements AsyncDisposable {
     await chown(this.#frrDir, account.uid, account.gid);
     for (const key of frr.keys()) this.#frr.set(key, new FrrRouter(this.#node(key), join(this.#frrDir, key)));
     // Every start settled before a failure is thrown: delete() must not stop a router whose daemons are still starting.
-    const started = await Promise.allSettled([...frr].map(([key, spec]) => this.#frr.get(key)!.start(frrFiles(key, spec, this.plan), account)));
-    const failed = started.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-    if (failed) throw failed.reason;
+    await allSettledOrThrow([...frr].map(([key, spec]) => this.#frr.get(key)!.start(frrFiles(key, spec, this.plan), account)));
   }
 
   #frrRouter(node: string): FrrRouter {
