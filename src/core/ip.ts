@@ -18,10 +18,8 @@ export const isIPv4 = (text: string): boolean => ipaddr.IPv4.isValidFourPartDeci
 /** As node:net's isIPv6 (a zone allowed). */
 export function isIPv6(text: string): boolean {
   const address = text.replace(ZONE, '');
-  const groups = address.split(':');
-  const last = groups.length - 1;
-  // An embedded IPv4 address only last, and only a strict dotted quad.
-  const fits = groups.every((group, i) => HEX_GROUP.test(group) || (i === last && i > 0 && isIPv4(group)));
+  // An embedded IPv4 address only as a strict dotted quad (ipaddr takes 01.2.3.4 and 0x1.2.3.4, and puts it last itself).
+  const fits = address.split(':').every((group) => HEX_GROUP.test(group) || isIPv4(group));
   return fits && ipaddr.IPv6.isValid(address);
 }
 

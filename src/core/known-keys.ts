@@ -32,6 +32,7 @@ function suggestion(key: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = 3; // more than two edits away is no likely slip
   for (const k of known) {
+    // Stryker disable next-line EqualityOperator: with > a key exactly bestDistance longer is measured too, and is never nearer: only time differs
     if (Math.abs(key.length - k.length) >= bestDistance) continue; // that many edits at least: no table to build
     const distance = editDistance(key.toLowerCase(), k.toLowerCase());
     if (distance < bestDistance && distance < k.length) [best, bestDistance] = [k, distance];

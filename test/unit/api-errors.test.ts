@@ -1,7 +1,7 @@
 // Every error the package raises is a NetnsError with a code: what the addon
 // throws, what Node raises about a socket or spawn of ours, and aborts.
 import { describe, expect, it } from 'vitest';
-import { abortError, AbortError, fromNative, fromNodeError, NetnsError } from '../../dist/core/errors.js';
+import { abortError, AbortError, fromNative, fromNodeError, kindOf, NetnsError, systemError, toolMissing } from '../../dist/core/errors.js';
 
 describe('errors are NetnsErrors with a code', () => {
   it('fromNative: system errors in Node wording, argument checks as INVALID_ARG, anything else UNKNOWN, cause kept', () => {
@@ -11,7 +11,7 @@ describe('errors are NetnsErrors with a code', () => {
     expect(fromNative(typeError)).toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: 'fd must be a number', cause: typeError });
     const plain = new Error('the watch cannot start again');
     expect(fromNative(plain)).toMatchObject({ code: 'ERR_NETNS_UNKNOWN', cause: plain });
-    expect(fromNative('thrown string')).toMatchObject({ code: 'ERR_NETNS_UNKNOWN', message: 'thrown string' });
+    expect(fromNative('thrown string')).toMatchObject({ code: 'ERR_NETNS_UNKNOWN', message: 'thrown string', cause: 'thrown string' });
     const ours = new NetnsError('ERR_NETNS_CLOSED', 'closed', { extack: 'kept' });
     expect(fromNative(ours)).toBe(ours);
   });
@@ -40,11 +40,45 @@ describe('errors are NetnsErrors with a code', () => {
     expect(Object.keys(system).sort()).toEqual(['code', 'errno', 'name', 'path', 'syscall']);
   });
 
+  it('fromNative: a coded error without a syscall keeps its own code and message, with no path unless it had one', () => {
+    const coded = Object.assign(new Error('the namespace is not ours'), { code: 'ERR_NETNS_NOT_NETNS', errno: 22 });
+    const converted = fromNative(coded);
+    expect(converted).toMatchObject({ code: 'ERR_NETNS_NOT_NETNS', message: 'the namespace is not ours' });
+    expect(Object.keys(converted).sort()).toEqual(['code', 'name']);
+    expect(fromNative(Object.assign(new Error('m'), { code: 'ERR_NETNS_NOT_NETNS', path: '/p' }))).toMatchObject({ path: '/p' });
+  });
+
+  it("fromNodeError: a thrown non-Error is UNKNOWN with the namespace in its message; fields Node did not give are absent, not undefined", () => {
+    expect(fromNodeError('gone', '(in x)')).toMatchObject({ code: 'ERR_NETNS_UNKNOWN', message: 'gone (in x)', cause: 'gone' });
+    const bare = fromNodeError(Object.assign(new Error('spawn failed'), { code: 'EAGAIN' }), '(in x)');
+    expect(Object.keys(bare).sort()).toEqual(['code', 'name']);
+    const pathOnly = fromNodeError(Object.assign(new Error('open'), { code: 'ENOENT', path: '/x' }), '(in x)');
+    expect(Object.keys(pathOnly).sort()).toEqual(['code', 'name', 'path']);
+  });
+
+  it("systemError names an errno libuv does not know as the system does, and one unknown to both E<n>", () => {
+    // ECHILD (10) is in os.constants.errno but not in util.getSystemErrorMap().
+    expect(systemError(10, 'waitid')).toMatchObject({ code: 'ECHILD', errno: -10, message: 'ECHILD: unknown system error, waitid' });
+    expect(systemError(-4000, 'ioctl', '/dev/x')).toMatchObject({ code: 'E4000', errno: -4000, path: '/dev/x', message: "E4000: unknown system error, ioctl '/dev/x'" });
+  });
+
+  it('kindOf says what a refused value is, telling arrays and null from objects', () => {
+    expect([null, [], {}, 'x', 1, undefined].map(kindOf)).toEqual(['null', 'an array', 'object', 'string', 'number', 'undefined']);
+  });
+
+  it('toolMissing names the Debian package, and keeps the cause when there is one', () => {
+    const cause = new Error('spawn nft ENOENT');
+    const missing = toolMissing('ERR_NETNS_NFT_MISSING', 'nft', 'nftables', cause);
+    expect(missing).toMatchObject({ code: 'ERR_NETNS_NFT_MISSING', cause, message: 'nft is not installed: install the Debian package nftables (apt-get install nftables)' });
+    expect('cause' in toolMissing('ERR_NETNS_NFT_MISSING', 'nft', 'nftables')).toBe(false);
+  });
+
   it('AbortError is a NetnsError with code ABORT_ERR, as Node names it', () => {
     const reason = 'changed my mind';
     const error = abortError(AbortSignal.abort(reason));
     expect(error).toBeInstanceOf(AbortError);
     expect(error).toBeInstanceOf(NetnsError);
-    expect(error).toMatchObject({ name: 'AbortError', code: 'ABORT_ERR', cause: reason });
+    expect(error).toMatchObject({ name: 'AbortError', code: 'ABORT_ERR', cause: reason, message: 'The operation was aborted' });
+    expect('cause' in new AbortError('stopped')).toBe(false);
   });
 });

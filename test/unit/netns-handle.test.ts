@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { fstatSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -60,11 +60,11 @@ function internal(ns: NetNS): { acquire(): number; release(): void } {
 
 describe('a closed handle', () => {
   it('closes once and then refuses every use with ERR_NETNS_CLOSED', () => {
-    const ns = NetNS.current();
+    const ns = NetNS.open('/proc/self/ns/net');
     ns.close();
     ns.close();
     expect(ns.closed).toBe(true);
-    expect(catchError(() => ns.fd)).toMatchObject({ code: 'ERR_NETNS_CLOSED' });
+    expect(catchError(() => ns.fd)).toMatchObject({ code: 'ERR_NETNS_CLOSED', path: '/proc/self/ns/net', message: 'the handle for /proc/self/ns/net has been closed' });
     expect(catchError(() => internal(ns).acquire())).toMatchObject({ code: 'ERR_NETNS_CLOSED' });
   });
 
@@ -83,6 +83,38 @@ describe('a closed handle', () => {
     using other = NetNS.current();
     expect(other.fd).not.toBe(fd);
     internal(ns).release();
+  });
+
+  it('lets the descriptor go at the last release after close(), and not before', () => {
+    const ns = NetNS.current();
+    const fd = internal(ns).acquire();
+    internal(ns).acquire();
+    internal(ns).release();
+    expect(ns.fd).toBe(fd);
+    expect(() => fstatSync(fd)).not.toThrow(); // a release while open closes nothing
+    ns.close();
+    expect(() => fstatSync(fd)).not.toThrow(); // one call still holds it
+    internal(ns).release();
+    expect(() => fstatSync(fd)).toThrow(expect.objectContaining({ code: 'EBADF' }));
+  });
+
+  it('is closed by `using` at the end of its block', () => {
+    let held: NetNS;
+    {
+      using ns = NetNS.current();
+      held = ns;
+      expect(held.closed).toBe(false);
+    }
+    expect(held.closed).toBe(true);
+  });
+
+  it('equals() refuses what is not a handle or an identity, naming it', () => {
+    using ns = NetNS.current();
+    expect(catchError(() => ns.equals(null as never))).toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: 'equals takes a NetNS or { dev, inode }, got null' });
+    expect(catchError(() => ns.equals(7 as never))).toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: 'equals takes a NetNS or { dev, inode }, got number' });
+    expect(ns.equals({ dev: ns.dev, inode: ns.inode })).toBe(true);
+    expect(ns.equals({ dev: ns.dev, inode: ns.inode + 1 })).toBe(false);
+    expect(ns.equals({ dev: ns.dev + 1, inode: ns.inode })).toBe(false);
   });
 
   it('NetNS.fromPid validates the pid', () => {
