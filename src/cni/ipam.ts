@@ -3,7 +3,7 @@
 // other commands forwarded, as the spec requires of a plugin that delegates.
 // ADD, DEL and CHECK go again in an older version if the plugin refused the
 // configuration's (ipam-version.ts); GC and STATUS exist only in 1.1.0.
-import { ErrorCodes, netnsError } from '../core/errors.js';
+import { ErrorCodes, kindOf, netnsError } from '../core/errors.js';
 import { assertConfig, CniCode, CniError } from './errors.js';
 import { delegate, delegateAdd, type ConfigBytes, type DelegateEnvironment } from './invoke.js';
 import { withVersionFallback } from './ipam-version.js';
@@ -38,7 +38,7 @@ export function ipamType(config: NetConf): string {
 /** The input object itself; its config is ipamType's to judge. A slip in the plugin's code, so not a CNI error. */
 function checkInput(input: unknown, fn: string): asserts input is IpamInput {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw netnsError(ErrorCodes.INVALID_ARG, `${fn} takes { config, stdin, env? } (a handler's CmdArgs will do), got ${input === null ? 'null' : typeof input}`);
+    throw netnsError(ErrorCodes.INVALID_ARG, `${fn} takes { config, stdin, env? } (a handler's CmdArgs will do), got ${kindOf(input)}`);
   }
 }
 

@@ -1,7 +1,7 @@
 // The namespace handle every layer works with: an O_CLOEXEC descriptor of a
 // checked network namespace, plus its identity. io/ and lifecycle take this
 // type, so they never depend on the NetNS facade built on top of it.
-import { ErrorCodes, netnsError } from './errors.js';
+import { ErrorCodes, kindOf, netnsError } from './errors.js';
 import { native } from './native.js';
 
 // instanceof knows only this copy's class, while a program can hold two
@@ -57,7 +57,7 @@ export class NsHandle implements Disposable {
 
   /** Same namespace: compares device and inode, as the kernel identifies it. */
   equals(other: NsHandle | { dev: number; inode: number }): boolean {
-    if (typeof other !== 'object' || other === null) throw netnsError(ErrorCodes.INVALID_ARG, `equals takes a NetNS or { dev, inode }, got ${other === null ? 'null' : typeof other}`);
+    if (typeof other !== 'object' || other === null) throw netnsError(ErrorCodes.INVALID_ARG, `equals takes a NetNS or { dev, inode }, got ${kindOf(other)}`);
     return this.dev === other.dev && this.inode === other.inode;
   }
 

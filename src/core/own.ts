@@ -1,6 +1,6 @@
 // In core rather than netlink/, where it began: lifecycle reads options too,
 // and it imports core only.
-import { ErrorCodes, netnsError } from './errors.js';
+import { ErrorCodes, kindOf, netnsError } from './errors.js';
 
 const NOTHING_INHERITED: object = Object.freeze(Object.create(null));
 
@@ -21,7 +21,7 @@ export function own<T>(value: T): T {
 export function ownOptions<T extends object>(options: T | undefined): Partial<T> {
   if (options === undefined) return {};
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw netnsError(ErrorCodes.INVALID_ARG, `options must be an object, got ${options === null ? 'null' : typeof options}`);
+    throw netnsError(ErrorCodes.INVALID_ARG, `options must be an object, got ${kindOf(options)}`);
   }
   return own(options);
 }

@@ -7,7 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { os, util } from '../core/builtins.js';
-import { ErrorCodes, fromNodeError, netnsError } from '../core/errors.js';
+import { ErrorCodes, fromNodeError, kindOf, netnsError } from '../core/errors.js';
 import { MAX_TIMER_MS } from '../core/timer-limit.js';
 
 const STDIO_STRINGS = new Set(['pipe', 'inherit', 'ignore', 'overlapped']);
@@ -47,11 +47,11 @@ export function checkCommand(command: unknown, args: unknown): asserts args is s
  */
 export function checkSpawnOptions(options: unknown): asserts options is Record<string, unknown> {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw netnsError(ErrorCodes.INVALID_ARG, `options must be an object, got ${options === null ? 'null' : typeof options}`);
+    throw netnsError(ErrorCodes.INVALID_ARG, `options must be an object, got ${kindOf(options)}`);
   }
   const { shell, argv0, env, uid, gid, timeout } = options as Record<string, unknown>;
   if (env !== undefined && (env === null || typeof env !== 'object')) {
-    throw netnsError(ErrorCodes.INVALID_ARG, `env must be an object, got ${env === null ? 'null' : typeof env}`); // Node would take a string's characters as names
+    throw netnsError(ErrorCodes.INVALID_ARG, `env must be an object, got ${kindOf(env)}`); // Node would take a string's characters as names
   }
   if (shell !== undefined && shell !== false) {
     throw netnsError(

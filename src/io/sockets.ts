@@ -6,7 +6,7 @@ import type dgram from 'node:dgram';
 import type { EventEmitter } from 'node:events';
 import type net from 'node:net';
 import { dgram as loadDgram, net as loadNet } from '../core/builtins.js';
-import { ErrorCodes, fromNodeError, NetnsError, netnsError, systemError } from '../core/errors.js';
+import { ErrorCodes, fromNodeError, kindOf, netnsError, NetnsError, systemError } from '../core/errors.js';
 import { native } from '../core/native.js';
 import type { NsHandle } from '../core/handle.js';
 import { checkPort, checkUnixPath, numericHostFamily } from './address.js';
@@ -103,7 +103,7 @@ export function rawSocket(ns: NsHandle, domain: SocketDomain, type: SocketType, 
 
 function checkOptionsObject(options: unknown, what: string): void {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw netnsError(ErrorCodes.INVALID_ARG, `${what} options must be an object, got ${options === null ? 'null' : typeof options}`);
+    throw netnsError(ErrorCodes.INVALID_ARG, `${what} options must be an object, got ${kindOf(options)}`);
   }
 }
 

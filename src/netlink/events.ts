@@ -17,7 +17,7 @@
 // no instance can exist before, the constructor being private.
 import type { Readable } from 'node:stream';
 import { stream } from '../core/builtins.js';
-import { callNative, ErrorCodes, fromNative, netnsError, NetnsError } from '../core/errors.js';
+import { callNative, ErrorCodes, fromNative, kindOf, netnsError, NetnsError } from '../core/errors.js';
 import { refuseUnknownKeys } from '../core/known-keys.js';
 import { native, type NativeFdWatch } from '../core/native.js';
 import { parseAddressMessage, type Address, type Addresses } from './addresses.js';
@@ -111,7 +111,7 @@ const WATCH_OPTIONS = ['links', 'addresses', 'routes', 'neighbours', 'existing']
 function checkedWatchOptions(given: unknown): WatchOptions {
   if (given === undefined) return {};
   if (typeof given !== 'object' || given === null || Array.isArray(given)) {
-    throw netnsError(ErrorCodes.INVALID_ARG, `watch options must be an object such as { links: true }, got ${given === null ? 'null' : typeof given}`);
+    throw netnsError(ErrorCodes.INVALID_ARG, `watch options must be an object such as { links: true }, got ${kindOf(given)}`);
   }
   const options = own(given) as Record<string, unknown>;
   refuseUnknownKeys(options, WATCH_OPTIONS, 'watch', (message) => netnsError(ErrorCodes.INVALID_ARG, message));

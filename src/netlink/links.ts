@@ -3,7 +3,7 @@
 // message, the veth peer's placement in another namespace included
 // (IFLA_NET_NS_FD inside VETH_INFO_PEER), so the kernel makes the whole thing
 // or nothing: no half-made pair to clean up.
-import { ErrorCodes, NetnsError, netnsError } from '../core/errors.js';
+import { ErrorCodes, kindOf, NetnsError, netnsError } from '../core/errors.js';
 import { isNsHandle, type NsHandle } from '../core/handle.js';
 import { attr, AttributeMap, encodeAttributes, type Attribute } from './attributes.js';
 import * as C from './constants.js';
@@ -413,7 +413,7 @@ function vethPeer(peer: { name: string; mtu?: number; mac?: string; txQueueLengt
 /** A NetNS (of any copy of the package); undefined passes (no namespace given). */
 function checkNamespace(value: unknown, what: string): NsHandle | undefined {
   if (value === undefined || isNsHandle(value)) return value;
-  throw invalid(`${what} must be a NetNS (NetNS.open(name) for a name or path), got ${value === null ? 'null' : typeof value}`);
+  throw invalid(`${what} must be a NetNS (NetNS.open(name) for a name or path), got ${kindOf(value)}`);
 }
 
 function choose<T extends Record<string, number>>(table: T, key: unknown, what: string): number {

@@ -4,7 +4,7 @@
 // namespace, NETNSA_FD in a message), so it must stay open until then: a
 // NetNS's own is kept from closing meanwhile (acquire/release), a path is
 // opened (and checked to be a network namespace) and closed after.
-import { callNative, ErrorCodes, netnsError } from '../core/errors.js';
+import { callNative, ErrorCodes, kindOf, netnsError } from '../core/errors.js';
 import { isNsHandle } from '../core/handle.js';
 import { resolveNamespacePath } from '../core/names.js';
 import { native } from '../core/native.js';
@@ -20,7 +20,7 @@ export function leaseNamespaceFd(target: unknown, what: string): NamespaceFd {
     return { fd, [Symbol.dispose]: () => target.release() };
   }
   if (typeof target !== 'string') {
-    throw netnsError(ErrorCodes.INVALID_ARG, `${what}: the target must be a NetNS, a namespace name or path, got ${target === null ? 'null' : typeof target}`);
+    throw netnsError(ErrorCodes.INVALID_ARG, `${what}: the target must be a NetNS, a namespace name or path, got ${kindOf(target)}`);
   }
   const { fd } = callNative(() => native().openNetns(resolveNamespacePath(target)));
   return { fd, [Symbol.dispose]: () => callNative(() => native().closeFd(fd)) };

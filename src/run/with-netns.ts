@@ -1,7 +1,7 @@
 // withNetNS: run a JavaScript function inside a network namespace, on a pool
 // thread that switches and comes back, never on the calling thread.
 import { os } from '../core/builtins.js';
-import { abortError, ErrorCodes, netnsError } from '../core/errors.js';
+import { abortError, ErrorCodes, kindOf, netnsError } from '../core/errors.js';
 import { isNsHandle } from '../core/handle.js';
 import { native } from '../core/native.js';
 import { NetNS } from '../netns.js';
@@ -99,7 +99,7 @@ function openNestedTarget(target: NestedTarget, orphaned: () => boolean): { fd: 
 
 function checkedOptions(options: unknown): WithNetNSOptions {
   if (typeof options !== 'object' || options === null) {
-    throw netnsError(ErrorCodes.INVALID_ARG, `options must be an object, got ${options === null ? 'null' : typeof options}`);
+    throw netnsError(ErrorCodes.INVALID_ARG, `options must be an object, got ${kindOf(options)}`);
   }
   const { signal } = options as { signal?: unknown };
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
