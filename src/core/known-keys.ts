@@ -40,10 +40,10 @@ function suggestion(key: string, known: readonly string[]): string | undefined {
   return best;
 }
 
-/** Levenshtein distance, with a transposition (tabel, nmae) counted as one edit. */
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+/** Levenshtein distance, with a transposition of neighbours (tabel, nmae) counted as one edit (optimal string alignment). */
+export function editDistance(a: string, b: string): number {
+  // Row 0 is 0..b.length; every other row starts i and is filled left to right.
+  const d = Array.from({ length: a.length + 1 }, (_, i) => (i === 0 ? Array.from({ length: b.length + 1 }, (_, j) => j) : [i]));
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;

@@ -2,7 +2,7 @@
 // (src/core/file-lock.ts): who holds it is named only from a pid the file
 // really holds, a release tolerates a lock file someone removed but reports
 // any other failure, a zero timeout is one try, and a waiter backs off.
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, mkdtempSync, openSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -33,13 +33,31 @@ describe('lockHolder', () => {
 });
 
 describe('lockFile', () => {
-  it('writes our pid into the file it holds, and a release removes it', async () => {
+  it('writes our pid into the file it holds; a release removes it and closes the descriptor, once', async () => {
     const path = freshPath();
     const lock = await lockFile(path, 0, busy);
     expect(lockHolder(path)).toBe(` (pid ${process.pid}, or a process it started)`);
     lock.release();
-    lock.release(); // idempotent
     expect(() => unlinkSync(path)).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+    expect(() => fstatSync(lock.fd)).toThrow(expect.objectContaining({ code: 'EBADF' }));
+    const reused = openSync(path, 'w'); // the lowest free descriptor: the lock's number again
+    expect(reused).toBe(lock.fd);
+    lock.release(); // idempotent: closes nothing, removes nothing
+    expect(() => fstatSync(reused)).not.toThrow();
+    expect(existsSync(path)).toBe(true);
+    closeSync(reused);
+  });
+
+  it('takes descriptor 0 when that is the lowest free one (a daemon that closed stdin)', async () => {
+    const path = freshPath();
+    closeSync(0);
+    try {
+      const lock = await lockFile(path, 0, busy);
+      expect(lock.fd).toBe(0);
+      lock.release();
+    } finally {
+      expect(openSync('/dev/null', 'r')).toBe(0); // stdin back, as it was
+    }
   });
 
   it('releases a lock whose file someone removed, and reports a release that could not remove it', async () => {

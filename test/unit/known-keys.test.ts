@@ -4,7 +4,7 @@
 // not simply a different short word.
 import { describe, expect, it } from 'vitest';
 import { netnsError } from '../../dist/core/errors.js';
-import { refuseUnknownKeys } from '../../dist/core/known-keys.js';
+import { editDistance, refuseUnknownKeys } from '../../dist/core/known-keys.js';
 
 const invalid = (message: string) => netnsError('ERR_NETNS_INVALID_ARG', message);
 
@@ -41,5 +41,30 @@ describe('refuseUnknownKeys', () => {
     expect(refusal({ destinaton: 1 }, ['destination', 'gateway'])).toContain('(did you mean destination?)');
     expect(refusal({ colour: 1 }, ['name', 'mtu'])).toBe('spec: unknown key "colour"; known: name, mtu');
     expect(refusal({ nam: 1 }, ['name', 'nab'])).toContain('(did you mean name?)'); // of two as near, the first
+    expect(refusal({ ba: 1 }, ['ab'])).toContain('(did you mean ab?)'); // one transposition
+    expect(refusal({ x: 1 }, ['ab'])).toBe('spec: unknown key "x"; known: ab');
+  });
+});
+
+describe('editDistance', () => {
+  it.each([
+    ['', '', 0],
+    ['a', '', 1],
+    ['', 'abc', 3],
+    ['abc', 'abc', 0],
+    ['a', 'b', 1],
+    ['x', 'ab', 2],
+    ['ab', 'ba', 1],
+    ['ab', 'aab', 1],
+    ['tabel', 'table', 1],
+    ['nmae', 'name', 1],
+    ['abcd', 'acbd', 1],
+    ['abc', 'cba', 2],
+    ['ca', 'abc', 3], // an alignment edits no substring twice: not 2, as full Damerau would say
+    ['kitten', 'sitting', 3],
+    ['Name', 'name', 1],
+  ])('%j to %j is %i', (a, b, distance) => {
+    expect(editDistance(a, b)).toBe(distance);
+    expect(editDistance(b, a)).toBe(distance);
   });
 });

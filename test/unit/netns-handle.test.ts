@@ -1,4 +1,4 @@
-import { fstatSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -66,6 +66,22 @@ describe('a closed handle', () => {
     expect(ns.closed).toBe(true);
     expect(catchError(() => ns.fd)).toMatchObject({ code: 'ERR_NETNS_CLOSED', path: '/proc/self/ns/net', message: 'the handle for /proc/self/ns/net has been closed' });
     expect(catchError(() => internal(ns).acquire())).toMatchObject({ code: 'ERR_NETNS_CLOSED' });
+  });
+
+  it('a second close() closes nothing, not even a descriptor that took its number', () => {
+    const ns = NetNS.current();
+    const fd = ns.fd;
+    ns.close();
+    const reused = openSync('/dev/null', 'r');
+    expect(reused).toBe(fd);
+    ns.close();
+    expect(() => fstatSync(reused)).not.toThrow();
+    closeSync(reused);
+  });
+
+  it('is branded with the registered symbol every copy of the package checks', () => {
+    using ns = NetNS.current();
+    expect((ns as unknown as Record<symbol, unknown>)[Symbol.for('netns.NsHandle')]).toBe(true);
   });
 
   it('releases its descriptor', () => {
