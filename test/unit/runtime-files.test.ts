@@ -11,6 +11,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
   absoluteRuntimeVariables,
   ADDON,
+  besideAddon,
   BUNDLED_WORKER,
   installedFile,
   locate,
@@ -129,5 +130,29 @@ describe('absoluteRuntimeVariables', () => {
     process.env.NETNS_RUNTIME_DIR = 'rt';
     process.env.NETNS_EXEC_HELPER = '/abs/netns-exec';
     expect(absoluteRuntimeVariables()).toEqual({ NETNS_RUNTIME_DIR: join(process.cwd(), 'rt'), NETNS_EXEC_HELPER: '/abs/netns-exec' });
+  });
+});
+
+describe('besideAddon', () => {
+  it('finds a helper beside the addon the package loads, and keeps to that folder once chosen', () => {
+    const root = `${join(scratch, `package-${++folders}`)}/`;
+    const beside = besideAddon('netns-exec');
+    mkdirSync(`${root}prebuilds/${process.platform}-${process.arch}`, { recursive: true });
+    const prebuilt = `${root}prebuilds/${process.platform}-${process.arch}/netns.napi.glibc.node`;
+    writeFileSync(prebuilt, '');
+    expect(beside(root)).toEqual([join(root, `prebuilds/${process.platform}-${process.arch}/netns-exec`)]);
+    // A build appearing later (node-gyp rebuild while the program runs) does not move the helper under the loaded addon.
+    mkdirSync(`${root}build/Release`, { recursive: true });
+    writeFileSync(`${root}build/Release/netns.node`, '');
+    expect(beside(root)).toEqual([join(root, `prebuilds/${process.platform}-${process.arch}/netns-exec`)]);
+  });
+
+  it('lists every candidate folder while no addon is there', () => {
+    const root = `${join(scratch, `package-${++folders}`)}/`;
+    expect(besideAddon('netns-exec')(root)).toEqual([
+      `${root}build/Release/netns-exec`,
+      `${root}build/Debug/netns-exec`,
+      `${root}prebuilds/${process.platform}-${process.arch}/netns-exec`,
+    ]);
   });
 });
