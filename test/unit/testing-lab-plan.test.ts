@@ -32,23 +32,30 @@ describe('a lab is planned before anything is made', () => {
     expect(endOf(p, 's1').map((e) => e.addresses)).toEqual([[], [], []]);
   });
 
-  it('routes every node to every subnet it can reach, through the first router on the way, and a host by default through its router', () => {
+  it('routes every node to every subnet it can reach, through the first router on the way; a host by default through its router, which then takes the subnets behind it', () => {
     const p = plan({ ...routed, ipv6: false });
-    expect(p.routes.a).toEqual([
-      { destination: '10.0.2.0/24', gateway: '10.0.1.3', device: 'eth0' },
-      { destination: '10.0.3.0/24', gateway: '10.0.1.3', device: 'eth0' },
-      { destination: 'default', gateway: '10.0.1.3', device: 'eth0' },
-    ]);
+    expect(p.routes.a).toEqual([{ destination: 'default', gateway: '10.0.1.3', device: 'eth0' }]);
     expect(p.routes.r1).toEqual([{ destination: '10.0.3.0/24', gateway: '10.0.2.2', device: 'eth1' }]);
-    expect(p.routes.c).toEqual([
-      { destination: '10.0.1.0/24', gateway: '10.0.3.1', device: 'eth0' },
-      { destination: '10.0.2.0/24', gateway: '10.0.3.1', device: 'eth0' },
-      { destination: 'default', gateway: '10.0.3.1', device: 'eth0' },
-    ]);
+    expect(p.routes.c).toEqual([{ destination: 'default', gateway: '10.0.3.1', device: 'eth0' }]);
     expect(p.routes.s1).toBeUndefined();
     expect(plan(routed).routes.a!.filter((route) => route.destination === 'default')).toEqual([
       { destination: 'default', gateway: '10.0.1.3', device: 'eth0' },
       { destination: 'default', gateway: 'fd00:0:0:1::3', device: 'eth0' },
+    ]);
+  });
+
+  it("keeps a host's routes through a router other than its default one", () => {
+    // Two routers on the hosts' switch: r1 leads to s2's subnet, r2 to s3's.
+    const p = plan({
+      hosts: { a: {}, b: {}, c: {} },
+      switches: { s1: {}, s2: {}, s3: {} },
+      routers: { r1: {}, r2: {} },
+      links: [['a', 's1'], ['r1', 's1'], ['r2', 's1'], ['r1', 's2'], ['b', 's2'], ['r2', 's3'], ['c', 's3']],
+      ipv6: false,
+    });
+    expect(p.routes.a).toEqual([
+      { destination: '10.0.3.0/24', gateway: '10.0.1.3', device: 'eth0' },
+      { destination: 'default', gateway: '10.0.1.2', device: 'eth0' },
     ]);
   });
 

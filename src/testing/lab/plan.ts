@@ -329,10 +329,22 @@ function planRoutes(plan: Omit<LabPlan, 'routes'>, frrRouters: ReadonlySet<strin
         if (destination !== undefined && gateway !== undefined && !learnt) routes[key].push({ destination, gateway, device: hop.out.iface });
       }
     }
-    if (kind === 'host') routes[key].push(...defaultRoutes(routes[key]).filter((route) => !hasDefault(routes[key]!, route)));
+    if (kind === 'host') {
+      routes[key].push(...defaultRoutes(routes[key]).filter((route) => !hasDefault(routes[key]!, route)));
+      routes[key] = routes[key].filter((route) => !coveredByDefault(routes[key]!, route));
+    }
   }
   return routes;
 }
+
+/**
+ * A host's route that its default route of the same family already takes
+ * (same router, same link): the kernel forwards alike without it, and a host
+ * behind one router then has one route to add, not one per subnet.
+ */
+const coveredByDefault = (routes: PlannedRoute[], route: PlannedRoute): boolean =>
+  route.destination !== 'default' &&
+  routes.some((other) => other.destination === 'default' && other.gateway === route.gateway && other.device === route.device);
 
 /**
  * A host's default routes, one per family, through the router of its first
