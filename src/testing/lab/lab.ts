@@ -615,9 +615,11 @@ export class Lab implements AsyncDisposable {
     await this.#stopFrr();
     if (this.#uplink) await removeUplink(this.#uplink);
     // ns.delete(), not the name's: a name that now holds another namespace (deleted and made again by someone else) is left alone.
-    await Promise.all(this.#made().map((ns) => ns.delete().catch(() => {})));
+    const unmounting = Promise.all(this.#made().map((ns) => ns.delete().catch(() => {})));
+    // Meanwhile, on this thread, the files: the addon's threads unmount.
     this.#removeHostsFolders();
     this.#removeNodeDirs();
+    await unmounting;
     this.close();
   }
 
