@@ -232,7 +232,14 @@ async function outer(args) {
  * environment has `innerFlag`=1 and NETNS_TEST_REAL_NETNS, the real
  * namespace's inode), and fails the run if the real network changed meanwhile.
  */
-export async function runInThrowawayNetns({ script, args, innerFlag, what, say }) {
+/**
+ * Runs `script` again in a throwaway network namespace and compares the real
+ * one around it. `removeLeftNamespaces`: namespaces this run made and left
+ * in /run/netns are removed and reported rather than failing the run (a
+ * mutant may break a test's cleanup; what the run made is its to remove);
+ * any other change to the real namespace still fails it.
+ */
+export async function runInThrowawayNetns({ script, args, innerFlag, what, say, removeLeftNamespaces = false }) {
   const before = snapshot();
   const real = netnsInode();
   say(`${what} in a throwaway network namespace; real net:[${real}] is compared before and after`);
@@ -244,13 +251,24 @@ export async function runInThrowawayNetns({ script, args, innerFlag, what, say }
     (child) => (watcher = watchOurs(child.pid)),
   );
   watcher.close();
-  const changes = compare(before, snapshot(), watcher.ours);
+  let changes = compare(before, snapshot(), watcher.ours);
+  if (removeLeftNamespaces) changes = changes.filter((change) => !removedLeftNamespace(change, say));
   if (changes.length > 0) {
     say(`FAILED: the run changed the REAL network namespace net:[${real}]:\n${changes.map((c) => `  ${c}`).join('\n')}`);
     return status === 0 ? 1 : status;
   }
   say(`real network namespace net:[${real}] unchanged`);
   return status;
+}
+
+/** Removes the namespace a "left behind" change names (made by this run); false for any other change, or when ip cannot. */
+function removedLeftNamespace(change, say) {
+  const name = /^\/run\/netns: left behind (\S+)$/.exec(change)?.[1];
+  if (name === undefined) return false;
+  const removed = spawnSync('ip', ['netns', 'del', name], { encoding: 'utf8' });
+  if (removed.status !== 0) return false;
+  say(`removed ${name}, which the run made and left behind`);
+  return true;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
