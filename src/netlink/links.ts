@@ -7,7 +7,7 @@ import { ErrorCodes, kindOf, NetnsError, netnsError } from '../core/errors.js';
 import { isNsHandle, type NsHandle } from '../core/handle.js';
 import { attr, AttributeMap, encodeAttributes, type Attribute } from './attributes.js';
 import * as C from './constants.js';
-import type { NetlinkHandle } from './handle.js';
+import type { NetlinkHandle, Settled } from './handle.js';
 import type { NetlinkMessage, NetlinkRequest } from './message.js';
 import { checkKeys, linkSpecKeys, SPEC_KEYS } from './keys.js';
 import { checkIndex, checkLinkName, checkUint, formatMac, invalid, own, parseMac } from './validate.js';
@@ -210,6 +210,17 @@ export function parseLink(message: NetlinkMessage): Link {
   return link;
 }
 
+/** A create and its read-back, as add() resolves or rejects. */
+function settledAdd(create: NetlinkRequest, created: Settled, readBack: Settled, name: string): PromiseSettledResult<Link> {
+  try {
+    if (!created.ok) throw created.error;
+    if (!readBack.ok) throw createdButUnread(create.what, readBack.error);
+    return { status: 'fulfilled', value: onlyLink(readBack.messages, `get link ${name}`) };
+  } catch (reason) {
+    return { status: 'rejected', reason };
+  }
+}
+
 function onlyLink(replies: NetlinkMessage[], what: string): Link {
   const message = replies.find((m) => m.type === C.RTM_NEWLINK);
   if (!message) throw netnsError(ErrorCodes.NETLINK_MALFORMED, `netlink: ${what}: the kernel answered without the link`);
@@ -263,21 +274,39 @@ export class Links {
    * else in between), the error says the link was created.
    */
   async add(spec: LinkSpec): Promise<Link> {
-    spec = own(spec);
-    const keys = linkSpecKeys(spec?.kind); // an unknown kind is refused as such, before anything is sent
-    if (keys) checkKeys(spec, keys, 'links.add');
-    // The peer's namespace fd is only valid while its handle is acquired.
-    const netns = spec?.kind === 'veth' ? checkNamespace(own(spec.peer)?.netns, 'peer.netns') : undefined;
-    const nsFd = netns?.acquire();
+    const [outcome] = await this.addEach([spec]);
+    if (outcome!.status === 'rejected') throw outcome!.reason;
+    return outcome!.value;
+  }
+
+  /**
+   * @internal Creates each link as add() does, all in one round trip (one
+   * hand-off to a thread, not one per link), and settles each in order. Every
+   * spec is checked before anything is sent; rtnetlink is not transactional,
+   * so one the kernel refuses leaves the others made.
+   */
+  async addEach(specs: readonly LinkSpec[]): Promise<PromiseSettledResult<Link>[]> {
+    const checked = specs.map((spec) => {
+      spec = own(spec);
+      const keys = linkSpecKeys(spec?.kind); // an unknown kind is refused as such, before anything is sent
+      if (keys) checkKeys(spec, keys, 'links.add');
+      return spec;
+    });
+    const peerNamespaces = checked.map((spec) => (spec?.kind === 'veth' ? checkNamespace(own(spec.peer)?.netns, 'peer.netns') : undefined));
+    // A peer's namespace fd is only valid while its handle is acquired.
+    const acquired: NsHandle[] = [];
     try {
-      const create = await this.#createRequest(spec, nsFd);
-      const read: NetlinkRequest = { type: C.RTM_GETLINK, flags: 0, ...target(spec.name), what: `get link ${spec.name}` };
-      const [created, readBack] = await this.#nl.requestSettled([create, read]);
-      if (!created!.ok) throw created!.error;
-      if (!readBack!.ok) throw createdButUnread(create.what, readBack!.error);
-      return onlyLink(readBack!.messages, `get link ${spec.name}`);
+      const requests: NetlinkRequest[] = [];
+      for (const [i, spec] of checked.entries()) {
+        const netns = peerNamespaces[i];
+        const nsFd = netns?.acquire();
+        if (netns) acquired.push(netns);
+        requests.push(await this.#createRequest(spec, nsFd), { type: C.RTM_GETLINK, flags: 0, ...target(spec.name), what: `get link ${spec.name}` });
+      }
+      const settled = await this.#nl.requestSettled(requests);
+      return checked.map((spec, i) => settledAdd(requests[2 * i]!, settled[2 * i]!, settled[2 * i + 1]!, spec.name));
     } finally {
-      if (netns) netns.release();
+      for (const netns of acquired) netns.release();
     }
   }
 

@@ -131,6 +131,21 @@ describe.skipIf(!privileged)('netlink links on the real kernel', () => {
     expect(ipJson(b, 'link', 'show').map((l) => l.ifname)).toEqual(['lo']);
   });
 
+  it('addEach (the lab\'s): several links in one round trip, each settled in order; one refused leaves the others made', async () => {
+    const [ns, peers] = [await namespace(), await namespace()];
+    const nl = await netlink(ns);
+    const made = await (nl.links as unknown as { addEach(specs: LinkSpec[]): Promise<PromiseSettledResult<Link>[]> }).addEach([
+      { kind: 'veth', name: 'e1', up: true, peer: { name: 'p1', netns: peers } },
+      { kind: 'veth', name: 'e1', peer: { name: 'p2', netns: peers } }, // e1 is taken by then
+      { kind: 'bridge', name: 'b1' },
+    ]);
+    expect(made.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((made[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'EEXIST' });
+    expectSameAsIp((made[0] as PromiseFulfilledResult<Link>).value, shown(ns, 'e1'));
+    expectSameAsIp((made[2] as PromiseFulfilledResult<Link>).value, shown(ns, 'b1'));
+    expect(ipJson(peers, 'link', 'show').map((link: { ifname: string }) => link.ifname).sort()).toEqual(['lo', 'p1']);
+  });
+
   it('a veth end moved to another namespace keeps its pair: each end reports the other', async () => {
     const [a, b] = [await namespace(), await namespace()];
     const nl = await netlink(a);

@@ -5,7 +5,7 @@
 // forwarding on routers, routes.
 // Every step the kernel refuses becomes ERR_NETNS_FIXTURE naming the node and
 // the step in `ip` terms; the caller then deletes what was made.
-import { ErrorCodes, netnsError } from '../../core/errors.js';
+import { ErrorCodes, netnsError, type NetnsError } from '../../core/errors.js';
 import type { NetlinkHandle } from '../../netlink/handle.js';
 import { openNetlink, type Netlink } from '../../netlink/index.js';
 import { NetNS } from '../../netns.js';
@@ -49,9 +49,14 @@ export async function step<T>(node: LabNode, what: string, run: (nl: Netlink, ns
   try {
     return await run(node.nl!, node.ns!);
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw netnsError(ErrorCodes.FIXTURE, `${what} in ${node.name} failed: ${detail}`, { cause: error });
+    throw fixtureError(node, what, error);
   }
+}
+
+/** ERR_NETNS_FIXTURE: `what` (in `ip` terms) failed in the node, the kernel's error as cause. */
+function fixtureError(node: LabNode, what: string, error: unknown): NetnsError {
+  const detail = error instanceof Error ? error.message : String(error);
+  return netnsError(ErrorCodes.FIXTURE, `${what} in ${node.name} failed: ${detail}`, { cause: error });
 }
 
 /** Makes every namespace concurrently; a node has `ns` once its namespace is made (a name that was taken is never ours to delete). */
@@ -70,23 +75,10 @@ function madeFrom(link: PlannedLink, bridges: Map<string, number>): [PlannedEnd,
 }
 
 /**
- * The veth pair, its first end up (and enslaved) as it is made; then the
- * peer up. (The kernel refuses a peer up in the same message: ENOTCONN,
- * its veth is not joined to the first end yet.)
- */
-async function makeLink(link: PlannedLink, nodes: Map<string, LabNode>, bridges: Map<string, number>): Promise<void> {
-  const [first, second] = madeFrom(link, bridges);
-  const [one, two] = [nodes.get(first.node)!, nodes.get(second.node)!];
-  await step(one, `link add ${first.iface} type veth peer name ${second.iface} netns ${two.name}`, (nl) =>
-    nl.links.add({ kind: 'veth', name: first.iface, up: true, ...master(first, bridges), peer: { name: second.iface, netns: two.ns! } }),
-  );
-  await step(two, `link set ${second.iface} up`, (nl) => nl.links.set(second.iface, { up: true, ...master(second, bridges) }));
-}
-
-/**
- * Every link, each node's in turn from its own socket, the nodes at once:
- * the kernel makes one link at a time (rtnl), and the nodes' requests
- * overlap the time each spends getting to it and back.
+ * Every link, each made from its switch's side when it has one (that end is
+ * enslaved in the same message) and up, then its peer set up (the kernel
+ * refuses a peer up in the first message: ENOTCONN, its veth is not joined
+ * yet). Each node makes its links in one round trip, the nodes at once.
  */
 async function makeLinks(links: readonly PlannedLink[], nodes: Map<string, LabNode>, bridges: Map<string, number>): Promise<void> {
   const byMaker = new Map<string, PlannedLink[]>();
@@ -94,11 +86,21 @@ async function makeLinks(links: readonly PlannedLink[], nodes: Map<string, LabNo
     const maker = madeFrom(link, bridges)[0].node;
     byMaker.set(maker, [...(byMaker.get(maker) ?? []), link]);
   }
-  await allSettledOrThrow(
-    [...byMaker.values()].map(async (own) => {
-      for (const link of own) await makeLink(link, nodes, bridges);
-    }),
+  await allSettledOrThrow([...byMaker].map(([maker, own]) => makeLinksOf(nodes.get(maker)!, own, nodes, bridges)));
+}
+
+async function makeLinksOf(maker: LabNode, links: PlannedLink[], nodes: Map<string, LabNode>, bridges: Map<string, number>): Promise<void> {
+  const pairs = links.map((link) => madeFrom(link, bridges));
+  const made = await maker.nl!.links.addEach(
+    pairs.map(([first, second]) => ({ kind: 'veth', name: first.iface, up: true, ...master(first, bridges), peer: { name: second.iface, netns: nodes.get(second.node)!.ns! } })),
   );
+  for (const [i, outcome] of made.entries()) {
+    const [first, second] = pairs[i]!;
+    if (outcome.status === 'rejected') throw fixtureError(maker, `link add ${first.iface} type veth peer name ${second.iface} netns ${nodes.get(second.node)!.name}`, outcome.reason);
+  }
+  for (const [, second] of pairs) {
+    await step(nodes.get(second.node)!, `link set ${second.iface} up`, (nl) => nl.links.set(second.iface, { up: true, ...master(second, bridges) }));
+  }
 }
 
 const master = (end: PlannedEnd, bridges: Map<string, number>): { master?: number } => (bridges.has(end.node) ? { master: bridges.get(end.node)! } : {});
