@@ -143,7 +143,7 @@ describe.skipIf(!privileged)('netlink links on the real kernel', () => {
     expect((made[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'EEXIST' });
     expectSameAsIp((made[0] as PromiseFulfilledResult<Link>).value, shown(ns, 'e1'));
     expectSameAsIp((made[2] as PromiseFulfilledResult<Link>).value, shown(ns, 'b1'));
-    expect(ipJson(peers, 'link', 'show').map((link: { ifname: string }) => link.ifname).sort()).toEqual(['lo', 'p1']);
+    expect(ipJson(peers, 'link', 'show').map((link) => link.ifname as string).sort()).toEqual(['lo', 'p1']);
   });
 
   it('a veth end moved to another namespace keeps its pair: each end reports the other', async () => {
