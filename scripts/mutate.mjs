@@ -15,7 +15,7 @@
 // Without CAP_SYS_ADMIN it refuses: half the tests would skip, and a score of
 // what is left would not be the measure docs/maintainers.md records.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_FOLDERS, REPORT, SAVED, folderOf, saveSummaries, savedTable, scoreTable, sourceFiles } from './mutation-table.mjs';
@@ -75,7 +75,31 @@ async function outer(list) {
   }
   // A mutant can break a test's cleanup: the namespaces the run leaves are removed, not a failure of the run.
   const removeLeftNamespaces = true;
-  return runInThrowawayNetns({ script: fileURLToPath(import.meta.url), args: list, innerFlag: 'NETNS_MUTATE_INNER', what: `mutating ${list.length} files`, say, removeLeftNamespaces });
+  const status = await runInThrowawayNetns({ script: fileURLToPath(import.meta.url), args: list, innerFlag: 'NETNS_MUTATE_INNER', what: `mutating ${list.length} files`, say, removeLeftNamespaces });
+  removeSandbox();
+  return status;
+}
+
+const SANDBOX = join(root, '.stryker-tmp');
+
+/**
+ * Stryker's copy of the checkout, and the mounts a mutant left in it: a
+ * mutated run-directory check made tests mount namespaces at relative paths
+ * in the copy (`relative/NAME`, `Stryker was here!/NAME`), which kept them
+ * alive and kept Stryker from removing its copy. Only mounts inside the copy
+ * are touched, deepest first.
+ */
+function removeSandbox() {
+  const inside = readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' ')[4])
+    .filter((point) => point !== undefined)
+    .map((point) => point.replace(/\\([0-7]{3})/g, (_, octal) => String.fromCharCode(Number.parseInt(octal, 8))))
+    .filter((point) => point.startsWith(`${SANDBOX}/`))
+    .sort((a, b) => b.length - a.length);
+  for (const point of inside) spawnSync('umount', ['--lazy', point]);
+  if (inside.length > 0) say(`unmounted ${inside.length} mounts a mutant left in Stryker's copy (${inside.join(', ')})`);
+  rmSync(SANDBOX, { recursive: true, force: true });
 }
 
 /** The commit the run measured, marked when the checkout had changes beside it. */
