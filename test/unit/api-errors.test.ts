@@ -46,6 +46,8 @@ describe('errors are NetnsErrors with a code', () => {
     expect(converted).toMatchObject({ code: 'ERR_NETNS_NOT_NETNS', message: 'the namespace is not ours' });
     expect(Object.keys(converted).sort()).toEqual(['code', 'name']);
     expect(fromNative(Object.assign(new Error('m'), { code: 'ERR_NETNS_NOT_NETNS', path: '/p' }))).toMatchObject({ path: '/p' });
+    // Only a numeric errno with a syscall makes a system error.
+    expect(fromNative(Object.assign(new Error('m'), { code: 'ERR_NETNS_NOT_NETNS', errno: 'EINVAL', syscall: 'open' }))).toMatchObject({ code: 'ERR_NETNS_NOT_NETNS', message: 'm' });
   });
 
   it("fromNodeError: a thrown non-Error is UNKNOWN with the namespace in its message; fields Node did not give are absent, not undefined", () => {
@@ -54,6 +56,8 @@ describe('errors are NetnsErrors with a code', () => {
     expect(Object.keys(bare).sort()).toEqual(['code', 'name']);
     const pathOnly = fromNodeError(Object.assign(new Error('open'), { code: 'ENOENT', path: '/x' }), '(in x)');
     expect(Object.keys(pathOnly).sort()).toEqual(['code', 'name', 'path']);
+    const mistyped = fromNodeError(Object.assign(new Error('odd'), { code: 'EIO', errno: 'x', syscall: 5, path: 7 }), '(in x)');
+    expect(Object.keys(mistyped).sort()).toEqual(['code', 'name']);
   });
 
   it("systemError names an errno libuv does not know as the system does, and one unknown to both E<n>", () => {

@@ -69,7 +69,7 @@ describe('lockFile', () => {
     const replaced = await lockFile(path, 0, busy);
     unlinkSync(path);
     mkdirSync(path); // unlink(2) of a directory: EISDIR
-    expect(() => replaced.release()).toThrow(expect.objectContaining({ code: 'EISDIR' }));
+    expect(() => replaced.release()).toThrow(expect.objectContaining({ code: 'EISDIR', message: expect.stringContaining(`(removing the lock file ${path})`) }));
     expect(await lockFile(join(dir, 'after'), 0, busy)).toBeDefined(); // the descriptor was closed all the same
   });
 

@@ -2,7 +2,7 @@
 // (src/core/names.ts, own.ts): the value as given and the rule it broke, so
 // a caller can fix the call from the message alone.
 import { describe, expect, it } from 'vitest';
-import { assertValidName, checkRunDir, mountableRunDir, resolveNamespacePath } from '../../dist/core/names.js';
+import { assertValidName, checkRunDir, mountableRunDir, nameInRunDir, resolveNamespacePath } from '../../dist/core/names.js';
 import { ownOptions } from '../../dist/core/own.js';
 
 function refusal(fn: () => unknown): { code?: string; message: string } {
@@ -33,6 +33,11 @@ describe('refused names say why', () => {
     expect(resolveNamespacePath('a', '/tmp/ns')).toBe('/tmp/ns/a');
     expect(resolveNamespacePath('/proc/1/ns/net')).toBe('/proc/1/ns/net');
     expect(refusal(() => resolveNamespacePath(''))).toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: 'a namespace path or name must be a non-empty string' });
+  });
+
+  it('names a path directly in the run directory, and nothing else', () => {
+    expect(nameInRunDir('/run/netns/a', '/run/netns')).toBe('a');
+    for (const path of ['/run/netns', '/run/netns/', '/run/netns/a/b', '/run/netnsx/a', '/tmp/other/a']) expect(nameInRunDir(path, '/run/netns')).toBeUndefined();
   });
 });
 

@@ -101,6 +101,15 @@ describe('locate', () => {
     expect(refusal(() => locate(ADDON)).code).toBe('ERR_NETNS_RUNTIME_MISMATCH');
   });
 
+  it('reads a stamp of up to 4 KiB, and checks a folder once', () => {
+    unset();
+    const folder = runtimeFolder(`{"version":"${VERSION}"}`.padEnd(4096, ' '));
+    process.env.NETNS_RUNTIME_DIR = folder;
+    expect(locate(ADDON)).toBe(join(folder, 'netns.node'));
+    writeFileSync(join(folder, RUNTIME_STAMP), '{"version":"0.0.1"}'); // checked already: not read again
+    expect(locate(ADDON)).toBe(join(folder, 'netns.node'));
+  });
+
   it('names the runtime folder when the file is not in it', () => {
     unset();
     const folder = join(scratch, `runtime-${++folders}`);
