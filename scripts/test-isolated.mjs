@@ -251,8 +251,8 @@ export async function runInThrowawayNetns({ script, args, innerFlag, what, say, 
     (child) => (watcher = watchOurs(child.pid)),
   );
   watcher.close();
-  let changes = compare(before, snapshot(), watcher.ours);
-  if (removeLeftNamespaces) changes = changes.filter((change) => !removedLeftNamespace(change, say));
+  if (removeLeftNamespaces) removeLeftOurs(before, watcher.ours, say);
+  const changes = compare(before, snapshot(), watcher.ours);
   if (changes.length > 0) {
     say(`FAILED: the run changed the REAL network namespace net:[${real}]:\n${changes.map((c) => `  ${c}`).join('\n')}`);
     return status === 0 ? 1 : status;
@@ -261,14 +261,18 @@ export async function runInThrowawayNetns({ script, args, innerFlag, what, say, 
   return status;
 }
 
-/** Removes the namespace a "left behind" change names (made by this run); false for any other change, or when ip cannot. */
-function removedLeftNamespace(change, say) {
-  const name = /^\/run\/netns: left behind (\S+)$/.exec(change)?.[1];
-  if (name === undefined) return false;
-  const removed = spawnSync('ip', ['netns', 'del', name], { encoding: 'utf8' });
-  if (removed.status !== 0) return false;
-  say(`removed ${name}, which the run made and left behind`);
-  return true;
+/** Removes the namespaces this run made (`ours`) that were not there before it and are still there. */
+function removeLeftOurs(before, ours, say) {
+  const known = new Set(before.netns);
+  let left = [];
+  try {
+    left = readdirSync('/run/netns').filter((name) => SUITE_NAME.test(name) && !known.has(name) && ours.has(name));
+  } catch {
+    // no /run/netns: nothing left
+  }
+  for (const name of left) {
+    if (spawnSync('ip', ['netns', 'del', name]).status === 0) say(`removed ${name}, which the run made and left behind`);
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
