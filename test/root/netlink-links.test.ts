@@ -146,6 +146,23 @@ describe.skipIf(!privileged)('netlink links on the real kernel', () => {
     expect(ipJson(peers, 'link', 'show').map((link) => link.ifname as string).sort()).toEqual(['lo', 'p1']);
   });
 
+  it('addEach with a peer namespace closed meanwhile refuses the whole batch before sending anything, and lets the others go', async () => {
+    const [ns, open, closed] = [await namespace(), await namespace(), await namespace()];
+    const nl = await netlink(ns);
+    const peer = NetNS.open(closed.path);
+    peer.close();
+    const addEach = (nl.links as unknown as { addEach(specs: LinkSpec[]): Promise<PromiseSettledResult<Link>[]> }).addEach.bind(nl.links);
+    await expect(
+      addEach([
+        { kind: 'veth', name: 'q1', peer: { name: 'r1', netns: open } },
+        { kind: 'veth', name: 'q2', peer: { name: 'r2', netns: peer } },
+      ]),
+    ).rejects.toMatchObject({ code: 'ERR_NETNS_CLOSED' });
+    expect(ipJson(ns, 'link', 'show').map((link) => link.ifname as string)).toEqual(['lo']);
+    await nl.links.add({ kind: 'veth', name: 'q3', peer: { name: 'r3', netns: open } }); // the first peer's handle is still usable
+    open.close();
+  });
+
   it('a veth end moved to another namespace keeps its pair: each end reports the other', async () => {
     const [a, b] = [await namespace(), await namespace()];
     const nl = await netlink(a);
