@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { NetNS } from '../../dist/index.js';
+import { openNetlink } from '../../dist/netlink/index.js';
 import { execOutcome, type ExecOutcome } from './exec-outcome.js';
 
 /** The example as it ships: one bundled file. */
@@ -41,4 +42,28 @@ export const attach = (command: string, container: NetNS, containerId: string, i
 export async function ipJson(ns: NetNS, ...args: string[]): Promise<Record<string, unknown>[]> {
   const { stdout } = await ns.execFile('ip', ['-j', ...args]);
   return stdout.trim() ? (JSON.parse(stdout) as Record<string, unknown>[]) : [];
+}
+
+/**
+ * Resolves once no address in `ns` is tentative: IPv6 duplicate address detection is over, and
+ * with it the kernel has added each address's local route (it holds that route back until then).
+ * Waits on rtnetlink's address events, not on a clock.
+ */
+export async function untilDadDone(ns: NetNS): Promise<void> {
+  const nl = await openNetlink(ns);
+  try {
+    const tentative = new Set<string>();
+    let synced = false;
+    for await (const event of await nl.watch({ addresses: true, existing: true })) {
+      if (event.type === 'synced') synced = true;
+      if (event.type === 'address') {
+        const key = `${event.address.index} ${event.address.address}`;
+        if (event.action !== 'delete' && event.address.flags.includes('tentative')) tentative.add(key);
+        else tentative.delete(key);
+      }
+      if (synced && tentative.size === 0) return;
+    }
+  } finally {
+    nl.close();
+  }
 }

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { NetNS } from '../../dist/index.js';
 import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
 import { privileged } from '../helpers/privileges.js';
-import { attach, haveGoPlugins, ipJson, run, type Plugin } from '../helpers/cni-ptp.js';
+import { attach, haveGoPlugins, ipJson, run, untilDadDone, type Plugin } from '../helpers/cni-ptp.js';
 
 type Hosts = 'goHost' | 'host' | 'goC' | 'c1' | 'c2';
 type Json = Record<string, unknown>;
@@ -110,6 +110,9 @@ describe.skipIf(!privileged || !haveGoPlugins)('cni-ptp plumbing beside the Go p
         expect({ dev: ourDev === 'eth0' ? 'container' : 'host', what, ...(comparable(mine) as Json) }).toEqual({ dev: ourDev === 'eth0' ? 'container' : 'host', what, ...(comparable(theirs) as Json) });
       }
     }
+    // Go leaves DAD running on the host end's gateway, and the kernel adds an address's local route
+    // only when DAD is over: compare the routes as they are once every address has settled.
+    for (const ns of [hosts.goHost, hosts.host, hosts.goC, hosts.c1]) await untilDadDone(ns);
     expect(await allRoutes(hosts.c1, 'eth0')).toEqual(await allRoutes(hosts.goC, 'eth0'));
     expect(await allRoutes(hosts.host, ourVeth!.ifname as string)).toEqual(await allRoutes(hosts.goHost, goVeth!.ifname as string));
 
