@@ -287,6 +287,17 @@ describe.skipIf(!privileged)('createLab', () => {
     }
   });
 
+  it("a step the kernel refuses is ERR_NETNS_FIXTURE naming the step in ip's terms and its node, and the lab is gone", async () => {
+    // A node's steps go in one netlink batch: the error must still name the one refused, not the first or the last.
+    const failed = createLab({ prefix, hosts: { a: {}, b: {} }, links: [['a', 'b', { addresses: { a: ['10.77.0.1/24', 'ff02::5/64'] } }]] }, { name: 'refused' });
+    await expect(failed).rejects.toMatchObject({
+      code: 'ERR_NETNS_FIXTURE',
+      message: expect.stringMatching(new RegExp(`^addr add ff02::5/64 dev eth0 in ${prefix}refused\\.a failed: .*EADDRNOTAVAIL`)),
+      cause: { code: 'EADDRNOTAVAIL' },
+    });
+    expect(leftovers()).toEqual([]);
+  });
+
   it('deletes only the namespaces it made: a name deleted and made again by someone else is left alone, at delete() and at exit', async () => {
     const lab = await createLab({ prefix, hosts: { a: {}, b: {} }, links: [['a', 'b']] });
     execFileSync('ip', ['netns', 'del', lab.names.b!]);

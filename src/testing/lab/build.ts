@@ -6,11 +6,17 @@
 // Every step the kernel refuses becomes ERR_NETNS_FIXTURE naming the node and
 // the step in `ip` terms; the caller then deletes what was made.
 import { ErrorCodes, netnsError, type NetnsError } from '../../core/errors.js';
+import { addAddressRequest, type AddressFlag } from '../../netlink/addresses.js';
+import { attr } from '../../netlink/attributes.js';
+import { IFF_UP, IFLA_MASTER, NLM_F_CREATE, NLM_F_EXCL, RTM_NEWLINK, RTM_NEWROUTE } from '../../netlink/constants.js';
 import type { NetlinkHandle } from '../../netlink/handle.js';
 import { openNetlink, type Netlink } from '../../netlink/index.js';
+import { ifinfomsg } from '../../netlink/links.js';
+import type { NetlinkRequest } from '../../netlink/message.js';
+import { routeRequest } from '../../netlink/routes.js';
 import { NetNS } from '../../netns.js';
 import { allSettledOrThrow } from './all-settled.js';
-import type { LabPlan, PlannedEnd, PlannedLink } from './plan.js';
+import type { LabPlan, PlannedEnd, PlannedLink, PlannedRoute } from './plan.js';
 
 /** A node as made: its namespace, its name, its netlink socket. */
 export interface LabNode {
@@ -74,43 +80,83 @@ function madeFrom(link: PlannedLink, bridges: Map<string, number>): [PlannedEnd,
   return bridges.has(link.b.node) && !bridges.has(link.a.node) ? [link.b, link.a] : [link.a, link.b];
 }
 
+/** Each planned end's interface index in its own node, by `node/iface`. */
+type EndIndexes = Map<string, number>;
+const endKey = (end: PlannedEnd): string => `${end.node}/${end.iface}`;
+
 /**
  * Every link, each made from its switch's side when it has one (that end is
- * enslaved in the same message) and up, then its peer set up (the kernel
- * refuses a peer up in the first message: ENOTCONN, its veth is not joined
- * yet). Each node makes its links in one round trip, the nodes at once.
+ * enslaved in the same message) and up. Each node makes its links in one
+ * round trip, the nodes at once. Returns both ends' indexes: the maker's from
+ * the link read back, the peer's from that link's IFLA_LINK (a veth's peer).
  */
-async function makeLinks(links: readonly PlannedLink[], nodes: Map<string, LabNode>, bridges: Map<string, number>): Promise<void> {
+async function makeLinks(links: readonly PlannedLink[], nodes: Map<string, LabNode>, bridges: Map<string, number>): Promise<EndIndexes> {
   const byMaker = new Map<string, PlannedLink[]>();
   for (const link of links) {
     const maker = madeFrom(link, bridges)[0].node;
     byMaker.set(maker, [...(byMaker.get(maker) ?? []), link]);
   }
-  await allSettledOrThrow([...byMaker].map(([maker, own]) => makeLinksOf(nodes.get(maker)!, own, nodes, bridges)));
+  const indexes: EndIndexes = new Map();
+  await allSettledOrThrow([...byMaker].map(([maker, own]) => makeLinksOf(nodes.get(maker)!, own, nodes, bridges, indexes)));
+  return indexes;
 }
 
-async function makeLinksOf(maker: LabNode, links: PlannedLink[], nodes: Map<string, LabNode>, bridges: Map<string, number>): Promise<void> {
+async function makeLinksOf(maker: LabNode, links: PlannedLink[], nodes: Map<string, LabNode>, bridges: Map<string, number>, indexes: EndIndexes): Promise<void> {
   const pairs = links.map((link) => madeFrom(link, bridges));
   const made = await maker.nl!.links.addEach(
     pairs.map(([first, second]) => ({ kind: 'veth', name: first.iface, up: true, ...master(first, bridges), peer: { name: second.iface, netns: nodes.get(second.node)!.ns! } })),
   );
   for (const [i, outcome] of made.entries()) {
     const [first, second] = pairs[i]!;
-    if (outcome.status === 'rejected') throw fixtureError(maker, `link add ${first.iface} type veth peer name ${second.iface} netns ${nodes.get(second.node)!.name}`, outcome.reason);
-  }
-  for (const [, second] of pairs) {
-    await step(nodes.get(second.node)!, `link set ${second.iface} up`, (nl) => nl.links.set(second.iface, { up: true, ...master(second, bridges) }));
+    const what = `link add ${first.iface} type veth peer name ${second.iface} netns ${nodes.get(second.node)!.name}`;
+    if (outcome.status === 'rejected') throw fixtureError(maker, what, outcome.reason);
+    if (outcome.value.linkIndex === undefined) throw fixtureError(maker, what, new Error("the kernel did not report the peer's index"));
+    indexes.set(endKey(first), outcome.value.index);
+    indexes.set(endKey(second), outcome.value.linkIndex);
   }
 }
 
 const master = (end: PlannedEnd, bridges: Map<string, number>): { master?: number } => (bridges.has(end.node) ? { master: bridges.get(end.node)! } : {});
 
-async function addAddresses(end: PlannedEnd, node: LabNode): Promise<void> {
-  for (const cidr of end.addresses) {
-    // nodad: usable at once, not after a second of duplicate detection.
-    const flags = cidr.includes(':') ? (['nodad'] as const) : [];
-    await step(node, `addr add ${cidr} dev ${end.iface}`, (nl) => nl.addresses.add({ link: end.iface, address: cidr, flags: [...flags] }));
+/** One request of a node's batch, with its step in `ip` terms. */
+type Step = [what: string, request: NetlinkRequest];
+
+/** lo's index in every namespace (the kernel's LOOPBACK_IFINDEX). */
+const LOOPBACK_INDEX = 1;
+
+/**
+ * What a node needs once its links are made, in one sendmsg (rtnetlink applies
+ * the messages in order): lo up; each veth end made from the other side up
+ * (the kernel refuses a peer up in the creating message: ENOTCONN, the pair is
+ * not joined yet); its addresses; then its routes (a gateway must be on a link
+ * that is up and addressed). About five round trips a node become one.
+ */
+async function configureNode(node: LabNode, ends: readonly PlannedEnd[], routes: readonly PlannedRoute[], made: { indexes: EndIndexes; peerEnds: Set<string>; bridges: Map<string, number> }): Promise<void> {
+  const index = (iface: string): number => made.indexes.get(`${node.key}/${iface}`)!;
+  const steps: Step[] = [['link set lo up', linkUpRequest(LOOPBACK_INDEX, 'lo')]];
+  for (const end of ends.filter((e) => made.peerEnds.has(endKey(e)))) {
+    steps.push([`link set ${end.iface} up`, linkUpRequest(index(end.iface), end.iface, made.bridges.get(node.key))]);
   }
+  for (const end of ends) {
+    for (const cidr of end.addresses) {
+      // nodad: usable at once, not after a second of duplicate detection.
+      const flags: AddressFlag[] = cidr.includes(':') ? ['nodad'] : [];
+      steps.push([`addr add ${cidr} dev ${end.iface}`, addAddressRequest({ link: end.iface, address: cidr, flags }, index(end.iface))]);
+    }
+  }
+  for (const { destination, gateway, device } of routes) {
+    const request = routeRequest(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL, { destination, gateway, device }, { device: index(device) });
+    steps.push([`route add ${destination} via ${gateway} dev ${device}`, request]);
+  }
+  const settled = await node.nl!.handle.requestSettled(steps.map(([, request]) => request));
+  const failed = settled.findIndex((outcome) => !outcome.ok);
+  if (failed !== -1) throw fixtureError(node, steps[failed]![0], (settled[failed] as { error: NetnsError }).error);
+}
+
+/** `ip link set NAME up [master BRIDGE]` as a message, by index. */
+function linkUpRequest(index: number, name: string, bridge?: number): NetlinkRequest {
+  const attributes = bridge === undefined ? [] : [attr.u32(IFLA_MASTER, bridge)];
+  return { type: RTM_NEWLINK, flags: 0, header: ifinfomsg(index, IFF_UP, IFF_UP), attributes, what: `set link ${name}` };
 }
 
 /**
@@ -149,24 +195,23 @@ async function inheritedForwarding(host: LabNode, keys: readonly string[]): Prom
   return keys.filter((_, i) => values[i]!.trim() !== '0');
 }
 
+/** A node's planned routes; own keys only (a node may be named `constructor`). */
+const routesOf = (plan: LabPlan, key: string): readonly PlannedRoute[] => (Object.hasOwn(plan.routes, key) ? plan.routes[key]! : []);
+
 /** Builds the plan in `nodes`, whose namespaces are made (makeNamespaces). */
 export async function wireLab(plan: LabPlan, nodes: Map<string, LabNode>): Promise<void> {
   if (plan.ipv6) await Promise.all([...nodes.values()].map(skipDad));
   const bridges = new Map<string, number>();
   for (const node of nodes.values()) {
-    await step(node, 'link set lo up', (nl) => nl.links.up('lo'));
-    if (node.kind === 'switch') {
-      const bridge = await step(node, `link add ${BRIDGE} type bridge`, (nl) => nl.links.add({ kind: 'bridge', name: BRIDGE, up: true }));
-      bridges.set(node.key, bridge.index);
-    }
+    if (node.kind !== 'switch') continue;
+    const bridge = await step(node, `link add ${BRIDGE} type bridge`, (nl) => nl.links.add({ kind: 'bridge', name: BRIDGE, up: true }));
+    bridges.set(node.key, bridge.index);
   }
-  await makeLinks(plan.links, nodes, bridges);
-  for (const link of plan.links) for (const end of [link.a, link.b]) await addAddresses(end, nodes.get(end.node)!);
+  const indexes = await makeLinks(plan.links, nodes, bridges);
   await setAllForwarding([...nodes.values()], plan.ipv6);
-  for (const [key, routes] of Object.entries(plan.routes)) {
-    const node = nodes.get(key)!;
-    for (const { destination, gateway, device } of routes) {
-      await step(node, `route add ${destination} via ${gateway} dev ${device}`, (nl) => nl.routes.add({ destination, gateway, device }));
-    }
-  }
+  const peerEnds = new Set(plan.links.map((link) => endKey(madeFrom(link, bridges)[1])));
+  const endsOf = new Map<string, PlannedEnd[]>([...nodes.keys()].map((key) => [key, []]));
+  for (const link of plan.links) for (const end of [link.a, link.b]) endsOf.get(end.node)!.push(end);
+  const made = { indexes, peerEnds, bridges };
+  await allSettledOrThrow([...nodes.values()].map((node) => configureNode(node, endsOf.get(node.key)!, routesOf(plan, node.key), made)));
 }
