@@ -9,7 +9,7 @@
 import { ErrorCodes, netnsError, type ErrorCode } from '../core/errors.js';
 import { parseKernelText, type Family } from './addresses.js';
 import { wantsElements, type AddrsetBackend, type KernelView, type ReadOptions, type WriterLock } from './backend.js';
-import type { Op } from './ops.js';
+import { unknownOp, type Op } from './ops.js';
 
 interface MemorySet {
   id: number;
@@ -217,6 +217,8 @@ export class MemoryBackend implements AddrsetBackend {
       case 'deleteRecord':
         if (!need(op.registry).elements.delete(op.key)) throw missing(`record ${op.key}`);
         break;
+      default:
+        unknownOp(op);
     }
     return tableExists;
   }

@@ -7,7 +7,7 @@ import { IFNAMSIZ } from '../nftables/constants.js';
 import { elementMessages, flushSet, intervalElements, stringKey, type ElementList, type ElementTarget, type WireElement } from '../nftables/elements.js';
 import { deleteSet, newSet, newTableKeepingFlags, type TableName } from '../nftables/messages.js';
 import type { Entry, Family } from './addresses.js';
-import type { Op } from './ops.js';
+import { unknownOp, type Op } from './ops.js';
 
 const KEY_BYTES: Record<Family, number> = { 4: 4, 6: 16 };
 
@@ -74,6 +74,8 @@ class OpEncoder {
       }
       case 'deleteRecord':
         return this.#record('delete', op.registry, { key: stringKey(op.key, IFNAMSIZ) }, `delete record ${op.key} from set inet ${this.#table.table} ${op.registry}`);
+      default:
+        return unknownOp(op);
     }
   }
 

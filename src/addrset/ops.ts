@@ -1,5 +1,6 @@
 // One transaction is a list of these operations on our table; backends render
 // them (nft text or JSON) or apply them to a model.
+import { ErrorCodes, netnsError } from '../core/errors.js';
 import type { Entry, Family } from './addresses.js';
 
 /**
@@ -80,4 +81,13 @@ export type Op =
 export interface TableRef {
   family: 'inet';
   table: string;
+}
+
+/**
+ * The `default` of every backend's switch over Op: an operation it does not
+ * know fails its whole transaction rather than being quietly left out of it.
+ * The types rule that out; a bug, or a hand-made list, may not.
+ */
+export function unknownOp(op: never): never {
+  throw netnsError(ErrorCodes.INVALID_ARG, `addrset backend: unknown operation ${JSON.stringify(op)}`);
 }

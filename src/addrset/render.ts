@@ -5,7 +5,7 @@
 // names and keys are [a-z0-9_], elements canonical addresses, comments
 // [A-Za-z0-9_= -], the table name checked against nft itself.
 import type { Entry } from './addresses.js';
-import type { Op, TableRef } from './ops.js';
+import { unknownOp, type Op, type TableRef } from './ops.js';
 
 const SET_TYPE = { 4: 'ipv4_addr', 6: 'ipv6_addr' } as const;
 
@@ -52,6 +52,8 @@ export function renderText(ref: TableRef, ops: Op[]): string {
         ].join('\n');
       case 'deleteRecord':
         return `delete element ${t} ${op.registry} { "${op.key}" }`;
+      default:
+        return unknownOp(op);
     }
   });
   return `${lines.filter(Boolean).join('\n')}\n`;
@@ -94,6 +96,8 @@ export function renderJson(ref: TableRef, ops: Op[]): string {
       }
       case 'deleteRecord':
         return [{ delete: { element: { ...base, name: op.registry, elem: [op.key] } } }];
+      default:
+        return unknownOp(op);
     }
   });
   return JSON.stringify({ nftables: commands });
