@@ -87,17 +87,20 @@ const endKey = (end: PlannedEnd): string => `${end.node}/${end.iface}`;
 /**
  * Every link, each made from its switch's side when it has one (that end is
  * enslaved in the same message) and up. Each node makes its links in one
- * round trip, the nodes at once. Returns both ends' indexes: the maker's from
- * the link read back, the peer's from that link's IFLA_LINK (a veth's peer).
+ * round trip, the nodes at once; `meanwhile` runs on this thread while the
+ * kernel makes them. Returns both ends' indexes: the maker's from the link
+ * read back, the peer's from that link's IFLA_LINK (a veth's peer).
  */
-async function makeLinks(links: readonly PlannedLink[], nodes: Map<string, LabNode>, bridges: Map<string, number>): Promise<EndIndexes> {
+async function makeLinks(links: readonly PlannedLink[], nodes: Map<string, LabNode>, bridges: Map<string, number>, meanwhile?: () => void): Promise<EndIndexes> {
   const byMaker = new Map<string, PlannedLink[]>();
   for (const link of links) {
     const maker = madeFrom(link, bridges)[0].node;
     byMaker.set(maker, [...(byMaker.get(maker) ?? []), link]);
   }
   const indexes: EndIndexes = new Map();
-  await allSettledOrThrow([...byMaker].map(([maker, own]) => makeLinksOf(nodes.get(maker)!, own, nodes, bridges, indexes)));
+  const making = allSettledOrThrow([...byMaker].map(([maker, own]) => makeLinksOf(nodes.get(maker)!, own, nodes, bridges, indexes)));
+  meanwhile?.();
+  await making;
   return indexes;
 }
 
@@ -198,16 +201,21 @@ async function inheritedForwarding(host: LabNode, keys: readonly string[]): Prom
 /** A node's planned routes; own keys only (a node may be named `constructor`). */
 const routesOf = (plan: LabPlan, key: string): readonly PlannedRoute[] => (Object.hasOwn(plan.routes, key) ? plan.routes[key]! : []);
 
-/** Builds the plan in `nodes`, whose namespaces are made (makeNamespaces). */
-export async function wireLab(plan: LabPlan, nodes: Map<string, LabNode>): Promise<void> {
+/**
+ * Builds the plan in `nodes`, whose namespaces are made (makeNamespaces).
+ * `meanwhile` (synchronous, must not throw) runs while the links are made.
+ */
+export async function wireLab(plan: LabPlan, nodes: Map<string, LabNode>, meanwhile?: () => void): Promise<void> {
   if (plan.ipv6) await Promise.all([...nodes.values()].map(skipDad));
   const bridges = new Map<string, number>();
-  for (const node of nodes.values()) {
-    if (node.kind !== 'switch') continue;
-    const bridge = await step(node, `link add ${BRIDGE} type bridge`, (nl) => nl.links.add({ kind: 'bridge', name: BRIDGE, up: true }));
-    bridges.set(node.key, bridge.index);
-  }
-  const indexes = await makeLinks(plan.links, nodes, bridges);
+  const switches = [...nodes.values()].filter((node) => node.kind === 'switch');
+  await allSettledOrThrow(
+    switches.map(async (node) => {
+      const bridge = await step(node, `link add ${BRIDGE} type bridge`, (nl) => nl.links.add({ kind: 'bridge', name: BRIDGE, up: true }));
+      bridges.set(node.key, bridge.index);
+    }),
+  );
+  const indexes = await makeLinks(plan.links, nodes, bridges, meanwhile);
   await setAllForwarding([...nodes.values()], plan.ipv6);
   const peerEnds = new Set(plan.links.map((link) => endKey(madeFrom(link, bridges)[1])));
   const endsOf = new Map<string, PlannedEnd[]>([...nodes.keys()].map((key) => [key, []]));

@@ -183,9 +183,17 @@ export class Lab implements AsyncDisposable {
    */
   async build(hosts: boolean | 'if-permitted', frr: Map<string, CheckedFrrSpec> = new Map(), account?: FrrAccount): Promise<void> {
     await makeNamespaces([...this.#nodes.values()], this.runDir);
-    // The hosts files (file system) are written while the links are made (rtnetlink): neither waits on the other.
-    const named = hosts === false ? undefined : writeHostsFiles(this.plan, Object.values(this.names)).catch((error) => refusedIfPermitted(error, hosts));
-    await allSettledOrThrow([wireLab(this.plan, this.#nodes), ...(named ? [named] : [])]);
+    // The hosts files are written while the addon's threads make the links.
+    let hostsFailure: NetnsError | undefined;
+    const writeHosts = (): void => {
+      try {
+        writeHostsFiles(this.plan, Object.values(this.names));
+      } catch (error) {
+        hostsFailure = error as NetnsError;
+      }
+    };
+    await wireLab(this.plan, this.#nodes, hosts === false ? undefined : writeHosts);
+    if (hostsFailure && hosts !== false) refusedIfPermitted(hostsFailure, hosts);
     if (this.plan.nat) {
       await addUplink(this.plan.nat, this.#node(this.plan.nat.node));
       this.#uplink = this.plan.nat; // made: delete() takes it away (a name found taken was someone else's)
