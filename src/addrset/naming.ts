@@ -55,6 +55,7 @@ const setNamePatterns = new Map<string, RegExp>();
 /** Whether a set name has the shape of one of ours (prefix, family, hex hash). */
 export function familyOfSetName(prefix: string, name: string): Family | undefined {
   let pattern = setNamePatterns.get(prefix);
+  // Stryker disable next-line ConditionalExpression: making the pattern again each time changes only the time taken
   if (!pattern) setNamePatterns.set(prefix, (pattern = new RegExp(`^${prefix}([46])_[0-9a-f]+$`)));
   const match = name.length === MAX_SET_NAME ? pattern.exec(name) : null;
   return match ? (Number(match[1]) as Family) : undefined;

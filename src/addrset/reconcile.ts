@@ -57,7 +57,7 @@ function partsByHash(view: KernelView, prefix: string): Map<string, Part[]> {
 }
 
 function wholeOwner(parts: Part[], prefix: string): OwnerRecord | undefined {
-  const record = parts[0]?.record;
+  const record = parts[0]!.record; // a group has a part at least
   if (!record || parts.length !== FAMILIES.length) return undefined;
   const whole = parts.every(
     (part) => part.hasSet && part.record?.ownerHash === record.ownerHash && part.name === setName(prefix, part.family, record.ownerHash),
@@ -71,7 +71,7 @@ export function reconcile(view: KernelView, prefix: string): Reconciled {
     const record = wholeOwner(parts, prefix);
     if (record) {
       const names = { 4: setName(prefix, 4, record.ownerHash), 6: setName(prefix, 6, record.ownerHash) };
-      const elementsOf = (family: Family) => view.sets.get(names[family])?.elements;
+      const elementsOf = (family: Family) => view.sets.get(names[family])!.elements; // a whole owner has both sets
       const elements = elementsOf(4) && elementsOf(6) ? { 4: elementsOf(4)!, 6: elementsOf(6)! } : null;
       result.owners.push({ record, names, elements });
       continue;

@@ -68,7 +68,12 @@ describe.skipIf(!privileged)('address-set backends', () => {
     const writer = await AddressSets.open({ netns: ns, table: TABLE });
     try {
       await expect(AddressSets.open({ netns: ns, table: TABLE, backend: 'nft', lockTimeoutMs: 0 })).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_LOCKED' });
-      await expect(AddressSets.open({ netns: ns, table: TABLE, lockTimeoutMs: 0 })).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_LOCKED' });
+      // The error names the lock file, for an operator to find its holder (fuser, lslocks).
+      await expect(AddressSets.open({ netns: ns, table: TABLE, lockTimeoutMs: 0 })).rejects.toMatchObject({
+        code: 'ERR_NETNS_ADDRSET_LOCKED',
+        path: `/run/netns-addrset/net-${ns.inode}-${TABLE}.lock`,
+        message: expect.stringContaining(`table inet ${TABLE} in ${ns.path} has another writer`),
+      });
       const looking = await AddressSets.open({ netns: ns, table: TABLE, readOnly: true });
       expect(await looking.list()).toEqual([]);
       await looking.close();

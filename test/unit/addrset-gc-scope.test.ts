@@ -6,38 +6,12 @@
 // backend; test/root/addrset-gc-scope.test.ts runs the same on nftables.
 import { describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
-import { AddressSets, type AddrsetBackend, type Op, type WriterLock } from '../../dist/addrset/index.js';
-import { encodeRecord, ownerHash, setName } from '../../dist/addrset/naming.js';
+import { AddressSets, type AddrsetBackend, type Op } from '../../dist/addrset/index.js';
 import { ManualClock, MemoryBackend } from '../../dist/testing.js';
+import { recordedOwnerOps, tableWithAHand } from '../helpers/addrset-hand.js';
 
 function open(backend: AddrsetBackend, prefix = 'as') {
   return AddressSets.open({ netns: NetNS.current(), table: 't', backend, prefix, clock: new ManualClock(), lockTimeoutMs: 0 });
-}
-
-/**
- * A MemoryBackend and a hand on its table: `byHand` changes it between the
- * writer's transactions, as `nft` typed in a shell would. The memory backend
- * takes changes from the lock holder only, so the hand borrows the writer's.
- */
-function tableWithAHand() {
-  const memory = new MemoryBackend();
-  let writerLock: WriterLock | undefined;
-  const backend: AddrsetBackend = {
-    apply: (ops, lock) => memory.apply(ops, lock),
-    read: (options) => memory.read(options),
-    lock: async (options) => (writerLock = await memory.lock(options)),
-  };
-  const byHand = (ops: Op[]) => memory.apply(ops, writerLock!);
-  return { memory, backend, byHand };
-}
-
-/** An owner's sets and records as another writer (or a restored ruleset backup) would leave them, named for `prefix`. */
-function recordedOwnerOps(prefix: string, owner: string): Op[] {
-  const hash = ownerHash(owner);
-  return ([4, 6] as const).flatMap((family): Op[] => [
-    { op: 'createSet', name: setName(prefix, family, hash), family },
-    { op: 'putRecord', registry: `${prefix}_owners`, key: setName(prefix, family, hash), comment: encodeRecord(owner) },
-  ]);
 }
 
 const owners = (entries: { owner: string | null }[]) => entries.map((entry) => entry.owner);
