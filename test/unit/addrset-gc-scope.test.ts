@@ -6,7 +6,7 @@
 // backend; test/root/addrset-gc-scope.test.ts runs the same on nftables.
 import { describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
-import { AddressSets, type AddrsetBackend, type Op } from '../../dist/addrset/index.js';
+import { AddressSets, type AddrsetBackend } from '../../dist/addrset/index.js';
 import { ManualClock, MemoryBackend } from '../../dist/testing.js';
 import { recordedOwnerOps, tableWithAHand } from '../helpers/addrset-hand.js';
 
