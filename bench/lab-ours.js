@@ -2,12 +2,15 @@
 // bench/lab-topology.js's spec with createLab (netns/testing), times it and
 // lab.delete(), and prints one JSON line: buildMs, deleteMs, the process's
 // peak RSS (KiB), and with `verify` the pings' results. `idle` prints the peak
-// RSS of a process that only imported netns/testing (the floor under ours).
-// Usage: node bench/lab-ours.js [verify|idle]
+// RSS of a process that only imported netns/testing (the floor under ours);
+// `no-hosts` builds with createLab { hosts: false } (no /etc/netns files).
+// Usage: node bench/lab-ours.js [no-hosts] [verify|idle]
 import { createLab } from '../dist/testing.js';
 import { checkPings, labPlan, labSpec } from './lab-topology.js';
 
-const mode = process.argv[2];
+const args = process.argv.slice(2);
+const mode = args.find((arg) => arg !== 'no-hosts');
+const hosts = !args.includes('no-hosts');
 const peakRssKib = () => process.resourceUsage().maxRSS;
 
 if (mode === 'idle') print({ peakRssKib: peakRssKib() });
@@ -15,7 +18,7 @@ else print(await round(mode === 'verify'));
 
 async function round(verify) {
   const start = performance.now();
-  const lab = await createLab(labSpec());
+  const lab = await createLab(labSpec(), { hosts });
   const built = performance.now();
   let pings;
   let deleting;

@@ -1,12 +1,14 @@
 // Issue 26's network lab: build and tear down 100 hosts on 4 switches behind
 // two routers (bench/lab-topology.js) with createLab, beside the same built by
-// `ip` scripts (plain and -batch, bench/lab-ip.js) and by Mininet 2.3
-// (bench/lab-mininet.py), in the same rounds, each implementation in turn.
+// `ip` scripts (plain and -batch, bench/lab-ip.js), by one C process over raw
+// rtnetlink (bench/lab-floor.c: what the kernel's own work costs, the floor
+// under any implementation) and by Mininet 2.3 (bench/lab-mininet.py), in the
+// same rounds, each implementation in turn.
 // Goals: ours <= 0.05x Mininet and <= 0.1x the ip script (issue 35). The
 // host count per switch is LAB_BENCH_HOSTS_PER_SWITCH (25; 250 for 1,000).
 // Every implementation's lab is checked once (pings across both routers from
 // inside the hosts) outside the timed part. Wall times: the ip scripts as
-// processes; createLab and Mininet inside their process (the import of
+// processes; createLab, the floor and Mininet inside their process (the import of
 // netns/testing and of mininet is not counted), one process per round, which
 // also gives each its own peak RSS. A short pause after each teardown lets the
 // kernel finish freeing the namespaces (it does so after `ip netns del` returns).
@@ -15,7 +17,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { benchDir, median, nowUs, onPath, record } from './lib.js';
+import { benchDir, compileC, median, nowUs, onPath, record } from './lib.js';
+import { writeFloorPlan } from './lab-floor.js';
 import { writeIpScripts } from './lab-ip.js';
 import { checkPings, labPlan } from './lab-topology.js';
 
@@ -25,6 +28,9 @@ const SETTLE_MS = Number(process.env.LAB_BENCH_SETTLE_MS ?? 1000);
 // Debian's mininet is a module of the system python3, which a python3 first on PATH (pyenv) lacks.
 const PYTHON = '/usr/bin/python3';
 const MININET = 'Mininet 2.3 lxbr'; // LinuxBridge switches, no controller
+const FLOOR = 'C over raw rtnetlink (floor)';
+const OURS = 'ours';
+const OURS_NO_HOSTS = 'ours, hosts: false';
 const MININET_PIDS = 'mininet.pids'; // in the run's folder: the node shells of the running round
 
 export async function benchLab() {
@@ -37,7 +43,7 @@ export async function benchLab() {
   process.once('exit', cleanup);
   try {
     const notes = [];
-    const variants = [...ipVariants(plan, prefix, dir), oursVariant(), mininetVariant(plan, prefix, dir, notes)].filter(Boolean);
+    const variants = [...ipVariants(plan, prefix, dir), floorVariant(plan, prefix, dir), ...oursVariants(), mininetVariant(plan, prefix, dir, notes)].filter(Boolean);
     const times = await measure(variants);
     report(times, peakRss(times));
     return notes.join('; ') || undefined;
@@ -72,16 +78,54 @@ function ipVariants(plan, prefix, dir) {
   return [variant('ip script', scripts.plain), variant('ip -batch', scripts.batch)];
 }
 
-function oursVariant() {
+// The kernel floor: one C process over raw rtnetlink (bench/lab-floor.c), timed inside as ours is.
+function floorVariant(plan, prefix, dir) {
+  const binary = compileC('lab-floor');
+  const planFile = writeFloorPlan(plan, prefix, dir);
   return {
-    name: 'ours',
+    name: FLOOR,
     rounds: ROUNDS,
     warmUp: true,
     round: async (verify) => {
-      const result = await childResult([process.execPath, join(benchDir, 'lab-ours.js'), ...(verify ? ['verify'] : [])]);
-      return { build: result.buildMs, teardown: result.deleteMs, peakRssKib: result.peakRssKib };
+      const child = spawn(binary, [planFile], { stdio: ['pipe', 'pipe', 'inherit'] });
+      const exited = new Promise((resolve) => child.on('close', resolve));
+      let stdout = '';
+      await new Promise((resolve, reject) => {
+        child.stdout.on('data', (chunk) => {
+          stdout += chunk;
+          if (stdout.startsWith('built\n')) resolve();
+        });
+        child.on('close', (code) => reject(new Error(`lab-floor exited ${code} before the lab was built`)));
+      });
+      let failure;
+      try {
+        if (verify) verifyPings(plan.checks, (from, argv) => ['ip', 'netns', 'exec', `${prefix}${from}`, ...argv]);
+      } catch (error) {
+        failure = error;
+      }
+      child.stdin.end('\n');
+      const code = await exited;
+      if (code !== 0) throw new Error(`lab-floor exited ${code}`);
+      if (failure) throw failure;
+      const result = JSON.parse(stdout.trim().split('\n').at(-1));
+      return { build: result.buildMs, teardown: result.teardownMs };
     },
   };
+}
+
+// Ours as users get it (every node's /etc/netns hosts file written), and with
+// createLab { hosts: false }: the work the baselines do, which write no names.
+function oursVariants() {
+  const variant = (name, args) => ({
+    name,
+    rounds: ROUNDS,
+    warmUp: true,
+    round: async (verify) => {
+      const result = await childResult([process.execPath, join(benchDir, 'lab-ours.js'), ...args, ...(verify ? ['verify'] : [])]);
+      return { build: result.buildMs, teardown: result.deleteMs, peakRssKib: result.peakRssKib };
+    },
+  });
+  return [variant(OURS, []), variant(OURS_NO_HOSTS, ['no-hosts'])];
 }
 
 function mininetVariant(plan, prefix, dir, notes) {
@@ -133,18 +177,20 @@ function report(times, rss) {
   for (const [name, list] of times) {
     const m = { build: median(list.map((t) => t.build)), teardown: median(list.map((t) => t.teardown)), total: median(list.map((t) => t.build + t.teardown)) };
     medians.set(name, m);
-    if (name === 'ours') continue;
+    if (name === OURS || name === OURS_NO_HOSTS) continue;
     record('lab', `${name}: build (median of ${list.length})`, m.build, 'ms');
     record('lab', `${name}: teardown`, m.teardown, 'ms');
     record('lab', `${name}: build + teardown`, m.total, 'ms');
   }
-  const ours = medians.get('ours');
   const goals = { 'ip script': ' (goal <= 0.1x)', [MININET]: ' (goal <= 0.05x)' }; // issue 35 (issue 26 asked 0.2x and 0.1x)
-  for (const [name, m] of medians) {
-    if (name === 'ours') continue;
-    record('lab', `ours: createLab + delete${goals[name] ?? ''}`, ours.total, 'ms', `${name}, build + teardown`, m.total);
-    record('lab', '  createLab', ours.build, 'ms', `${name}, build`, m.build);
-    record('lab', '  lab.delete()', ours.teardown, 'ms', `${name}, teardown`, m.teardown);
+  for (const ours of [OURS, OURS_NO_HOSTS]) {
+    const o = medians.get(ours);
+    for (const [name, m] of medians) {
+      if (name === OURS || name === OURS_NO_HOSTS) continue;
+      record('lab', `${ours}: createLab + delete${goals[name] ?? ''}`, o.total, 'ms', `${name}, build + teardown`, m.total);
+      record('lab', '  createLab', o.build, 'ms', `${name}, build`, m.build);
+      record('lab', '  lab.delete()', o.teardown, 'ms', `${name}, teardown`, m.teardown);
+    }
   }
   for (const [metric, value, baselineName, baseline] of rss) record('lab', metric, value, 'MiB', baselineName, baseline);
 }
@@ -160,7 +206,7 @@ function peakRss(times) {
     rows.push(['  its node shells (a bash per node), PSS summed', of(MININET, 'shellsPssKib')]);
   }
   const idle = mib(JSON.parse(execFileSync(process.execPath, [join(benchDir, 'lab-ours.js'), 'idle'], { encoding: 'utf8' })).peakRssKib);
-  const ours = of('ours', 'peakRssKib');
+  const ours = of(OURS, 'peakRssKib');
   rows.push(['ours: node peak RSS, createLab + delete', ours, 'node, netns/testing imported only', idle]);
   if (mininet !== undefined) rows.push(['  the same', ours, 'Mininet python + shells', mininet + of(MININET, 'shellsPssKib')]);
   return rows;
