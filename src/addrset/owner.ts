@@ -137,7 +137,6 @@ function removeFrom(state: OwnerState, entries: Entry[], undo: (() => void)[]): 
   const ops: Op[] = [];
   for (const family of FAMILIES) {
     const taken = split[family].flatMap((entry) => state.entries[family].take(entry) ?? []);
-    if (taken.length === 0) continue;
     undo.push(() => taken.forEach((entry) => state.entries[family].add(entry)));
     ops.push(...shrinkOps(state.names[family], taken, state.entries[family], []));
   }
