@@ -5,13 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import type { AddrsetBackend, Op, WriterLock } from '../../dist/addrset/index.js';
 import { Pipeline, type Job } from '../../dist/addrset/pipeline.js';
-import { netnsError } from '../../dist/core/errors.js';
+import { netnsError, type ErrorCode } from '../../dist/core/errors.js';
 
 const LOCK: WriterLock = { fd: null, release: () => {} };
 const OP: Op = { op: 'addTable' };
 
 /** A backend whose every apply fails with `code` (or succeeds with none), counting the applies. */
-function backend(code?: string) {
+function backend(code?: ErrorCode) {
   const calls = { applies: 0 };
   const b: AddrsetBackend = {
     apply: async () => {
