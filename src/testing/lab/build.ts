@@ -65,14 +65,20 @@ function fixtureError(node: LabNode, what: string, error: unknown): NetnsError {
   return netnsError(ErrorCodes.FIXTURE, `${what} in ${node.name} failed: ${detail}`, { cause: error });
 }
 
-/** Makes every namespace concurrently; a node has `ns` once its namespace is made (a name that was taken is never ours to delete). */
-export async function makeNamespaces(nodes: LabNode[], runDir: string): Promise<void> {
-  await allSettledOrThrow(
+/**
+ * Makes every namespace concurrently; a node has `ns` once its namespace is
+ * made (a name that was taken is never ours to delete). `meanwhile`
+ * (synchronous, must not throw) runs while the addon's threads make them.
+ */
+export async function makeNamespaces(nodes: LabNode[], runDir: string, meanwhile?: () => void): Promise<void> {
+  const making = allSettledOrThrow(
     nodes.map(async (node) => {
       node.ns = await NetNS.create(node.name, { runDir });
       node.nl = await openNetlink(node.ns);
     }),
   );
+  meanwhile?.();
+  await making;
 }
 
 /** A link's two ends in the order it is made: from the switch's side when there is one, so that end is enslaved as it is made. */

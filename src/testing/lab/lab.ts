@@ -30,7 +30,7 @@ import { frrAccount, FrrRouter, type FrrAccount } from './frr.js';
 import { frrFiles } from './frr-config.js';
 import { FRR_DIR_PREFIX } from './frr-orphans.js';
 import type { CheckedFrrSpec } from './frr-spec.js';
-import { removeHostsFolder, writeHostsFiles } from './hosts-file.js';
+import { HostsFiles, removeHostsFolder } from './hosts-file.js';
 import { addUplink, configureUplink, machineSubnets, removeUplink } from './nat.js';
 import type { PlannedNat } from './nat-plan.js';
 import { dirsOnMachine, dirsToLay, makeNodeDirs, removeNodeDirs } from './private-dirs.js';
@@ -182,18 +182,10 @@ export class Lab implements AsyncDisposable {
    * `netns sandbox`).
    */
   async build(hosts: boolean | 'if-permitted', frr: Map<string, CheckedFrrSpec> = new Map(), account?: FrrAccount): Promise<void> {
-    await makeNamespaces([...this.#nodes.values()], this.runDir);
-    // The hosts files are written while the addon's threads make the links.
-    let hostsFailure: NetnsError | undefined;
-    const writeHosts = (): void => {
-      try {
-        writeHostsFiles(this.plan, Object.values(this.names));
-      } catch (error) {
-        hostsFailure = error as NetnsError;
-      }
-    };
-    await wireLab(this.plan, this.#nodes, hosts === false ? undefined : writeHosts);
-    if (hostsFailure && hosts !== false) refusedIfPermitted(hostsFailure, hosts);
+    const named = hosts === false ? undefined : new HostsFiles(this.plan, Object.values(this.names));
+    await makeNamespaces([...this.#nodes.values()], this.runDir, named?.writeNext);
+    await wireLab(this.plan, this.#nodes, named?.writeNext);
+    if (named?.failure && hosts !== false) refusedIfPermitted(named.failure, hosts);
     if (this.plan.nat) {
       await addUplink(this.plan.nat, this.#node(this.plan.nat.node));
       this.#uplink = this.plan.nat; // made: delete() takes it away (a name found taken was someone else's)
