@@ -29,6 +29,7 @@ const sourceFiles = new Map<string, boolean>();
 
 function isSourceFile(path: string): boolean {
   let known = sourceFiles.get(path);
+  // Stryker disable next-line ConditionalExpression: a cache; looking again gives the same answer
   if (known === undefined) {
     known = isAbsolute(path) && fs().existsSync(path);
     if (sourceFiles.size >= MAX_CALLER_NAMES) sourceFiles.clear(); // a REPL names each line anew
