@@ -85,6 +85,7 @@ function argumentsAt(source: string, open: number): string {
   for (let at = open; at < source.length; at++) {
     const char = source[at];
     if (char === '(') depth++;
+    // Stryker disable next-line EqualityOperator: depth starts at 1 on the opening parenthesis and falls one at a time: it is 0 before it could be less
     else if (char === ')' && --depth === 0) return source.slice(open + 1, at);
   }
   return source.slice(open + 1);
