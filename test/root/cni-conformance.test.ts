@@ -41,6 +41,25 @@ if (env.CNI_COMMAND === 'ADD') {
 }
 `;
 
+// A plugin whose ADD, killed at the wrong moment, leaves what host-local
+// leaves when it is killed between creating a reservation file and writing
+// the container's id into it: an empty file no DEL can match. It makes the
+// file, and removes it only if it lives 300 ms longer.
+const KILLED_WHILE_RESERVING = `#!${process.execPath}
+const fs = require('node:fs');
+const env = process.env;
+const config = JSON.parse(fs.readFileSync(0, 'utf8'));
+const ok = (value) => { console.log(JSON.stringify({ cniVersion: '1.0.0', ...value })); process.exit(0); };
+if (env.CNI_COMMAND === 'VERSION') ok({ supportedVersions: ['1.0.0'] });
+if (env.CNI_COMMAND !== 'ADD') ok({});
+const dir = require('node:path').join(config.ipam.dataDir, config.name);
+const reservation = dir + '/reservation-' + env.CNI_CONTAINERID;
+if (fs.existsSync(reservation)) ok({ interfaces: [], ips: [] });
+fs.mkdirSync(dir, { recursive: true });
+fs.writeFileSync(reservation, '');
+setTimeout(() => { fs.rmSync(reservation); ok({ interfaces: [], ips: [] }); }, 300);
+`;
+
 const rowsByName = (rows: ScenarioReport[]) => Object.fromEntries(rows.map((row) => [row.scenario, row]));
 
 describe.skipIf(!privileged || !haveGoPlugins)('the CNI conformance runner', () => {
@@ -89,6 +108,14 @@ describe.skipIf(!privileged || !haveGoPlugins)('the CNI conformance runner', () 
     expect(cli.stdout).toMatch(/^\| errors \| pass \|/m);
     expect(cli.stdout).toMatch(/^\| lifecycle \| FAIL \| after DEL, host: left: link lk[0-9a-f]{10} veth/m);
     expect(cli.code).toBe(1);
+  }, 60_000);
+
+  it('counts an empty reservation left by an IPAM killed while writing it as host-local\'s, not the plugin\'s', async () => {
+    const plugin = join(dir, 'killed-while-reserving');
+    writeFileSync(plugin, KILLED_WHILE_RESERVING, { mode: 0o755 });
+    const [row] = await checkPlugin({ plugin, conf: conf('killed-while-reserving'), only: ['killed-add'], rounds: 10 });
+    expect(row).toMatchObject({ scenario: 'killed-add', result: 'pass' });
+    expect(row!.detail).toMatch(/; in \d+, host-local was killed while writing a reservation and left it empty \(its own leak: no DEL can match it\)/);
   }, 60_000);
 
   it('deletes its namespaces when the CLI is interrupted (^C) mid-run', async () => {

@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NetNS } from '../../../netns.js';
 import { callPlugin, describeExit, type CallEnv, type CallExit, type PluginUnderTest } from './plugin-run.js';
-import { describeDiff, diff, snapshot, type Snapshot } from './snapshot.js';
+import { describeDiff, diff, EMPTY_RESERVATION, snapshot, type Snapshot } from './snapshot.js';
 import { slowIpam } from './slow-ipam.js';
 import type { Stand } from './stand.js';
 import { versionAtLeast } from '../../version.js';
@@ -174,7 +174,18 @@ export async function parallelScenario(ctx: ScenarioContext): Promise<ScenarioOu
 }
 
 /** One round of a killed ADD: the runtime's DEL, nothing left, then ADD works again; `cutShort` when a call hit the runner's limits. */
-async function killedRound(ctx: ScenarioContext, killAtMs: number): Promise<{ failures: string[]; cutShort: boolean }> {
+/**
+ * A killed ADD kills its IPAM too (its process group; a plugin may also give
+ * it PR_SET_PDEATHSIG). Killed between creating a reservation file and
+ * writing the container's id into it, host-local leaves an empty file no DEL
+ * can match: its own leak, which Go's ptp only escapes by leaving its IPAM
+ * running (and allocating after the DEL). Counted apart, not as the plugin's.
+ */
+function killedIpamWrites(before: Snapshot, after: Snapshot): string[] {
+  return diff(before, after).added.filter((line) => line.endsWith(EMPTY_RESERVATION));
+}
+
+async function killedRound(ctx: ScenarioContext, killAtMs: number): Promise<{ failures: string[]; cutShort: boolean; ipamKilledWriting: boolean }> {
   const container = await ctx.stand.container();
   const before = await states(ctx, container.ns);
   const env = attachment(container);
@@ -182,27 +193,33 @@ async function killedRound(ctx: ScenarioContext, killAtMs: number): Promise<{ fa
   const killed = await callPlugin(ctx.plugin, 'ADD', stdinOf(ctx.conf), env, killAtMs);
   const del = await callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf), env);
   const failures = expectOk(del, `${when}, then DEL`);
-  failures.push(...leaks(before, await states(ctx, container.ns), `${when}${killed.killed ? '' : ' (it ended first)'}, then DEL`));
+  const [host, ...others] = await states(ctx, container.ns);
+  const ipamKilled = killed.killed ? killedIpamWrites(before[0]!, host!) : [];
+  const hostLeft = host!.filter((line) => !ipamKilled.includes(line));
+  failures.push(...leaks(before, [hostLeft, ...others], `${when}${killed.killed ? '' : ' (it ended first)'}, then DEL`));
   const again = await callPlugin(ctx.plugin, 'ADD', stdinOf(ctx.conf), env);
   failures.push(...expectOk(again, `${when}, then DEL, then ADD again`));
   const delAgain = await callPlugin(ctx.plugin, 'DEL', stdinOf(ctx.conf, parseResult(again)), env);
   failures.push(...expectOk(delAgain, `${when}, the second DEL`));
   await ctx.stand.remove(container.ns);
-  return { failures, cutShort: [killed, del, again, delAgain].some((exit) => exit.cutShort !== undefined) };
+  return { failures, cutShort: [killed, del, again, delAgain].some((exit) => exit.cutShort !== undefined), ipamKilledWriting: ipamKilled.length > 0 };
 }
 
 /** ADDs killed (SIGKILL, as a runtime's deadline) at moments spread over a whole ADD; a round the runner's limits cut short ends the scenario (each further one would wait as long). */
 export async function killedAddScenario(ctx: ScenarioContext): Promise<ScenarioOutcome> {
   const failures: string[] = [];
   let failedRounds = 0;
+  let ipamKilledWriting = 0;
   let round = 0;
   while (round < ctx.rounds) {
     const outcome = await killedRound(ctx, (ctx.addMs * (round++ + 0.5)) / ctx.rounds);
     if (outcome.failures.length > 0) failedRounds++;
+    if (outcome.ipamKilledWriting) ipamKilledWriting++;
     failures.push(...outcome.failures);
     if (outcome.cutShort) break;
   }
-  return { failures: failures.slice(0, 3), note: `${failedRounds} of ${round} rounds left something or failed${round < ctx.rounds ? ` (stopped: a call was cut short)` : ''}` };
+  const ipamNote = ipamKilledWriting > 0 ? `; in ${ipamKilledWriting}, host-local was killed while writing a reservation and left it empty (its own leak: no DEL can match it)` : '';
+  return { failures: failures.slice(0, 3), note: `${failedRounds} of ${round} rounds left something or failed${round < ctx.rounds ? ` (stopped: a call was cut short)` : ''}${ipamNote}` };
 }
 
 /** An ADD whose IPAM is slow, abandoned at a deadline, DEL at once; nothing may appear once the ADD's work ends. */

@@ -3,7 +3,8 @@
 // (counters dropped), plus the files of a host-local IPAM directory. A leak is
 // a line the scenario's end has that its start had not; a line gone is
 // reported too (a plugin must not take away what was there).
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { NetNS } from '../../../netns.js';
 import { openNetlink } from '../../../netlink/index.js';
 
@@ -88,11 +89,24 @@ async function iptablesLines(ns: NetNS, command: string): Promise<string[]> {
   });
 }
 
+/**
+ * What host-local's files say of an allocation: an empty one is a reservation
+ * whose IPAM was killed between creating the file and writing the container's
+ * id into it (host-local's own window: no DEL can match it to release it).
+ */
+export const EMPTY_RESERVATION = ' (empty: its IPAM was killed while writing it)';
+
 async function ipamLines(dataDir: string | undefined): Promise<string[]> {
   if (dataDir === undefined) return [];
   const entries = await readdir(dataDir, { recursive: true }).catch(() => []);
   // host-local's lock and last-reserved files stay by design; an allocation is a file named by its address
-  return entries.filter((entry) => !/(^|\/)(lock|last_reserved_ip\.\d+)$/.test(entry)).map((entry) => `ipam ${entry}`);
+  const allocations = entries.filter((entry) => !/(^|\/)(lock|last_reserved_ip\.\d+)$/.test(entry));
+  return Promise.all(
+    allocations.map(async (entry) => {
+      const size = await stat(join(dataDir, entry)).then((info) => (info.isFile() ? info.size : -1), () => -1);
+      return `ipam ${entry}${size === 0 ? EMPTY_RESERVATION : ''}`;
+    }),
+  );
 }
 
 /** The namespace's state, with the IPAM directory's files when given. */
