@@ -114,9 +114,8 @@ export function workerEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessE
  */
 export function withoutRefused(execArgv: readonly string[], error: unknown): string[] | null {
   if ((error as { code?: unknown } | null)?.code !== INVALID_EXEC_ARGV) return null;
-  const listed = REFUSED_LIST.exec((error as Error).message)?.[1]?.split(', ');
-  if (!listed) return null;
-  const refused = new Set(listed);
+  // No list read: nothing is refused, so nothing is dropped and the answer is null.
+  const refused = new Set(REFUSED_LIST.exec((error as Error).message)?.[1]?.split(', '));
   const kept: string[] = [];
   for (let i = 0; i < execArgv.length; i++) {
     const option = execArgv[i]!;
