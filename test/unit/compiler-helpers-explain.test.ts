@@ -42,4 +42,48 @@ describe('explainToolchainName, rule by rule', () => {
     expect(explainToolchainName('e', padded('e(1)', 199))).toBeNull();
     expect(explainToolchainName('e', `${padded('e(1)', 300)}\n`)).toBeNull(); // lines: not minified
   });
+
+  it('blames only the whole name of a toolchain’s pattern, not one that ends like it', () => {
+    expect(explainToolchainName('myinit_x', '() => myinit_x()')).toBeNull();
+    expect(explainToolchainName('myglobRequire_x', '() => myglobRequire_x')).toBeNull();
+    expect(explainToolchainName('my__vi_import_0__', '() => my__vi_import_0__')).toBeNull();
+    expect(explainToolchainName('__vi_import_0__x', '() => __vi_import_0__x')).toBeNull();
+    const long = `() => {${' '.repeat(300)}abc(1); ab(2)}`;
+    expect(explainToolchainName('abc', long)).toBeNull(); // three letters: not a minifier's name
+    expect(explainToolchainName('ab', long)).toMatch(/^ab may be a compiler helper/);
+  });
+
+  it('reads a private-field helper’s own arguments, nested calls included, and nothing before them', () => {
+    expect(explainToolchainName('_a', '(o) => __privateGet(o, f(x), _a)')).toMatch(/#private state/);
+    expect(explainToolchainName('_a', '(_a) => __privateGet(o, x')).toBeNull();
+  });
+
+  it('says what to do, whole', () => {
+    const form = 'or use the module form, workerModule(), which works with every toolchain';
+    expect(explainToolchainName('__toCommonJS', '() => __toCommonJS(x)')).toBe(
+      "__toCommonJS is esbuild's bundle plumbing for a module the bundle inlined (fn require()s or import()s a file that esbuild bundled), " +
+        "and it lives in the bundle's module scope. Mark that module external (esbuild `external` / `packages: \"external\"`) so that fn loads it when it runs, " +
+        form,
+    );
+    expect(explainToolchainName('import_meta', '() => import_meta.url')).toBe(
+      "import_meta is how the compiler spelled import.meta of fn's module; fn runs as a plain function, where import.meta does not exist. " +
+        `Read what you need (import.meta.url, ...) outside fn and pass that string as an argument, ${form}`,
+    );
+    expect(explainToolchainName('fs_1', '() => fs_1.readFileSync')).toBe(
+      "fs_1 is tsc's CommonJS binding of a module that fn's file imports at the top; it lives in that file's module scope. " +
+        `Import the module inside fn (require('node:fs') or await import('node:fs')), ${form}`,
+    );
+    expect(explainToolchainName('__vi_import_0__', '() => __vi_import_0__.x')).toBe(
+      "__vi_import_0__ is how Vite/Vitest rewrote an import (or export) of fn's file; it is per-module state of the test runner. " +
+        `Import inside fn (await import('node:fs')), ${form}`,
+    );
+    expect(explainToolchainName('_s', '(o) => __privateGet(o, _s)')).toBe(
+      '_s holds the #private state of a class declared outside fn: the compiler turned its #private members into a WeakMap/WeakSet ' +
+        'in that module, which fn cannot reach from another thread. Define the class inside the function or pass plain data',
+    );
+    expect(explainToolchainName('e', '()=>e(this,null,function*(){return 1})')).toBe(
+      "e is a compiler helper or a module variable that a minifier renamed (fn's source is minified), which cannot be supplied under that name. " +
+        `Do not minify the code that calls withNetNS (esbuild: no minify / minifyIdentifiers), ${form}`,
+    );
+  });
 });
