@@ -23,6 +23,28 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('compileFunction', () => {
+  // First in the file: only the first compile wraps process.emitWarning, so
+  // only the test that makes it can see a wrapper made again at each compile.
+  it('drops Node’s warning about the loader it chose, and only that one, wrapping emitWarning once', async () => {
+    compileFunction('() => 1', caller);
+    const wrapped = process.emitWarning;
+    compileFunction('() => 2', caller);
+    expect(process.emitWarning).toBe(wrapped);
+    const seen: string[] = [];
+    const listener = (warning: Error): void => void seen.push(warning.message);
+    process.on('warning', listener);
+    try {
+      process.emitWarning('vm.USE_MAIN_CONTEXT_DEFAULT_LOADER is an experimental feature');
+      process.emitWarning(new Error('vm.USE_MAIN_CONTEXT_DEFAULT_LOADER again'));
+      process.emitWarning('a warning of the user’s own');
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', listener);
+    }
+    expect(seen).toEqual(['a warning of the user’s own']);
+    expect(() => process.emitWarning(42 as unknown as string)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE' }));
+  });
+
   it.each([
     ['an arrow function', '(a, b) => a + b', [2, 3], 5],
     ['an async arrow function', 'async (a) => a * 2', [4], 8],
@@ -33,6 +55,12 @@ describe('compileFunction', () => {
     ['a method', 'sum(a, b) { return a + b; }', [3, 4], 7],
     ['an async method', 'async half(a) { return a / 2; }', [8], 4],
     ['a method named in another script', 'größe(a) { return a.length; }', ['abc'], 3],
+    ['a method named with digits', 'run2(a) { return a + 2; }', [1], 3],
+    ['a method spaced before its parenthesis', 'sum (a, b) { return a + b; }', [1, 2], 3],
+    ['an async method spaced twice', 'async  twice(a) { return a * 2; }', [2], 4],
+    ['a method holding a function expression', 'wrap(a) { return (function () { return a; })(); }', [5], 5],
+    ['a method holding an async arrow', 'later(a) { return (async (b) => b)(a); }', [6], 6],
+    ['an async arrow with no space', 'async(a) => a * 2', [4], 8],
   ])('turns %s back into a function', async (_what, source, args, expected) => {
     const fn = compileFunction(source, caller);
     expect(await fn(...args)).toBe(expected);
@@ -40,6 +68,7 @@ describe('compileFunction', () => {
 
   it('turns generator methods back into generators', async () => {
     expect([...(compileFunction('*count(n) { for (let i = 0; i < n; i++) yield i; }', caller)(3) as Iterable<number>)]).toEqual([0, 1, 2]);
+    expect([...(compileFunction('* spaced(n) { yield n; }', caller)(1) as Iterable<number>)]).toEqual([1]);
     const values: number[] = [];
     for await (const v of compileFunction('async *tick(n) { yield n; yield n + 1; }', caller)(5) as AsyncIterable<number>) values.push(v);
     expect(values).toEqual([5, 6]);
@@ -75,38 +104,18 @@ describe('compileFunction', () => {
     const source = '() => Math.random()';
     expect(compileFunction(source, caller)).toBe(compileFunction(source, caller));
     expect(compileFunction(source, caller)).not.toBe(compileFunction(source, null));
+    expect(compileFunction(source, caller)).not.toBe(compileFunction(source, join(dir, 'lib', 'other.mjs')));
   });
 
-  it('drops Node’s warning about the loader it chose, and only that one', async () => {
-    compileFunction('() => 1', caller);
-    const seen: string[] = [];
-    const listener = (warning: Error): void => void seen.push(warning.message);
-    process.on('warning', listener);
-    try {
-      process.emitWarning('vm.USE_MAIN_CONTEXT_DEFAULT_LOADER is an experimental feature');
-      process.emitWarning(new Error('vm.USE_MAIN_CONTEXT_DEFAULT_LOADER again'));
-      process.emitWarning('a warning of the user’s own');
-      await new Promise((resolve) => setImmediate(resolve));
-    } finally {
-      process.off('warning', listener);
-    }
-    expect(seen).toEqual(['a warning of the user’s own']);
-    expect(() => process.emitWarning(42 as unknown as string)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE' }));
-  });
-
-  it('wraps process.emitWarning once per thread, not once per function', () => {
-    compileFunction('() => "first"', caller);
-    const wrapped = process.emitWarning;
-    compileFunction('() => "second"', caller);
-    expect(process.emitWarning).toBe(wrapped);
-  });
 });
 
 describe('explainReferenceError', () => {
   it('says a missing variable belongs to the enclosing scope and how to pass it', () => {
     const error = explainReferenceError(new ReferenceError('port is not defined'), '() => port') as Error;
-    expect(error.message).toMatch(/^port is not defined: withNetNS sends fn to a worker thread as source text, so fn cannot see variables of its enclosing scope/);
-    expect(error.message).toContain('withNetNS(target, (port) => ..., port)');
+    expect(error.message).toBe(
+      'port is not defined: withNetNS sends fn to a worker thread as source text, so fn cannot see variables of its enclosing scope. ' +
+        "Pass port as an argument instead: withNetNS(target, (port) => ..., port), use require()/import() inside fn, or run a module's export with workerModule().",
+    );
   });
 
   it('names a compiler’s helper as the compiler’s', () => {
@@ -131,7 +140,10 @@ describe('explainReferenceError', () => {
 describe('explainedSyntaxError', () => {
   it('says why fn’s text does not compile alone, keeping the parser’s reason', () => {
     const error = explainedSyntaxError(new SyntaxError('Unexpected token')) as Error;
-    expect(error.message).toMatch(/^fn's source text does not compile on its own \(Unexpected token\)\. withNetNS sends fn as text/);
+    expect(error.message).toBe(
+      "fn's source text does not compile on its own (Unexpected token). withNetNS sends fn as text: pass an arrow function or a function expression, " +
+        'define any class whose #private members fn uses inside fn, or run a module export with workerModule().',
+    );
   });
 
   it('leaves other errors as they are', () => {
