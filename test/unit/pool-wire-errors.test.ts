@@ -56,6 +56,10 @@ describe('an Error fn threw', () => {
     expect(custom).toBeInstanceOf(Error);
     expect(custom.name).toBe('QuotaError');
     expect(custom.message).toBe('over quota');
+    custom.name = 'Renamed'; // an own name as a class field gives: writable, configurable
+    expect(custom.name).toBe('Renamed');
+    expect(delete (custom as { name?: string }).name).toBe(true);
+    expect(custom.name).toBe('Error');
     expect(roundTrip(new URIError('bad uri'))).toBeInstanceOf(URIError);
   });
 
@@ -71,6 +75,7 @@ describe('an Error fn threw', () => {
   it('passes a nested call’s thrown value on as a value, and only that error’s', () => {
     const nested = roundTrip('thrown in a nested call');
     expect(roundTrip(nested)).toMatchObject({ code: 'ERR_NETNS_NON_ERROR_THROWN', value: 'thrown in a nested call' });
+    expect(roundTrip(roundTrip({ reason: ['full'] })).value).toEqual({ reason: ['full'] }); // not a property a clone keeps: sent as the value
     const other = Object.assign(new NetnsError(ErrorCodes.INVALID_ARG, 'bad'), { value: { limit: 3 } });
     expect('value' in roundTrip(other)).toBe(false);
     expect('value' in roundTrip(roundTrip(() => 1))).toBe(false); // a value that could not be cloned, nested
