@@ -16,7 +16,7 @@ import type { NetlinkRequest } from '../../netlink/message.js';
 import { routeRequest } from '../../netlink/routes.js';
 import { NetNS } from '../../netns.js';
 import { allSettledOrThrow } from './all-settled.js';
-import { untilLinksOperational } from './links-operational.js';
+import { untilAllLinksOperational } from './links-operational.js';
 import type { LabPlan, PlannedEnd, PlannedLink, PlannedRoute } from './plan.js';
 
 /** A node as made: its namespace, its name, its netlink socket. */
@@ -229,5 +229,5 @@ export async function wireLab(plan: LabPlan, nodes: Map<string, LabNode>, meanwh
   for (const link of plan.links) for (const end of [link.a, link.b]) endsOf.get(end.node)!.push(end);
   const made = { indexes, peerEnds, bridges };
   await allSettledOrThrow([...nodes.values()].map((node) => configureNode(node, endsOf.get(node.key)!, routesOf(plan, node.key), made)));
-  await allSettledOrThrow([...nodes.values()].map(untilLinksOperational));
+  await untilAllLinksOperational([...nodes.values()].map((node) => node.nl!));
 }

@@ -5,24 +5,38 @@
 // has on both sides: a test that pings right after createLab lost its first
 // second. So a lab is handed over once every link that is up with a carrier
 // is operationally up.
-import type { LabNode } from './build.js';
+import type { Netlink } from '../../netlink/index.js';
+import { allSettledOrThrow } from './all-settled.js';
 
 /** Longer than linkwatch's one-second batching; past it the lab is handed over as it is. */
 const WAIT_CAP_MS = 3000;
+/**
+ * A watch opens a netlink socket besides the node's own; a lab near the open
+ * files limit budgets two descriptors a node and a few dozen to spare, so the
+ * nodes still waiting are watched a few at a time.
+ */
+const WATCHES_AT_ONCE = 16;
+
+interface LinkState {
+  kind?: string;
+  flags: string[];
+  operState: string;
+}
 
 /**
  * Whether the kernel still has to activate one of the lab's links (a veth
  * end or a switch's bridge): up, with a carrier, not yet operationally up
  * (UNKNOWN until linkwatch first sees it, as lo and dummies stay for good).
  */
-function awaitingLinkwatch(link: { kind?: string; flags: string[]; operState: string }): boolean {
+function awaitingLinkwatch(link: LinkState): boolean {
   const labKind = link.kind === 'veth' || link.kind === 'bridge';
   return labKind && link.flags.includes('UP') && link.flags.includes('LOWER_UP') && link.operState !== 'UP';
 }
 
-/** Resolves once no link of the node awaits linkwatch. */
-export async function untilLinksOperational(node: LabNode): Promise<void> {
-  const watcher = await node.nl!.watch({ links: true, existing: true });
+/** Resolves once no link in the namespace of `nl` awaits linkwatch; a dump first, so a node with nothing to wait for opens no socket. */
+async function untilLinksOperational(nl: Netlink): Promise<void> {
+  if (!(await nl.links.list()).some(awaitingLinkwatch)) return;
+  const watcher = await nl.watch({ links: true, existing: true });
   const cap = setTimeout(() => watcher.close(), WAIT_CAP_MS).unref();
   try {
     const waiting = new Set<number>();
@@ -39,4 +53,13 @@ export async function untilLinksOperational(node: LabNode): Promise<void> {
     clearTimeout(cap);
     watcher.close();
   }
+}
+
+/** Resolves once no link of any of the namespaces awaits linkwatch, watching at most WATCHES_AT_ONCE of them at a time. */
+export async function untilAllLinksOperational(netlinks: Netlink[]): Promise<void> {
+  const queue = [...netlinks];
+  const drain = async (): Promise<void> => {
+    for (let nl = queue.shift(); nl !== undefined; nl = queue.shift()) await untilLinksOperational(nl);
+  };
+  await allSettledOrThrow(Array.from({ length: Math.min(WATCHES_AT_ONCE, queue.length) }, drain));
 }
