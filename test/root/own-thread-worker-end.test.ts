@@ -34,8 +34,10 @@ describe.skipIf(!privileged)('threads of the addon outliving the Worker that sta
             void nl.links.delete('w\${i}');
             parentPort.postMessage('deleting');
             if (\${exits}) process.exit(0);\`, { eval: true, workerData: ns.path });
+          // Listening for the exit first: a Worker that exits with its message still queued emits both in one go.
+          const exited = new Promise((resolve) => worker.once('exit', resolve));
           await new Promise((resolve) => worker.once('message', resolve));
-          if (exits) await new Promise((resolve) => worker.once('exit', resolve));
+          if (exits) await exited;
           else await worker.terminate();
         }
         // A deletion the Worker left running still ends: its link goes (the kernel finishes it).

@@ -144,9 +144,11 @@ describe.skipIf(!privileged)(`a process that used netns exits by itself (${proce
       for (const [how, ending] of Object.entries(endings)) {
         const worker = new Worker(${JSON.stringify(watchingWorker('__ENDING__'))}.replace('__ENDING__', ending), { eval: true, type: 'module' });
         worker.on('error', () => {});
+        // Listening for the exit first: a Worker that ends with its message still queued emits both in one go.
+        const exited = new Promise((resolve) => worker.once('exit', resolve));
         await new Promise((resolve) => worker.once('message', resolve));
         if (how === 'terminated') await worker.terminate();
-        else await new Promise((resolve) => worker.once('exit', resolve));
+        else await exited;
         console.log(how);
       }
     `);
