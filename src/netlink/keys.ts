@@ -9,7 +9,7 @@ import { invalid } from './checks.js';
 import type { NetnsError } from '../core/errors.js';
 import { refuseUnknownKeys } from '../core/known-keys.js';
 
-const LINK_COMMON = ['kind', 'name', 'mtu', 'mac', 'txQueueLength', 'up', 'master'] as const;
+const LINK_COMMON = ['kind', 'name', 'index', 'mtu', 'mac', 'txQueueLength', 'up', 'master'] as const;
 
 /** links.add(): the keys of each kind beyond the common ones (LinkSpec). */
 export const LINK_KIND_KEYS: Readonly<Record<string, readonly string[]>> = {
@@ -43,7 +43,7 @@ export const FILTER_KIND_KEYS: Readonly<Record<string, readonly string[]>> = {
 
 /** Every other object a public method takes, by the method (and part) as errors name it. */
 export const SPEC_KEYS = {
-  'links.add veth peer': ['name', 'netns', 'mtu', 'mac', 'txQueueLength'],
+  'links.add veth peer': ['name', 'netns', 'index', 'mtu', 'mac', 'txQueueLength'],
   'links.set': ['up', 'mtu', 'mac', 'name', 'master'],
   'links.move': ['name'],
   route: ['destination', 'family', 'gateway', 'device', 'source', 'scope', 'metric', 'table', 'protocol', 'type', 'onlink', 'multipath', 'mtu', 'advmss'],

@@ -50,6 +50,8 @@ export interface Link {
 interface CommonSpec {
   /** The new link's name (at most 15 bytes). */
   name: string;
+  /** Its interface index (as `ip link add … index N`); the next free one when absent. Taken: EEXIST. */
+  index?: number;
   /** The MTU in bytes; the kind's default when absent. */
   mtu?: number;
   /** The link-layer address; a random one when absent. */
@@ -74,6 +76,8 @@ export type LinkSpec = CommonSpec &
           name: string;
           /** The namespace to make it in (a NetNS); the netlink handle's when absent. */
           netns?: NsHandle;
+          /** Its interface index in that namespace (as `ip link add … peer index N`); needs the link's own `index` (the kernel reads it only then); the next free one when absent. Taken: EBUSY. */
+          index?: number;
           /** Its MTU in bytes; the kernel's default when absent. */
           mtu?: number;
           /** Its link-layer address; a random one when absent. */
@@ -383,7 +387,8 @@ export class Links {
     if (parent !== undefined) attributes.push(attr.u32(C.IFLA_LINK, await this.index(parent)));
     if (master !== undefined) attributes.push(attr.u32(C.IFLA_MASTER, await this.index(master)));
     attributes.push(info);
-    const header = spec.up ? ifinfomsg(0, C.IFF_UP, C.IFF_UP) : ifinfomsg();
+    const index = checkNewIndex(spec.index, 'index');
+    const header = spec.up ? ifinfomsg(index, C.IFF_UP, C.IFF_UP) : ifinfomsg(index);
     const flags = C.NLM_F_CREATE | C.NLM_F_EXCL;
     return { type: C.RTM_NEWLINK, flags, header, attributes, what: `add ${spec.kind} link ${name}` };
   }
@@ -410,7 +415,7 @@ function infoData(spec: LinkSpec, peerNsFd: number | undefined): Attribute[] | u
     case 'dummy':
       return undefined;
     case 'veth':
-      return [vethPeer(spec.peer, peerNsFd)];
+      return [vethPeer(spec.peer, peerNsFd, spec.index !== undefined)];
     case 'vlan':
       return [attr.u16(C.IFLA_VLAN_ID, checkUint(spec.id, 'vlan id', 4094, 1))];
     case 'macvlan':
@@ -425,18 +430,30 @@ function infoData(spec: LinkSpec, peerNsFd: number | undefined): Attribute[] | u
   }
 }
 
+type VethPeerSpec = { name: string; index?: number; mtu?: number; mac?: string; txQueueLength?: number };
+
 /**
  * VETH_INFO_PEER = an ifinfomsg then the peer's attributes. IFLA_NET_NS_FD here
  * places the peer; at top level it would place only the primary end.
  */
-function vethPeer(peer: { name: string; mtu?: number; mac?: string; txQueueLength?: number } | undefined, nsFd: number | undefined): Attribute {
+function vethPeer(peer: VethPeerSpec | undefined, nsFd: number | undefined, ownIndexGiven: boolean): Attribute {
   if (typeof peer !== 'object' || peer === null) throw invalid('a veth needs peer: { name }');
   peer = own(peer);
   checkKeys(peer, SPEC_KEYS['links.add veth peer'], 'links.add veth peer');
+  // The kernel reads the peer's index only when the link's own is given, and would silently pick another.
+  if (peer.index !== undefined && !ownIndexGiven) throw invalid('peer index needs the link\'s own index: the kernel takes a veth peer\'s index only with it');
   const attributes: Attribute[] = [];
   if (nsFd !== undefined) attributes.push(attr.u32(C.IFLA_NET_NS_FD, nsFd));
   attributes.push(attr.string(C.IFLA_IFNAME, checkLinkName(peer.name, 'peer name')), ...commonAttributes(peer));
-  return attr.bytes(C.VETH_INFO_PEER, Buffer.concat([ifinfomsg(), encodeAttributes(attributes)]));
+  return attr.bytes(C.VETH_INFO_PEER, Buffer.concat([ifinfomsg(checkNewIndex(peer.index, 'peer index')), encodeAttributes(attributes)]));
+}
+
+/**
+ * A new link's ifi_index: 0 (absent) lets the kernel pick. A link's index is
+ * a positive int, and 0 is not a value a caller can mean.
+ */
+function checkNewIndex(index: unknown, what: string): number {
+  return index === undefined ? 0 : checkUint(index, what, 0x7fffffff, 1);
 }
 
 /** A NetNS (of any copy of the package); undefined passes (no namespace given). */

@@ -174,6 +174,26 @@ describe.skipIf(!privileged)('netlink links on the real kernel', () => {
     expect((await nl.links.get('va')).linkIndex).toBe(vb.index);
   });
 
+  it('a veth made with both ends\' indexes (the lab\'s, as ip link add … index N peer … index M): each end has its own, as ip reports', async () => {
+    const [a, b] = [await namespace(), await namespace()];
+    const nl = await netlink(a);
+    const made = await nl.links.add({ kind: 'veth', name: 'ia', index: 300, up: true, peer: { name: 'ib', netns: b, index: 301 } });
+    expect(made).toMatchObject({ index: 300, linkIndex: 301 });
+    expect(shown(a, 'ia')).toMatchObject({ ifindex: 300, link_index: 301 });
+    expect(shown(b, 'ib')).toMatchObject({ ifindex: 301, link_index: 300 });
+  });
+
+  it('an index already taken is refused whole: EEXIST for the link, EBUSY for its peer, and no end is left behind', async () => {
+    const [a, b] = [await namespace(), await namespace()];
+    const nl = await netlink(a);
+    await nl.links.add({ kind: 'bridge', name: 'held', index: 40 });
+    await (await netlink(b)).links.add({ kind: 'bridge', name: 'held', index: 41 });
+    await expect(nl.links.add({ kind: 'veth', name: 'ta', index: 40, peer: { name: 'tb', netns: b } })).rejects.toMatchObject({ code: 'EEXIST' });
+    await expect(nl.links.add({ kind: 'veth', name: 'ta', index: 42, peer: { name: 'tb', netns: b, index: 41 } })).rejects.toMatchObject({ code: 'EBUSY' });
+    expect(ipJson(a, 'link', 'show').map((link) => link.ifname as string)).toEqual(['lo', 'held']);
+    expect(ipJson(b, 'link', 'show').map((link) => link.ifname as string)).toEqual(['lo', 'held']);
+  });
+
   // Kinds this machine's kernel may lack. Each is tried for real; only the
   // kernel's "Unknown device type" (EOPNOTSUPP) for the kind itself skips.
   const optional: [string, (parent: string) => LinkSpec, (view: Record<string, any>) => void][] = [

@@ -256,6 +256,14 @@ describe('bad input is refused before anything is sent', () => {
     ['a name with an escape sequence', (nl) => nl.links.add({ kind: 'bridge', name: 'b\u001b[31m' })],
     ['a rename to a name with DEL', (nl) => nl.links.set('eth0', { name: 'eth\u007f' })],
     ['an address label with a control character', (nl) => nl.addresses.add({ link: 'eth0', address: '10.0.0.1/24', label: 'eth0:\u0001' })],
+    // an ifindex is a positive int; 0 would silently mean "any"
+    ['an index of 0', (nl) => nl.links.add({ kind: 'bridge', name: 'b0', index: 0 })],
+    ['an index over 2^31-1', (nl) => nl.links.add({ kind: 'bridge', name: 'b0', index: 2 ** 31 })],
+    ['a fractional index', (nl) => nl.links.add({ kind: 'dummy', name: 'd0', index: 2.5 })],
+    ['a negative peer index', (nl) => nl.links.add({ kind: 'veth', name: 'v0', index: 6, peer: { name: 'v1', index: -3 } })],
+    ['a peer index that is a string', (nl) => nl.links.add({ kind: 'veth', name: 'v0', index: 6, peer: { name: 'v1', index: '7' as never } })],
+    // the kernel reads a peer's index only with the link's own, and would pick another without a word
+    ['a peer index without the link\'s own', (nl) => nl.links.add({ kind: 'veth', name: 'v0', peer: { name: 'v1', index: 7 } })],
     ['up that is not a boolean', (nl) => nl.links.add({ kind: 'bridge', name: 'b0', up: 'false' as never })],
     ['a route family that is not 4 or 6', (nl) => nl.routes.add({ destination: 'default', family: 5 as never, device: 1 })],
     // the kernel stores 0 as no metric and clamps above 65520 (mtu) and 65495 (advmss): read back, they would differ
