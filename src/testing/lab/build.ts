@@ -99,10 +99,10 @@ const endKey = (end: PlannedEnd): string => `${end.node}/${end.iface}`;
  * read back, the peer's from that link's IFLA_LINK (a veth's peer).
  */
 async function makeLinks(links: readonly PlannedLink[], nodes: Map<string, LabNode>, bridges: Map<string, number>, meanwhile?: () => void): Promise<EndIndexes> {
-  const byMaker = new Map<string, PlannedLink[]>();
-  for (const link of links) {
+  const byMaker = new Map<string, NumberedLink[]>();
+  for (const [number, link] of links.entries()) {
     const maker = madeFrom(link, bridges)[0].node;
-    byMaker.set(maker, [...(byMaker.get(maker) ?? []), link]);
+    byMaker.set(maker, [...(byMaker.get(maker) ?? []), { link, number }]);
   }
   const indexes: EndIndexes = new Map();
   const making = allSettledOrThrow([...byMaker].map(([maker, own]) => makeLinksOf(nodes.get(maker)!, own, nodes, bridges, indexes)));
@@ -111,10 +111,30 @@ async function makeLinks(links: readonly PlannedLink[], nodes: Map<string, LabNo
   return indexes;
 }
 
-async function makeLinksOf(maker: LabNode, links: PlannedLink[], nodes: Map<string, LabNode>, bridges: Map<string, number>, indexes: EndIndexes): Promise<void> {
-  const pairs = links.map((link) => madeFrom(link, bridges));
+/** A planned link and its place in the plan, which gives its ends' indexes. */
+interface NumberedLink {
+  link: PlannedLink;
+  number: number;
+}
+
+/**
+ * Where the lab's veth ends are numbered from, two a link in plan order: each
+ * end's index differs from its peer's (linkwatch activates a pair whose ends
+ * share one, as each side's first link in a fresh namespace does, up to a
+ * second late) and from every other end of the lab's. Above what a fresh
+ * namespace holds before: lo, a switch's bridge, the fallback tunnels of
+ * loaded modules.
+ */
+const FIRST_END_INDEX = 100;
+
+async function makeLinksOf(maker: LabNode, links: NumberedLink[], nodes: Map<string, LabNode>, bridges: Map<string, number>, indexes: EndIndexes): Promise<void> {
+  const pairs = links.map(({ link }) => madeFrom(link, bridges));
   const made = await maker.nl!.links.addEach(
-    pairs.map(([first, second]) => ({ kind: 'veth', name: first.iface, up: true, ...master(first, bridges), peer: { name: second.iface, netns: nodes.get(second.node)!.ns! } })),
+    pairs.map(([first, second], i) => {
+      const index = FIRST_END_INDEX + 2 * links[i]!.number;
+      const peer = { name: second.iface, netns: nodes.get(second.node)!.ns!, index: index + 1 };
+      return { kind: 'veth', name: first.iface, index, up: true, ...master(first, bridges), peer };
+    }),
   );
   for (const [i, outcome] of made.entries()) {
     const [first, second] = pairs[i]!;

@@ -3,8 +3,13 @@
 // veth whose two ends have different indexes, but up to a second later for
 // one whose ends have the same index, as a fresh namespace's first link often
 // has on both sides: a test that pings right after createLab lost its first
-// second. So a lab is handed over once every link that is up with a carrier
-// is operationally up.
+// second. The lab numbers its ends apart (build.ts), and still hands a lab
+// over only once every veth that is up with a carrier is operationally up,
+// in case a kernel batches otherwise. A switch's bridge is not waited for:
+// it forwards between its ports whatever its own state (linkwatch, which
+// sees its carrier only once a port is active, may take its second), and
+// only traffic sent over the bridge itself needs it, which no lab sends (a
+// switch has no address).
 import type { Netlink } from '../../netlink/index.js';
 import { allSettledOrThrow } from './all-settled.js';
 
@@ -24,13 +29,11 @@ interface LinkState {
 }
 
 /**
- * Whether the kernel still has to activate one of the lab's links (a veth
- * end or a switch's bridge): up, with a carrier, not yet operationally up
- * (UNKNOWN until linkwatch first sees it, as lo and dummies stay for good).
+ * Whether the kernel still has to activate a veth end: up, with a carrier,
+ * not yet operationally up (UNKNOWN until linkwatch first sees it).
  */
 function awaitingLinkwatch(link: LinkState): boolean {
-  const labKind = link.kind === 'veth' || link.kind === 'bridge';
-  return labKind && link.flags.includes('UP') && link.flags.includes('LOWER_UP') && link.operState !== 'UP';
+  return link.kind === 'veth' && link.flags.includes('UP') && link.flags.includes('LOWER_UP') && link.operState !== 'UP';
 }
 
 /** Resolves once no link in the namespace of `nl` awaits linkwatch; a dump first, so a node with nothing to wait for opens no socket. */
