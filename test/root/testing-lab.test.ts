@@ -282,6 +282,9 @@ describe.skipIf(!privileged)('createLab', () => {
       await expect(createLab({ prefix, hosts: { a: {}, b: {}, c: {} }, links: [['a', 'b'], ['b', 'c']] }, { name: 'clash' })).rejects.toMatchObject({ code: 'EEXIST' });
       expect(leftovers()).toEqual([`${prefix}clash.b`]);
       expect(NetNS.open(`${prefix}clash.b`).inode).toBe(taken.inode);
+      // The hosts files are written while the namespaces are made: the taken name's is removed too, or
+      // `ip netns exec` in that namespace would bind the lab's hosts file for good.
+      expect((existsSync('/etc/netns') ? readdirSync('/etc/netns') : []).filter((name) => name.startsWith(`${prefix}clash.`))).toEqual([]);
     } finally {
       await taken.delete();
     }

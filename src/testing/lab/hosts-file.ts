@@ -27,16 +27,18 @@ export function hostsFileText(plan: LabPlan): string {
 }
 
 /**
- * Makes /etc/netns/NAME/hosts for each name. A folder already there is not
- * the lab's, and is refused rather than written into; a refused write says
- * how to build without names. Synchronous: see HostsFiles.
+ * Makes /etc/netns/NAME/hosts for each name, adding each name to `made` once
+ * its folder is made. A folder already there is not the lab's, and is
+ * refused rather than written into; a refused write says how to build
+ * without names. Synchronous: see HostsFiles.
  */
-export function writeHostsFiles(plan: LabPlan, names: string[]): void {
+function writeHostsFiles(plan: LabPlan, names: string[], made: string[]): void {
   const text = hostsFileText(plan);
   attempt(`mkdir ${ETC_NETNS}`, () => mkdirSync(ETC_NETNS, { recursive: true }));
   for (const name of names) {
     const dir = `${ETC_NETNS}/${name}`;
     attempt(`mkdir ${dir}`, () => mkdirSync(dir));
+    made.push(name);
     attempt(`write ${dir}/hosts`, () => writeFileSync(`${dir}/hosts`, text));
   }
 }
@@ -64,6 +66,14 @@ export class HostsFiles {
   readonly #halves: string[][];
   /** The first refusal, once one happened. */
   failure: NetnsError | undefined;
+  /**
+   * The names whose folder was made here. They are written while the
+   * namespaces are made, so a name found taken meanwhile (someone else's
+   * namespace) may have one too: the lab removes these as well as its
+   * namespaces' own, or `ip netns exec` in that namespace would find the
+   * lab's names for good.
+   */
+  readonly made: string[] = [];
 
   constructor(plan: LabPlan, names: string[]) {
     this.#plan = plan;
@@ -76,7 +86,7 @@ export class HostsFiles {
     const names = this.#halves.shift();
     if (names === undefined || this.failure) return;
     try {
-      writeHostsFiles(this.#plan, names);
+      writeHostsFiles(this.#plan, names, this.made);
     } catch (error) {
       this.failure = error as NetnsError;
     }

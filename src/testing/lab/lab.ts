@@ -163,6 +163,8 @@ export class Lab implements AsyncDisposable {
   /** Takes the exit (and signal) hook off again. */
   #unhook = (): void => {};
   #deleted = false;
+  /** The hosts files this lab is writing or wrote (absent: none). */
+  #hostsFiles: HostsFiles | undefined;
 
   /** @internal Use createLab() or Lab.attach(). */
   constructor(plan: LabPlan, names: Record<string, string>, keep: boolean, runDir: string, deleteOnSignal = true) {
@@ -183,6 +185,7 @@ export class Lab implements AsyncDisposable {
    */
   async build(hosts: boolean | 'if-permitted', frr: Map<string, CheckedFrrSpec> = new Map(), account?: FrrAccount): Promise<void> {
     const named = hosts === false ? undefined : new HostsFiles(this.plan, Object.values(this.names));
+    this.#hostsFiles = named;
     await makeNamespaces([...this.#nodes.values()], this.runDir, named?.writeNext);
     await wireLab(this.plan, this.#nodes, named?.writeNext);
     if (named?.failure && hosts !== false) refusedIfPermitted(named.failure, hosts);
@@ -588,9 +591,14 @@ export class Lab implements AsyncDisposable {
     return [...this.#nodes.values()].flatMap((node) => (node.ns ? [node.ns] : []));
   }
 
-  /** The hosts folders of the namespaces this lab made (one of a name it found taken is not its own). */
+  /**
+   * The hosts folders of the namespaces this lab made or attached to, and
+   * any it made itself (a name it found taken may have one: see HostsFiles).
+   * A folder that is not the lab's is never removed (removeHostsFolder).
+   */
   #removeHostsFolders(): void {
-    for (const ns of this.#made()) removeHostsFolder(ns.name!);
+    const names = new Set([...this.#made().map((ns) => ns.name!), ...(this.#hostsFiles?.made ?? [])]);
+    for (const name of names) removeHostsFolder(name);
   }
 
   /** The lab's folders of its nodes' directories (a test's own folders are never touched). */
