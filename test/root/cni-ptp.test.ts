@@ -90,7 +90,10 @@ describe.skipIf(!privileged || !haveGoPlugins)('the cni-ptp example plugin besid
   it('the same configuration gives the same plumbing and result as the Go plugin, with no ip, nft or sysctl process', async () => {
     const config = conf(`same-${tag}`, '10.1.0.0/24');
     for (const h of [hosts.goHost, hosts.host]) await h.sysctl.set('net/ipv4/ip_forward', 0);
-    const go = await run(hosts.goHost, 'go', attach('ADD', hosts.goC, 'ctr-same'), { ...config, ipam: { ...config.ipam, dataDir: mkdtempSync(join(tmpdir(), `netns-cni-ptp-${tag}-go-`)) } });
+    const goDataDir = mkdtempSync(join(tmpdir(), `netns-cni-ptp-${tag}-go-`));
+    dataDirs.push(goDataDir);
+    const goConfig = { ...config, ipam: { ...config.ipam, dataDir: goDataDir } };
+    const go = await run(hosts.goHost, 'go', attach('ADD', hosts.goC, 'ctr-same'), goConfig);
     const ours = await add(hosts.c1, 'ctr-same', config, bare.path);
     expect(go).toMatchObject({ code: 0 });
     expect(ours).toMatchObject({ code: 0, stderr: '' });
@@ -143,7 +146,8 @@ describe.skipIf(!privileged || !haveGoPlugins)('the cni-ptp example plugin besid
     expect(await run(hosts.host, 'ours', attach('CHECK', hosts.c1, 'ctr-same'), { ...config, prevResult }, bare.path)).toMatchObject({ code: 0, stdout: '' });
     expect(await run(hosts.host, 'ours', attach('DEL', hosts.c1, 'ctr-same'), config, bare.path)).toMatchObject({ code: 0, stdout: '' });
     expect(await run(hosts.host, 'ours', attach('DEL', hosts.c1, 'ctr-same'), config, bare.path)).toMatchObject({ code: 0, stdout: '' });
-    expect(await run(hosts.goHost, 'go', attach('DEL', hosts.goC, 'ctr-same'), { ...config, ipam: { ...config.ipam, dataDir: dataDirs.at(-1) } })).toMatchObject({ code: 0 });
+    expect(await run(hosts.goHost, 'go', attach('DEL', hosts.goC, 'ctr-same'), goConfig)).toMatchObject({ code: 0 });
+    expect(readdirSync(join(goDataDir, `same-${tag}`)).filter((file) => /^\d+\.\d+\.\d+\.\d+$/.test(file))).toEqual([]); // Go's host-local released its address
     expect(await vethNames(hosts.host)).toEqual([]);
     expect(await ipJson(hosts.c1, 'link', 'show', 'type', 'veth')).toEqual([]);
     expect(await sets.inspect(owner)).toMatchObject({ state: 'pending', v4: { elements: [] } });
