@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportOf, importFailure, importModule } from '../../dist/run/module-export.js';
+import { distUrl, runNodeScript } from '../helpers/node-child.js';
 
 let dir: string;
 const href = (name: string): string => pathToFileURL(join(dir, name)).href;
@@ -18,6 +19,8 @@ beforeAll(() => {
   writeFileSync(join(dir, 'throws.mjs'), 'throw new TypeError("the module’s own failure");\n');
   writeFileSync(join(dir, 'hooked.weird'), 'module.exports = { run: () => "required" };\n');
   writeFileSync(join(dir, 'empty.mjs'), 'export const version = 1;\n');
+  writeFileSync(join(dir, 'throws.cjs'), 'globalThis.cjsThrows = (globalThis.cjsThrows ?? 0) + 1;\nthrow new RangeError("a CommonJS module’s own failure");\n');
+  writeFileSync(join(dir, 'throws-null.mjs'), 'throw null;\n');
   mkdirSync(join(dir, 'folder'));
 });
 
@@ -33,12 +36,25 @@ describe('importModule', () => {
   });
 
   it('requires a module of a kind only a require hook knows (the import hooks of a loader such as tsx stay on the main thread)', async () => {
-    const required = await importModule(href('hooked.weird'));
-    expect((required.run as () => string)()).toBe('required');
+    // In Node itself: vitest's module runner imports a file of any extension, so in this thread the import never fails.
+    const script = `
+      const { importModule } = await import(${JSON.stringify(distUrl('run/module-export.js'))});
+      const required = await importModule(${JSON.stringify(href('hooked.weird'))});
+      console.log(required.run());`;
+    expect(await runNodeScript(script)).toMatchObject({ code: 0, stdout: 'required\n', stderr: '' });
   });
 
   it('passes on an import failure that is not about the file’s kind', async () => {
     await expect(importModule(href('throws.mjs'))).rejects.toThrow('the module’s own failure');
+  });
+
+  it('runs a failing module once: its failure is not taken as a reason to require it again', async () => {
+    await expect(importModule(href('throws.cjs'))).rejects.toThrow(RangeError);
+    expect((globalThis as { cjsThrows?: number }).cjsThrows).toBe(1);
+  });
+
+  it('passes on whatever a module throws, null included', async () => {
+    await expect(importModule(href('throws-null.mjs'))).rejects.toBeNull();
   });
 });
 
@@ -61,6 +77,13 @@ describe('exportOf', () => {
     );
     const empty = await importModule(href('empty.mjs'));
     expect(() => exportOf(empty, spec('run'))).toThrow(/its function exports: none$/);
+  });
+
+  it('finds a CommonJS export held by the default export only, and names it among the functions', () => {
+    // What Node's import gives for exports made at run time, which it cannot find names in.
+    const built = { default: { run: () => 'run', stop: () => 'stop', port: 80 } };
+    expect(exportOf(built, spec('stop'))()).toBe('stop');
+    expect(() => exportOf(built, spec('start'))).toThrow(expect.objectContaining({ message: 'mod.mjs has no function export named "start"; its function exports: run, stop' }));
   });
 
   it('never takes Object.prototype’s methods for a CommonJS module’s exports', async () => {
