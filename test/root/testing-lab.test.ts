@@ -21,7 +21,9 @@ const prefix = `nslabt${randomBytes(2).toString('hex')}-`;
 // Pairs cut by a partition or a link down fail at once (EPERM, no route); a long timeout only keeps a busy
 // machine's slow connection from counting as unreached.
 const SLOW = 10_000;
-const leftovers = (): string[] => (existsSync('/run/netns') ? readdirSync('/run/netns').filter((name) => name.startsWith(prefix)) : []);
+const mine = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith(prefix)) : []);
+const leftovers = (): string[] => mine('/run/netns');
+const hostsLeftovers = (): string[] => mine('/etc/netns');
 const inNs = (lab: Lab, node: string, ...command: string[]): string => execFileSync('ip', ['netns', 'exec', lab.names[node]!, ...command], { encoding: 'utf8' });
 
 const routed = routedLab(prefix);
@@ -284,7 +286,7 @@ describe.skipIf(!privileged)('createLab', () => {
       expect(NetNS.open(`${prefix}clash.b`).inode).toBe(taken.inode);
       // The hosts files are written while the namespaces are made: the taken name's is removed too, or
       // `ip netns exec` in that namespace would bind the lab's hosts file for good.
-      expect((existsSync('/etc/netns') ? readdirSync('/etc/netns') : []).filter((name) => name.startsWith(`${prefix}clash.`))).toEqual([]);
+      expect(hostsLeftovers().filter((name) => name.startsWith(`${prefix}clash.`))).toEqual([]);
     } finally {
       await taken.delete();
     }

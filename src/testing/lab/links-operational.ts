@@ -10,7 +10,7 @@
 // sees its carrier only once a port is active, may take its second), and
 // only traffic sent over the bridge itself needs it, which no lab sends (a
 // switch has no address).
-import type { Netlink } from '../../netlink/index.js';
+import type { Link, Netlink } from '../../netlink/index.js';
 import { allSettledOrThrow } from './all-settled.js';
 
 /** Longer than linkwatch's one-second batching; past it the lab is handed over as it is. */
@@ -22,17 +22,11 @@ const WAIT_CAP_MS = 3000;
  */
 const WATCHES_AT_ONCE = 16;
 
-interface LinkState {
-  kind?: string;
-  flags: string[];
-  operState: string;
-}
-
 /**
  * Whether the kernel still has to activate a veth end: up, with a carrier,
  * not yet operationally up (UNKNOWN until linkwatch first sees it).
  */
-function awaitingLinkwatch(link: LinkState): boolean {
+function awaitingLinkwatch(link: Pick<Link, 'kind' | 'flags' | 'operState'>): boolean {
   return link.kind === 'veth' && link.flags.includes('UP') && link.flags.includes('LOWER_UP') && link.operState !== 'UP';
 }
 
