@@ -194,6 +194,14 @@ describe.skipIf(!privileged)('netlink links on the real kernel', () => {
     expect(ipJson(b, 'link', 'show').map((link) => link.ifname as string)).toEqual(['lo', 'held']);
   });
 
+  it('one index for both ends in one namespace is EBUSY with nothing made; the largest index, 2^31-1, is taken', async () => {
+    const ns = await namespace();
+    const nl = await netlink(ns);
+    await expect(nl.links.add({ kind: 'veth', name: 'sa', index: 50, peer: { name: 'sb', index: 50 } })).rejects.toMatchObject({ code: 'EBUSY' });
+    expect(ipJson(ns, 'link', 'show').map((link) => link.ifname as string)).toEqual(['lo']);
+    expect(await nl.links.add({ kind: 'veth', name: 'ma', index: 2 ** 31 - 1, peer: { name: 'mb', index: 2 ** 31 - 2 } })).toMatchObject({ index: 2 ** 31 - 1, linkIndex: 2 ** 31 - 2 });
+  });
+
   // Kinds this machine's kernel may lack. Each is tried for real; only the
   // kernel's "Unknown device type" (EOPNOTSUPP) for the kind itself skips.
   const optional: [string, (parent: string) => LinkSpec, (view: Record<string, any>) => void][] = [
