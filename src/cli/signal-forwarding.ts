@@ -4,6 +4,7 @@
 // ended. The reasons for each rule are in docs/exec.md.
 import type { ChildProcess } from 'node:child_process';
 import { fs, os } from '../core/builtins.js';
+import { procStatFields } from '../core/proc-stat.js';
 
 // SIGKILL and SIGSTOP cannot be caught; SIGCHLD is about the CLI's own child.
 // The kernel raises the rest in the thread that faulted: a listener would
@@ -33,16 +34,10 @@ interface ProcessGroups {
   tpgid: number;
 }
 
-/** From /proc/PID/stat, read after the command name, which may hold spaces and parentheses. */
+/** A process's groups; undefined without /proc to judge by. */
 function processGroups(pid: number | 'self'): ProcessGroups | undefined {
-  let stat: string;
-  try {
-    stat = fs().readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined; // no /proc to judge by
-  }
-  const [, , pgrp, , , tpgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { pgrp: Number(pgrp), tpgid: Number(tpgid) };
+  const fields = procStatFields(pid);
+  return fields === undefined ? undefined : { pgrp: Number(fields[2]), tpgid: Number(fields[5]) };
 }
 
 // A terminal signals its whole foreground process group: when the CLI and the

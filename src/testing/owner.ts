@@ -8,7 +8,8 @@
 // never judged from here. Names of older versions, <pid>-[t<start>-]<random>,
 // are judged as if made in this PID namespace.
 import { randomBytes } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { procStatFields } from '../core/proc-stat.js';
 
 /** The prefix of fixture and lab namespace names when none is given. */
 export const DEFAULT_PREFIX = 'nsfix-';
@@ -24,14 +25,7 @@ export interface Owner {
 
 /** A process's start time as /proc shows it (undefined once it is gone). */
 export function processStartTime(pid: number): string | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  } catch {
-    return undefined;
-  }
-  // The command name (field 2) may hold spaces and parentheses: count the fields after its last ')'.
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  return procStatFields(pid)?.[19];
 }
 
 /** The inode of this process's PID namespace (undefined without /proc). */

@@ -32,11 +32,11 @@ function crashedRun(name: string, prefix: string): boolean {
 export async function sweep(prefix = DEFAULT_PREFIX, options?: RunDirOption): Promise<string[]> {
   if (typeof prefix !== 'string') throw netnsError(ErrorCodes.INVALID_ARG, `prefix must be a string such as '${DEFAULT_PREFIX}', got ${typeof prefix}`);
   const runDir = fixtureRunDir(options, 'sweep options');
+  const crashed = listNamespaces({ runDir }).map(({ name }) => name).filter((name) => crashedRun(name, prefix));
+  // A lab's FRR daemons outlive a SIGKILLed owner and would hold the namespaces alive once unmounted.
+  await killOrphanedDaemons(crashed.map((name) => `${runDir}/${name}`));
   const removed: string[] = [];
-  for (const { name } of listNamespaces({ runDir })) {
-    if (!crashedRun(name, prefix)) continue;
-    // A lab's FRR daemons outlive a SIGKILLed owner and would hold the namespace alive once unmounted.
-    killOrphanedDaemons(`${runDir}/${name}`);
+  for (const name of crashed) {
     // one it may not delete (EACCES: a user namespace's root in the real root's /run/netns) is left, and not reported
     if (await deleteNamespace(name, { runDir }).then(() => true, () => false)) removed.push(name);
   }

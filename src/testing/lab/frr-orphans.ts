@@ -4,10 +4,13 @@
 // unmounted it. sweep stops them: a process counts as one only when it runs
 // in the namespace being swept and its command line reads its configuration
 // from a lab's daemon directory (<tmpdir>/netns-frr-XXXXXX/<router>/), so
-// nothing else running there (a user's shell) is touched.
+// nothing else running there (a user's shell) is touched. A lab's directory
+// holds every router's files, so it is removed only once the daemons of all
+// its routers have ended: one still running writes on into its folder.
 import { readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname } from 'node:path';
+import { untilEnded } from './process-end.js';
 
 /** The prefix of a lab's daemon directory, as createLab makes it with mkdtemp. */
 export const FRR_DIR_PREFIX = 'netns-frr-';
@@ -45,21 +48,35 @@ function namespaceInode(path: string): number | undefined {
   }
 }
 
-/** Kills the FRR daemons of a lab running in the namespace mounted at `path`, and removes their lab's directory. */
-export function killOrphanedDaemons(path: string): void {
-  const inode = namespaceInode(path);
-  if (inode === undefined) return;
+/**
+ * Kills the FRR daemons of labs running in the namespaces mounted at `paths`,
+ * waits for them to die, and removes their labs' directories (one still busy
+ * after the wait is left).
+ */
+export async function killOrphanedDaemons(paths: string[]): Promise<void> {
   const labDirs = new Set<string>();
-  for (const { pid, args } of processesIn(inode)) {
-    const labDir = labDirOf(args);
-    if (labDir === undefined) continue;
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone already
+  const killed: number[] = [];
+  for (const path of paths) {
+    const inode = namespaceInode(path);
+    if (inode === undefined) continue;
+    for (const { pid, args } of processesIn(inode)) {
+      const labDir = labDirOf(args);
+      if (labDir === undefined) continue;
+      try {
+        process.kill(pid, 'SIGKILL');
+        killed.push(pid);
+      } catch {
+        // gone already
+      }
+      labDirs.add(labDir);
     }
-    labDirs.add(labDir);
   }
-  // A daemon killed a moment ago may still be writing there: retried.
-  for (const labDir of labDirs) rmSync(labDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+  await untilEnded(killed);
+  for (const labDir of labDirs) {
+    try {
+      rmSync(labDir, { recursive: true, force: true });
+    } catch {
+      // a daemon that outlived the wait still writes there
+    }
+  }
 }

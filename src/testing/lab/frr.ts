@@ -147,9 +147,11 @@ export class FrrRouter {
     await Promise.all([...this.#children.values()].map(stopChild));
   }
 
-  /** SIGKILL to every daemon, synchronously (the process is exiting). */
-  killNow(): void {
-    for (const child of this.#children.values()) if (running(child)) child.kill('SIGKILL');
+  /** SIGKILL to every daemon, synchronously (the process is exiting); returns the pids killed. */
+  killNow(): number[] {
+    const killed = [...this.#children.values()].filter(running);
+    for (const child of killed) child.kill('SIGKILL');
+    return killed.map((child) => child.pid!);
   }
 }
 

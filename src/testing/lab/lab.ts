@@ -29,6 +29,7 @@ import { describeMissing, pollUntil, routeProblems, type WaitOptions } from './c
 import { frrAccount, FrrRouter, type FrrAccount } from './frr.js';
 import { frrFiles } from './frr-config.js';
 import { FRR_DIR_PREFIX } from './frr-orphans.js';
+import { untilEndedSync } from './process-end.js';
 import type { CheckedFrrSpec } from './frr-spec.js';
 import { HostsFiles, removeHostsFolder } from './hosts-file.js';
 import { addUplink, configureUplink, machineSubnets, removeUplink } from './nat.js';
@@ -150,14 +151,15 @@ export class Lab implements AsyncDisposable {
   /** Each FRR router's daemon logs, kept by delete() when it removes their directory. */
   readonly #keptLogs = new Map<string, Record<string, string>>();
   readonly #onExit = (): void => {
-    for (const router of this.#frr.values()) router.killNow();
+    const killed = [...this.#frr.values()].flatMap((router) => router.killNow());
     deleteNamespacesSync(this.#identities(), this.runDir);
     this.#removeHostsFolders();
     this.#removeNodeDirs();
-    // A daemon killed a moment ago may still write there: retried, and a failure is left in the temp dir rather than
-    // thrown, which would end the other exit hooks.
+    // A daemon killed a moment ago may still write there until it has ended; one that outlives the wait leaves the
+    // directory in the temp dir rather than throwing, which would end the other exit hooks.
+    untilEndedSync(killed);
     try {
-      if (this.#frrDir) rmSync(this.#frrDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+      if (this.#frrDir) rmSync(this.#frrDir, { recursive: true, force: true });
     } catch {}
   };
   /** Takes the exit (and signal) hook off again. */
