@@ -2,7 +2,7 @@
 // plans are undone last first, its jobs then tried alone; a job that fails on
 // drift (ENOENT) is tried again once after a resync, and fails with its own
 // error if the resync fails; the counters say what happened.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AddrsetBackend, Op, WriterLock } from '../../dist/addrset/index.js';
 import { Pipeline, type Job } from '../../dist/addrset/pipeline.js';
 import { netnsError, type ErrorCode } from '../../dist/core/errors.js';
@@ -86,5 +86,23 @@ describe('Pipeline', () => {
     pipeline.submit(one.job);
     expect(await one.outcome).toBe('landed');
     expect([pipeline.transactions, pipeline.failedTransactions]).toEqual([1, 0]);
+  });
+
+  it("reports a listener's throw as an uncaught exception, apart from the pipeline, which goes on to the next job", async () => {
+    const { backend: b } = backend();
+    const pipeline = new Pipeline(b, LOCK, async () => {});
+    const thrown = new Error('a listener failed');
+    const rethrows: (() => void)[] = [];
+    const microtasks = vi.spyOn(globalThis, 'queueMicrotask').mockImplementation((task) => void rethrows.push(task));
+    try {
+      const [first, second] = [job({ value: 0 }), job({ value: 0 })];
+      pipeline.submit({ ...first.job, landed: () => { throw thrown; } });
+      pipeline.submit(second.job);
+      expect(await second.outcome).toBe('landed');
+      expect(rethrows).toHaveLength(1);
+      expect(rethrows[0]!).toThrow(thrown);
+    } finally {
+      microtasks.mockRestore();
+    }
   });
 });
