@@ -4,7 +4,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLab } from '../../dist/testing.js';
@@ -95,6 +95,23 @@ describe.skipIf(!privileged)('a lab whose owner ends', () => {
     execFileSync('ip', ['netns', 'add', reused]);
     await using lab = await createLab(twoHosts);
     expect(leftovers().sort()).toEqual(Object.values(lab.names).sort());
+  });
+
+  it("removes the empty hosts folder of a lab killed between making it and writing its file, and keeps one holding another's file", async () => {
+    const emptyDir = `/etc/netns/${prefix}${process.ppid}-t1-abcdef-a`; // a dead owner's (the start time is not its)
+    const usersDir = `/etc/netns/${prefix}${process.ppid}-t1-abcdef-b`;
+    mkdirSync(emptyDir, { recursive: true });
+    mkdirSync(usersDir);
+    writeFileSync(`${usersDir}/hosts`, '10.1.2.3 mine\n');
+    try {
+      await using lab = await createLab({ ...twoHosts, hosts: { a: {} }, links: [] });
+      expect(existsSync(emptyDir)).toBe(false);
+      expect(readFileSync(`${usersDir}/hosts`, 'utf8')).toBe('10.1.2.3 mine\n');
+      expect(Object.keys(lab.names)).toEqual(['a']);
+    } finally {
+      rmSync(usersDir, { recursive: true, force: true });
+      rmSync(emptyDir, { recursive: true, force: true });
+    }
   });
 
   it('never judges an owner in another PID namespace (a container sharing /run/netns): its pid means another process here', async () => {

@@ -2,7 +2,8 @@
 // namespace name>/hosts for every node, which the exec helper binds over
 // /etc/hosts for a command run in that node (lab exec, lab.spawn), so
 // `ping h3` resolves. A folder is removed only when its hosts file carries
-// the lab's first line: a /etc/netns folder the lab did not make is never touched.
+// the lab's first line, or when it is empty under a lab's own name: a
+// /etc/netns folder holding anything the lab did not write is never touched.
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { ErrorCodes, netnsError, type NetnsError } from '../../core/errors.js';
 import type { LabPlan } from './plan.js';
@@ -95,18 +96,32 @@ export class HostsFiles {
 
 /**
  * Removes /etc/netns/NAME if the lab made it: its hosts file, then the
- * folder unless someone put more in it. Synchronous (it runs at process
- * exit too); never throws: what cannot be removed is left.
+ * folder unless someone put more in it. A folder with no hosts file goes only
+ * when empty: what a lab killed between making the folder and writing its file
+ * leaves (the caller knows the name for the lab's). Synchronous (it runs at
+ * process exit too); never throws: what cannot be removed is left.
  */
 export function removeHostsFolder(name: string): void {
   const dir = `${ETC_NETNS}/${name}`;
   try {
-    if (!readFileSync(`${dir}/hosts`, 'utf8').startsWith(`${MARK}\n`)) return;
-    unlinkSync(`${dir}/hosts`);
+    if (!hostsFileIsTheLabs(`${dir}/hosts`)) return;
     rmdirSync(dir);
   } catch {
     // gone already, not ours, or no longer empty: left as it is
   }
+}
+
+/** Whether `path` is a hosts file the lab wrote, removing it if so; true as well when there is none. */
+function hostsFileIsTheLabs(path: string): boolean {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+  if (!text.startsWith(`${MARK}\n`)) return false;
+  unlinkSync(path);
+  return true;
 }
 
 /** The folders of /etc/netns (none when it is missing or unreadable). */
