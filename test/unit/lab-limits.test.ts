@@ -98,6 +98,11 @@ describe("a lab's namespaces and sockets fit the process's open files", () => {
     expect(() => checkLabLimits(impaired)).toThrow(tooBig('3 nodes hold 8 descriptors'));
   });
 
+  it('says an unlimited hard limit is unlimited', () => {
+    proc.limits = limits('93', 'unlimited');
+    expect(() => checkLabLimits(ten)).toThrow(tooBig('(ulimit -n; hard limit unlimited, which'));
+  });
+
   it('says 0 nodes fit when the spare alone is over the limit', () => {
     proc.limits = limits('50', '50');
     expect(() => checkLabLimits(ten)).toThrow(tooBig('labs of at most 0 nodes'));

@@ -32,8 +32,8 @@ describe('rates: bits per second or tc text, to bytes per second', () => {
 
   it('refuses a number that is no rate, saying what it got', () => {
     expect(() => kernel({ rate: -8 })).toThrow(refused('got -8'));
-    expect(() => kernel({ rate: Infinity })).toThrow(refused('or text with a unit')); // JSON says null
-    expect(() => kernel({ rate: NaN })).toThrow(refused('or text with a unit'));
+    expect(() => kernel({ rate: Infinity })).toThrow(refused(`or text with a unit (${RATE_UNITS}), got Infinity`));
+    expect(() => kernel({ rate: NaN })).toThrow(refused('got NaN'));
     expect(() => kernel({ rate: true })).toThrow(refused('got true'));
     expect(() => kernel({ rate: () => 1 })).toThrow(refused('got function'));
   });
@@ -82,7 +82,7 @@ describe('loss and duplicate: percent from 0 to 100', () => {
   });
 
   it('refuses anything else, naming the field', () => {
-    for (const [loss, shown] of [[-0.1, '-0.1'], [100.1, '100.1'], [NaN, 'null'], [Infinity, 'null'], ['5', '"5"'], [Symbol('x'), 'symbol']] as [unknown, string][]) {
+    for (const [loss, shown] of [[-0.1, '-0.1'], [100.1, '100.1'], [NaN, 'NaN'], [Infinity, 'Infinity'], ['5', '"5"'], [Symbol('x'), 'symbol']] as [unknown, string][]) {
       expect(() => kernel({ loss }), shown).toThrow(refused(`loss of link a-b must be a percent from 0 to 100, got ${shown}`));
     }
     expect(() => kernel({ duplicate: 101 })).toThrow(refused('duplicate of link a-b must be a percent from 0 to 100, got 101'));

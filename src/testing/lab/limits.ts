@@ -44,7 +44,7 @@ function checkDescriptors(plan: LabPlan): void {
   const fits = Math.max(0, Math.floor((soft - open - SPARE_DESCRIPTORS) / DESCRIPTORS_PER_NODE));
   throw tooBig(
     `${plan.nodes.length} nodes hold ${needed} descriptors (${DESCRIPTORS_PER_NODE} a node, one more for an impaired one), and with the ${open} open ` +
-      `and ${SPARE_DESCRIPTORS} to spare that is over this process's limit of ${soft} open files (ulimit -n; hard limit ${hard}, which node raises ` +
+      `and ${SPARE_DESCRIPTORS} to spare that is over this process's limit of ${soft} open files (ulimit -n; hard limit ${hard === Infinity ? 'unlimited' : hard}, which node raises ` +
       `the soft one to at start): raise the hard limit (ulimit -Hn, systemd's LimitNOFILE) or split the lab into labs of at most ${fits} nodes`,
   );
 }
