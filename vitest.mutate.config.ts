@@ -43,6 +43,13 @@ const OUT_OF_PROCESS_ONLY = ['test/root/readme-examples.test.ts', 'test/root/pac
 // file, only it is left out.
 const FAILS_UNDER_STRYKER = ['test/root/with-netns-counts.test.ts'];
 
+// `npm run mutate -- --unit-tests-only`: the root tests are left out, so a
+// mutant no unit test kills survives even where a root test would kill it.
+// The score is then a lower bound, and is saved as one; it makes folders
+// measurable whose code every root lab or CNI test runs (each survivor would
+// run them all, minutes a mutant).
+const UNIT_TESTS_ONLY = process.env.NETNS_MUTATE_TESTS === 'unit' ? ['test/root/**'] : [];
+
 // Stryker's vitest runner asks for pool 'threads'; the code under test does
 // what a worker thread may not (process.umask in the CNI daemon), and the
 // suite is written for a process per file (vitest.config.ts). Back to forks,
@@ -86,6 +93,6 @@ export default mergeConfig(
   base,
   defineConfig({
     plugins: [distToSource(), forks()],
-    test: { exclude: [...configDefaults.exclude, ...OUT_OF_PROCESS_ONLY, ...FAILS_UNDER_STRYKER], sequence: { sequencer: KillFirstSequencer } },
+    test: { exclude: [...configDefaults.exclude, ...OUT_OF_PROCESS_ONLY, ...FAILS_UNDER_STRYKER, ...UNIT_TESTS_ONLY], sequence: { sequencer: KillFirstSequencer } },
   }),
 );

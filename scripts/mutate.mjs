@@ -102,11 +102,12 @@ function removeSandbox() {
   rmSync(SANDBOX, { recursive: true, force: true });
 }
 
-/** The commit the run measured, marked when the checkout had changes beside it. */
+/** The commit the run measured, marked when the checkout had changes beside it, and whether the root tests ran. */
 function provenance() {
   const git = (...args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' }).stdout.trim();
   const dirty = git('status', '--porcelain', '--', 'src', 'test').length > 0;
-  return { commit: `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' with uncommitted changes' : ''}`, date: new Date().toISOString().slice(0, 10) };
+  const commit = `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' with uncommitted changes' : ''}`;
+  return { commit, date: new Date().toISOString().slice(0, 10), ...(process.env.NETNS_MUTATE_TESTS === 'unit' ? { tests: 'unit' } : {}) };
 }
 
 // This run's table (Stryker writes its report even when a mutant survives),
@@ -125,7 +126,10 @@ function report(files, folders) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   // Stryker reads its config, and writes its sandbox and report, in the working folder.
   process.chdir(root);
-  const args = process.argv.slice(2);
+  const UNIT_ONLY_FLAG = '--unit-tests-only';
+  // Read by vitest.mutate.config.ts in Stryker's test runners, which inherit it.
+  if (process.argv.includes(UNIT_ONLY_FLAG)) process.env.NETNS_MUTATE_TESTS = 'unit';
+  const args = process.argv.slice(2).filter((arg) => arg !== UNIT_ONLY_FLAG);
   const files = sourcesOf(args);
   if (process.env.NETNS_MUTATE_INNER === '1') {
     process.exitCode = await inner(files);

@@ -183,7 +183,7 @@ export function savedTable(root, folders = DEFAULT_FOLDERS) {
     for (const [, summary] of files) for (const key of Object.keys(counts)) counts[key] += summary.counts[key];
     for (const key of Object.keys(total)) total[key] += counts[key];
     rows.set(folder, counts);
-    const when = [...new Set(files.map(([, { date, commit }]) => `${date}, commit ${commit}`))].sort().join('; ');
+    const when = [...new Set(files.map(([, { date, commit, tests }]) => `${date}, commit ${commit}${tests === 'unit' ? ', unit tests only: a lower bound' : ''}`))].sort().join('; ');
     const part = files.length < present.size ? `${files.length} of ${present.size} files` : `all ${present.size} files`;
     runs.push(`${folder}: ${part} (${when})`);
   }

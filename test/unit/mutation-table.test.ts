@@ -65,4 +65,11 @@ describe('the mutation score table', () => {
     expect(saved.files['src/core/types.ts'].counts.mutants).toBe(0);
     expect(saved.files['src/core/names.ts'].commit).toBe('ccc3333');
   });
+
+  it('marks a run with the unit tests alone as a lower bound', () => {
+    mkdirSync(join(dir, 'src/cni'), { recursive: true });
+    writeFileSync(join(dir, 'src/cni/args.ts'), '');
+    saveSummaries(dir, { files: { 'src/cni/args.ts': { mutants: [mutant('Killed', 1)] } } }, ['src/cni/args.ts'], { commit: 'ddd4444', date: '2026-12-07', tests: 'unit' });
+    expect(savedTable(dir)).toContain('src/cni: all 1 files (2026-12-07, commit ddd4444, unit tests only: a lower bound)');
+  });
 });
