@@ -104,6 +104,16 @@ describe('rendering a transaction for nft', () => {
     ]);
   });
 
+  it('sends every change to a set itself, however it is changed later: only element changes are wiped', () => {
+    const ops: Op[] = [
+      { op: 'createSet', name: 'a', family: 4 },
+      { op: 'flushSet', name: 'a' },
+      { op: 'deleteSet', name: 'a' },
+    ];
+    expect(renderText(ref, ops)).toBe('add set inet t a { type ipv4_addr; flags interval; }\nflush set inet t a\nflush set inet t a\ndelete set inet t a\n');
+    expect(JSON.parse(renderJson(ref, ops)).nftables).toHaveLength(4);
+  });
+
   it('writes an empty transaction as a blank line, and as no commands', () => {
     expect(renderText(ref, [])).toBe('\n');
     expect(renderJson(ref, [])).toBe('{"nftables":[]}');
