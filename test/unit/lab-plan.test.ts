@@ -110,4 +110,22 @@ describe('the rest of the plan', () => {
     expect(p.routes.r1).toEqual([{ destination: 'fd00:0:0:2::/64', gateway: 'fd00:0:0:1::2', device: 'eth0' }]);
     expect(p.routes.r2).toEqual([]);
   });
+
+  it("drops a host's route its default already takes (same router), and keeps one through another router", () => {
+    const p = plan({ hosts: { h: {}, x: {}, y: {} }, routers: { r1: {}, r2: {} }, links: [['h', 'r1'], ['h', 'r2'], ['r1', 'x'], ['r2', 'y']], ipv6: false });
+    expect(p.routes.h).toEqual([
+      { destination: '10.0.4.0/24', gateway: '10.0.2.2', device: 'eth1' }, // y's, through r2
+      { destination: 'default', gateway: '10.0.1.2', device: 'eth0' }, // and x's 10.0.3.0/24 with it, through r1
+    ]);
+  });
+
+  it('gives a host behind a NAT router its IPv6 default as well, beside the IPv4 one the way out makes', () => {
+    const p = plan({ hosts: { h: {} }, routers: { r1: {}, r2: { nat: { subnet: '100.64.9.0/30' } } }, links: [['h', 'r1'], ['r1', 'r2']] });
+    expect(p.routes.h).toEqual([
+      { destination: 'default', gateway: '10.0.1.2', device: 'eth0' },
+      { destination: 'default', gateway: 'fd00:0:0:1::2', device: 'eth0' },
+    ]);
+    expect(p.routes.r1).toEqual([{ destination: 'default', gateway: '10.0.2.2', device: 'eth1' }]);
+  });
 });
+

@@ -42,11 +42,47 @@ describe('waiting for a killed process to end', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
     let settled = false;
     const waiting = untilEnded([child.pid!]).then(() => (settled = true));
-    await vi.advanceTimersByTimeAsync(4_990);
+    await vi.advanceTimersByTimeAsync(4_999);
     expect(settled).toBe(false);
-    await vi.advanceTimersByTimeAsync(20);
+    await vi.advanceTimersByTimeAsync(1);
     await waiting;
+    expect(settled).toBe(true);
     expect(state(child.pid!)).toBe('S');
+  });
+
+  it('waits while any one of the processes runs', async () => {
+    const [gone, running] = [await sleeper(), await sleeper()];
+    children.push(running);
+    gone.kill('SIGKILL');
+    await once(gone, 'exit');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
+    let settled = false;
+    const waiting = untilEnded([gone.pid!, running.pid!]).then(() => (settled = true));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(settled).toBe(false);
+    running.kill('SIGKILL');
+    await once(running, 'exit');
+    await vi.advanceTimersByTimeAsync(5);
+    await waiting;
+  });
+
+  it('blocking, gives up after 5 s on a process still running among ended ones, pausing 5 ms at a time', async () => {
+    const [gone, running] = [await sleeper(), await sleeper()];
+    children.push(running);
+    gone.kill('SIGKILL');
+    await once(gone, 'exit');
+    let now = 0;
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => (now += 1_000)); // each look at the clock, a second later
+    const pauses = vi.spyOn(Atomics, 'wait').mockImplementation(() => 'timed-out');
+    try {
+      untilEndedSync([gone.pid!, running.pid!]);
+      // The deadline is read at 1 s (6 s); pauses follow the looks at 2, 3, 4 and 5 s; at 6 s it gives up.
+      expect(pauses.mock.calls.map((call) => call[3])).toEqual([5, 5, 5, 5]);
+      expect(state(running.pid!)).toBe('S');
+    } finally {
+      clock.mockRestore();
+      pauses.mockRestore();
+    }
   });
 
   it('counts a zombie as ended: a child of this process killed in a blocking exit hook is never reaped there', async () => {

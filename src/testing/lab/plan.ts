@@ -290,7 +290,8 @@ function planRoutes(plan: Omit<LabPlan, 'routes'>, frrRouters: ReadonlySet<strin
   const onSegment: Attachment[][] = plan.segments.map(() => []);
   for (const link of plan.links) for (const end of [link.a, link.b]) if (kinds.get(end.node) !== 'switch') onSegment[link.segment]!.push(end);
   // The uplink as one more segment, after the others, with only the NAT router on it: the way to it is the way out.
-  const uplink = plan.nat ? onSegment.push([{ node: plan.nat.node, iface: UPLINK, addresses: [plan.nat.routerAddress] }]) - 1 : undefined;
+  // No route goes through its address (only the router itself is on it), so it is not listed.
+  const uplink = plan.nat ? onSegment.push([{ node: plan.nat.node, iface: UPLINK, addresses: [] }]) - 1 : undefined;
   const routes: Record<string, PlannedRoute[]> = {};
   for (const { key, kind } of plan.nodes) {
     if (kind === 'switch') continue;
@@ -339,12 +340,12 @@ function planRoutes(plan: Omit<LabPlan, 'routes'>, frrRouters: ReadonlySet<strin
 
 /**
  * A host's route that its default route of the same family already takes
- * (same router, same link): the kernel forwards alike without it, and a host
- * behind one router then has one route to add, not one per subnet.
+ * (same router: a lab's addresses are unique, so the same link too): the
+ * kernel forwards alike without it, and a host behind one router then has one
+ * route to add, not one per subnet.
  */
 const coveredByDefault = (routes: PlannedRoute[], route: PlannedRoute): boolean =>
-  route.destination !== 'default' &&
-  routes.some((other) => other.destination === 'default' && other.gateway === route.gateway && other.device === route.device);
+  route.destination !== 'default' && routes.some((other) => other.destination === 'default' && other.gateway === route.gateway);
 
 /**
  * A host's default routes, one per family, through the router of its first

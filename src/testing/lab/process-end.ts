@@ -10,10 +10,10 @@ import { sleep } from '../../core/sleep.js';
 const END_WAIT_MS = 5_000;
 const END_POLL_MS = 5;
 
-/** Whether `pid` has ended: gone, or a zombie. */
+/** Whether `pid` has ended: gone, or a zombie (one seen dead, X, for a moment is gone at the next look). */
 function ended(pid: number): boolean {
   const state = procStatFields(pid)?.[0];
-  return state === undefined || state === 'Z' || state === 'X';
+  return state === undefined || state === 'Z';
 }
 
 /** Resolves once every process in `pids` has ended, or after END_WAIT_MS. */
