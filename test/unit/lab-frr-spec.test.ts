@@ -70,6 +70,7 @@ describe('frr.config', () => {
     expect(daemonsFor('hostname r1\n!\n  router bgp 65000\n')).toEqual(['bgpd']);
     expect(daemonsFor('ip route 0.0.0.0/0 10.0.0.1\n')).toEqual(['staticd']);
     expect(daemonsFor('ipv6 route ::/0 fd00::1\n')).toEqual(['staticd']);
+    expect(daemonsFor('vrf blue\n ip route 10.0.0.0/8 blackhole\n')).toEqual(['staticd']); // indented, inside a section
     expect(daemonsFor('ip route 10.9.0.0/16 10.0.0.1\nrouter bgp 1\n\trouter ospf\n')).toEqual(['ospfd', 'bgpd', 'staticd']);
   });
 

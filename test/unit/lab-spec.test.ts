@@ -131,6 +131,7 @@ describe('links', () => {
   it('takes links whose ends only spell alike when run together, and two switches joined to one host', () => {
     expect(checkLabSpec({ hosts: { a: {}, bc: {}, ab: {}, c: {} }, links: [['a', 'bc'], ['ab', 'c']] }).links).toHaveLength(2);
     expect(checkLabSpec({ hosts: { h: {} }, switches: { s1: {}, s2: {} }, links: [['h', 's1'], ['h', 's2'], ['s1', 's2']] }).links).toHaveLength(3);
+    expect(checkLabSpec({ hosts: { h: {} }, switches: { s1: {}, s2: {} }, links: [['s1', 'h'], ['s2', 'h'], ['s1', 's2']] }).links).toHaveLength(3); // the host on either side
   });
 });
 

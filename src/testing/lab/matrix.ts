@@ -33,8 +33,8 @@ const PROBE_PORT = 9;
 const CONCURRENCY = 128;
 /** Attempts per pair while none answers: a pair on a path losing p of its packets reads as dropped with chance p³. */
 const ATTEMPTS = 3;
-/** What a failed attempt says about the path: not reached. EPERM: an nftables drop on the way out (a partition). */
-const UNREACHED = new Set(['ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EHOSTDOWN', 'EPERM', 'EACCES']);
+/** What a failed attempt says about the path: not reached (a timeout: maybe a lost SYN, tried again). EPERM: an nftables drop on the way out (a partition). */
+const UNREACHED = new Set(['EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EHOSTDOWN', 'EPERM', 'EACCES']);
 
 type Attempt = boolean | 'timeout' | { error: unknown };
 
@@ -75,7 +75,7 @@ async function reaches(from: NetNS, host: string, timeout: number): Promise<bool
         return answer;
       }),
     );
-    if (i < ATTEMPTS - 1) await pause(spacing, Promise.race(attempts));
+    await pause(spacing, Promise.race(attempts)); // after the last too: it ends as soon as one settles, and all are awaited next
   }
   const answers = await Promise.all(attempts);
   const failure = answers.find((answer): answer is { error: unknown } => typeof answer === 'object');
@@ -85,7 +85,7 @@ async function reaches(from: NetNS, host: string, timeout: number): Promise<bool
 
 /** Runs the tasks, at most `limit` at a time, in order of results. */
 async function limited<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]> {
-  const results: T[] = new Array(tasks.length);
+  const results: T[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < tasks.length) {
