@@ -205,3 +205,44 @@ describe('CniError and versions', () => {
     expect(() => versionAtLeast('1.0', '1.0.0')).toThrow(expect.objectContaining({ code: 6 }));
   });
 });
+
+describe('parseResult, message by message', () => {
+  const fails = (value: unknown, message: string) => expect(() => parseResult(value), message).toThrow(expect.objectContaining({ code: 6, message }));
+  const v1 = (fields: object) => ({ cniVersion: '1.0.0', ...fields });
+
+  it('names the field and what is wrong with it, exactly', () => {
+    fails(v1({ dns: { domain: 5 } }), 'result.dns.domain must be a string');
+    fails(v1({ dns: { nameservers: '10.0.0.1' } }), 'result.dns.nameservers must be an array');
+    fails(v1({ dns: { search: ['a', 1] } }), 'result.dns.search[1] must be a string');
+    fails(v1({ dns: [] }), 'result.dns must be an object');
+    fails(v1({ routes: [{}] }), 'result.routes[0].dst is required');
+    fails(v1({ routes: [{ dst: '10.0.0.0' }] }), 'result.routes[0].dst must be an address with a prefix length, got "10.0.0.0"');
+    fails(v1({ routes: [{ dst: '0.0.0.0/0', mtu: 1.5 }] }), 'result.routes[0].mtu must be a non-negative integer');
+    fails(v1({ routes: [{ dst: '0.0.0.0/0', mtu: '1400' }] }), 'result.routes[0].mtu must be a non-negative integer');
+    fails(v1({ ips: [{}] }), 'result.ips[0].address is required');
+    fails(v1({ ips: [{ address: 7 }] }), 'result.ips[0].address must be a string');
+    fails({ cniVersion: '0.2.0', ip4: {} }, 'result.ip4.ip is required');
+  });
+
+  it('refuses the other generation by its fields, each named', () => {
+    for (const key of ['ip4', 'ip6']) fails(v1({ [key]: { ip: '10.0.0.2/24' } }), 'result has ip4/ip6, which only 0.1.0 and 0.2.0 results have (0.3.0 and later use ips)');
+    for (const key of ['interfaces', 'ips', 'routes']) fails({ cniVersion: '0.2.0', [key]: [] }, `result has ${key}, which 0.1.0 and 0.2.0 results do not (they use ip4 and ip6)`);
+  });
+
+  it('takes an address with a prefix no longer than its family has, and nothing around it', () => {
+    expect(parseResult(v1({ ips: [{ address: '10.0.0.2/32' }, { address: 'fd00::2/128' }, { address: '10.0.0.3/0' }] })).ips).toHaveLength(3);
+    for (const address of ['10.0.0.2/33', 'fd00::2/129', '10.0.0.2/24/1', 'x/24', '10.0.0.2/', '10.0.0.2/a24', '10.0.0.2/24a', '10.0.0.2/0024']) {
+      fails(v1({ ips: [{ address }] }), `result.ips[0].address must be an address with a prefix length, got ${JSON.stringify(address)}`);
+    }
+  });
+
+  it('leaves out what is given as undefined, rather than writing the key', () => {
+    const route = parseResult(v1({ routes: [{ dst: '0.0.0.0/0', gw: undefined, mtu: undefined }] })).routes![0]!;
+    expect(Object.keys(route)).toEqual(['dst']);
+  });
+
+  it('converts a result without routes down to 0.2.0', () => {
+    expect(convertResult(v1({ ips: [{ address: '10.0.0.2/24' }] }) as Result, '0.2.0')).toEqual({ cniVersion: '0.2.0', ip4: { ip: '10.0.0.2/24' } });
+  });
+});
+
