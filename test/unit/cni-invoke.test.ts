@@ -65,10 +65,16 @@ describe('findInPath', () => {
   });
 
   it('refuses an empty name or one with a separator (7), no directories or no match (4)', async () => {
-    await expect(findInPath('', [bin])).rejects.toMatchObject({ code: 7 });
-    await expect(findInPath('../bin/ipam-ok', [other])).rejects.toMatchObject({ code: 7 });
-    await expect(findInPath('ipam-ok', [])).rejects.toMatchObject({ code: 4 });
-    await expect(findInPath('dhcp-nope', [bin])).rejects.toMatchObject({ code: 4, message: expect.stringContaining('dhcp-nope') });
+    await expect(findInPath('', [bin])).rejects.toMatchObject({ code: 7, message: 'invalid plugin name ""' });
+    await expect(findInPath('../bin/ipam-ok', [other])).rejects.toMatchObject({ code: 7, message: 'invalid plugin name "../bin/ipam-ok"' });
+    await expect(findInPath('ipam-ok', [])).rejects.toMatchObject({ code: 4, message: 'CNI_PATH is empty: cannot find plugin "ipam-ok"' });
+    await expect(findInPath('dhcp-nope', [bin, other])).rejects.toMatchObject({ code: 4, message: `failed to find plugin "dhcp-nope" in CNI_PATH [${bin} ${other}]` });
+  });
+
+  it('refuses what is not a name and a list (ERR_NETNS_INVALID_ARG)', async () => {
+    const message = 'findInPath takes a plugin name and a list of directories';
+    await expect(findInPath(7 as never, [bin])).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message });
+    await expect(findInPath('ipam-ok', bin as never)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message });
   });
 });
 
@@ -139,8 +145,17 @@ describe('execPlugin', () => {
     expect(commands()).toEqual(['ADD']);
   });
 
+  it('leaves out of the plugin\'s environment a variable set to undefined, as child_process does', async () => {
+    await execPlugin(join(bin, 'ipam-ok'), '{}', { PATH: process.env.PATH, CNI_COMMAND: 'VERSION', TEST_MARK: undefined, CNI_CONTAINERID: 'c-env' });
+    expect(readFileSync(join(dir, 'env-ipam-ok'), 'utf8')).toBe(' VERSION c-env\n');
+  });
+
   it('refuses stdin that is not bytes, before running anything (ERR_NETNS_INVALID_ARG)', async () => {
-    await expect(execPlugin(join(bin, 'ipam-ok'), { cniVersion: '1.0.0' } as never, process.env)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    await expect(execPlugin(join(bin, 'ipam-ok'), { cniVersion: '1.0.0' } as never, process.env)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: "execPlugin takes the configuration's bytes, a Buffer or a string" });
+    const takes = 'execPlugin takes a path, the configuration bytes and an environment object';
+    await expect(execPlugin(7 as never, '{}', process.env)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: takes });
+    await expect(execPlugin(join(bin, 'ipam-ok'), '{}', null as never)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: takes });
+    await expect(execPlugin(join(bin, 'ipam-ok'), '{}', process.env, {} as never)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: "execPlugin's signal must be an AbortSignal" });
     await expect(delegateAdd('ipam-ok', 42 as never)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
     expect(existsSync(log)).toBe(false);
   });
