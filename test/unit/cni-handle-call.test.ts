@@ -1,0 +1,62 @@
+// One CNI call answered in-process (handleCall: what pluginMain and the
+// resident daemon run): each refusal of the configuration and of the verb for
+// its version with its exact error object, the answers without a result, and
+// the misuse of handleCall itself.
+import { describe, expect, it } from 'vitest';
+import { handleCall } from '../../dist/cni/index.js';
+
+const ENV = { CNI_COMMAND: 'ADD', CNI_CONTAINERID: 'c1', CNI_IFNAME: 'eth0', CNI_NETNS: '/proc/self/ns/net', CNI_NETNS_OVERRIDE: '1', CNI_PATH: '/nonexistent' };
+const INFO = { versions: ['0.4.0', '1.0.0', '1.1.0'] };
+const RESULT = { cniVersion: '1.1.0', ips: [] };
+const FUNCS = { add: () => RESULT, del: () => {}, check: () => {}, gc: () => {} };
+
+async function answer(stdin: string, env: Record<string, string> = ENV, funcs: object = FUNCS, info: object = INFO) {
+  const outcome = await handleCall(funcs as never, info as never, env, async () => Buffer.from(stdin));
+  const out = outcome.stdout.toString();
+  return { exitCode: outcome.exitCode, json: out === '' ? undefined : JSON.parse(out), stderr: outcome.stderr };
+}
+const errorObject = (code: number, msg: string, extra: object = {}, cniVersion = '1.1.0') => ({ exitCode: 1, json: { cniVersion, code, msg, ...extra }, stderr: '' });
+
+describe('handleCall', () => {
+  it('answers ADD with its result, and DEL with nothing at all', async () => {
+    expect(await answer('{"cniVersion":"1.1.0","name":"n","type":"t"}')).toEqual({ exitCode: 0, json: RESULT, stderr: '' });
+    expect(await answer('{"cniVersion":"1.1.0","name":"n","type":"t"}', { ...ENV, CNI_COMMAND: 'DEL' })).toEqual({ exitCode: 0, json: undefined, stderr: '' });
+  });
+
+  it('answers VERSION with every version the plugin supports, without reading stdin', async () => {
+    const outcome = await handleCall(FUNCS as never, INFO, { CNI_COMMAND: 'VERSION' }, () => Promise.reject(new Error('read')));
+    expect(JSON.parse(outcome.stdout.toString())).toEqual({ cniVersion: '1.1.0', supportedVersions: ['0.4.0', '1.0.0', '1.1.0'] });
+  });
+
+  it('says what it is on stderr without a command', async () => {
+    expect(await answer('', {}, FUNCS, { ...INFO, about: 'test plugin v1' })).toEqual({ exitCode: 0, json: undefined, stderr: 'test plugin v1\nCNI protocol versions supported: 0.4.0, 1.0.0, 1.1.0\n' });
+  });
+
+  it('refuses a configuration that is not a JSON object (6)', async () => {
+    expect(await answer('{')).toEqual(errorObject(6, expect.stringMatching(/^error decoding the network configuration: .*JSON/) as never));
+    for (const text of ['[]', 'null', '"n"']) expect(await answer(text), text).toEqual(errorObject(6, 'error decoding the network configuration: it is not a JSON object'));
+  });
+
+  it('refuses a missing or malformed network name (7), giving the name', async () => {
+    expect(await answer('{"cniVersion":"1.0.0","type":"t"}')).toEqual(errorObject(7, 'missing network name', {}, '1.0.0'));
+    expect(await answer('{"cniVersion":"1.0.0","name":"","type":"t"}')).toEqual(errorObject(7, 'missing network name', {}, '1.0.0'));
+    expect(await answer('{"cniVersion":"1.0.0","name":"a b","type":"t"}')).toEqual(errorObject(7, 'invalid characters in the network name', { details: '"a b"' }, '1.0.0'));
+    expect(await answer('{"cniVersion":"1.0.0","name":7,"type":"t"}')).toEqual(errorObject(7, 'invalid characters in the network name', { details: '7' }, '1.0.0'));
+  });
+
+  it('refuses a verb the configuration\'s version predates (1), saying when it came', async () => {
+    const gc = { ...ENV, CNI_COMMAND: 'GC' };
+    expect(await answer('{"cniVersion":"1.0.0","name":"n","type":"t"}', gc)).toEqual(errorObject(1, 'config version does not allow GC', { details: 'GC came in spec 1.1.0; the config is 1.0.0' }, '1.0.0'));
+    expect(await answer('{"cniVersion":"1.1.0","name":"n","type":"t"}', gc)).toEqual({ exitCode: 0, json: undefined, stderr: '' });
+  });
+
+  it('answers an ADD handler that returns no result with an internal error (999)', async () => {
+    expect(await answer('{"cniVersion":"1.1.0","name":"n","type":"t"}', ENV, { ...FUNCS, add: () => undefined })).toEqual(errorObject(999, "the plugin's ADD handler returned no result"));
+  });
+
+  it('refuses its own misuse (ERR_NETNS_INVALID_ARG), answering nothing', async () => {
+    const stdin = async () => Buffer.from('{}');
+    await expect(handleCall(FUNCS as never, INFO, ENV, stdin, null as never)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: "handleCall's options must be an object" });
+    await expect(handleCall(FUNCS as never, { ...INFO, about: 7 } as never, ENV, stdin)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: 'info.about must be a string' });
+  });
+});
