@@ -84,6 +84,45 @@ describe('the attachment gate', () => {
     await Promise.all(calls);
   });
 
+  it('a CHECK or a DEL is never aborted by the DEL after it, nor does a CHECK abort the ADD before it', async () => {
+    const gate = new AttachmentGate();
+    const log: string[] = [];
+    const [add, check, del1, del2] = [fakeCall(log, 'add'), fakeCall(log, 'check'), fakeCall(log, 'del1'), fakeCall(log, 'del2')];
+    const controllers = [new AbortController(), new AbortController(), new AbortController(), new AbortController()];
+    const calls = [gate.run(key('c1'), 'ADD', controllers[0]!, add.run), gate.run(key('c1'), 'CHECK', controllers[1]!, check.run)];
+    await add.started;
+    expect(controllers[0]!.signal.aborted).toBe(false); // the CHECK came, and the ADD runs on
+    calls.push(gate.run(key('c1'), 'DEL', controllers[2]!, del1.run), gate.run(key('c1'), 'DEL', controllers[3]!, del2.run));
+    expect(controllers.map((c) => c.signal.aborted)).toEqual([true, false, false, false]);
+    for (const call of [add, check, del1, del2]) {
+      await call.started;
+      call.finish();
+    }
+    await Promise.all(calls);
+  });
+
+  it('holds a lane only while its attachment has calls queued or running', async () => {
+    const gate = new AttachmentGate();
+    const log: string[] = [];
+    const [a1, a2, b] = [fakeCall(log, 'a1'), fakeCall(log, 'a2'), fakeCall(log, 'b')];
+    const calls = [gate.run(key('c1'), 'ADD', new AbortController(), a1.run), gate.run(key('c1'), 'CHECK', new AbortController(), a2.run), gate.run(key('c2'), 'ADD', new AbortController(), b.run)];
+    gate.run(undefined, 'VERSION', new AbortController(), async () => {});
+    expect(gate.busy).toBe(2);
+    await a1.started;
+    a1.finish();
+    await a2.started; // c1's first call is done, its second runs
+    expect(gate.busy).toBe(2);
+    a2.finish();
+    await calls[1];
+    expect(gate.busy).toBe(1);
+    await b.started;
+    b.finish();
+    await Promise.all(calls);
+    expect(gate.busy).toBe(0);
+    await gate.run(key('c1'), 'DEL', new AbortController(), () => Promise.reject(new Error('boom'))).catch(() => {});
+    expect(gate.busy).toBe(0); // a failed call's lane goes too
+  });
+
   it('a call that rejects does not stop the next one of its attachment', async () => {
     const gate = new AttachmentGate();
     const failing = gate.run(key('c1'), 'ADD', new AbortController(), () => Promise.reject(new Error('boom')));

@@ -30,15 +30,20 @@ export function attachmentOf(env: CallEnvironment, stdin: Buffer): string | unde
   if (!['ADD', 'DEL', 'CHECK'].includes(env.CNI_COMMAND ?? '')) return undefined;
   let name: unknown;
   try {
-    name = (JSON.parse(stdin.toString('utf8')) as { name?: unknown } | null)?.name;
+    name = (JSON.parse(stdin.toString('utf8')) as { name?: unknown }).name;
   } catch {
-    return undefined;
+    // not JSON, or JSON null: no name
   }
   return typeof name === 'string' ? JSON.stringify([name, env.CNI_CONTAINERID ?? '', env.CNI_IFNAME ?? '']) : undefined;
 }
 
 export class AttachmentGate {
   readonly #lanes = new Map<string, Lane>();
+
+  /** The attachments with calls queued or running: a lane goes with its last call, so a long-lived daemon holds none for attachments gone. */
+  get busy(): number {
+    return this.#lanes.size;
+  }
 
   /**
    * Runs `fn` once every call queued before it on `key` has settled. A DEL
