@@ -35,8 +35,10 @@ describe('parseCniArgs', () => {
   });
 
   it('refuses a bad value for its kind, and keys in another case (code 4)', () => {
-    expect(() => parseCniArgs('IP=10.0.0.300', spec)).toThrow(expect.objectContaining({ code: 4 }));
-    expect(() => parseCniArgs('DEBUG=yes', spec)).toThrow(expect.objectContaining({ code: 4 }));
+    expect(() => parseCniArgs('IP=10.0.0.300', spec)).toThrow(expect.objectContaining({ code: 4, message: 'CNI_ARGS: "IP=10.0.0.300": the value is not an IP address' }));
+    expect(() => parseCniArgs('DEBUG=yes', spec)).toThrow(expect.objectContaining({ code: 4, message: 'CNI_ARGS: "DEBUG=yes": the value is not 1, true, 0 or false' }));
+    expect(parseCniArgs('DEBUG=FALSE', spec)).toEqual({ DEBUG: false });
+    expect(() => parseCniArgs('IgnoreUnknown=maybe', spec)).toThrow(expect.objectContaining({ code: 4, message: 'CNI_ARGS: "IgnoreUnknown=maybe": the value is not 1, true, 0 or false' }));
     expect(() => parseCniArgs('ip=10.0.0.5', spec)).toThrow(expect.objectContaining({ code: 4 }));
   });
 
@@ -49,12 +51,15 @@ describe('parseCniArgs', () => {
   });
 
   it('refuses a CNI_ARGS that is not text (ERR_NETNS_INVALID_ARG)', () => {
-    expect(() => parseCniArgs(5 as never, spec)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+    expect(() => parseCniArgs(5 as never, spec)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG', message: 'parseCniArgs takes the CNI_ARGS text' }));
   });
 
   it('refuses a spec that is not a map of kinds (ERR_NETNS_INVALID_ARG)', () => {
     expect(() => parseCniArgs('IP=1.2.3.4', { IP: 'address' } as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
     expect(() => parseCniArgs('IP=1.2.3.4', null as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+    const message = 'the CNI_ARGS spec maps each key to one of string, ip, boolean';
+    expect(() => parseCniArgs('IP=1.2.3.4', { IP: 'ip', X: 'address' } as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG', message })); // one bad kind among good ones
+    expect(() => parseCniArgs('IP=1.2.3.4', { IP: 'ip', X: ['ip'] } as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG', message })); // a kind that only prints as one
   });
 });
 
@@ -83,6 +88,12 @@ describe('runtimeConfig and capabilities', () => {
     for (const call of [() => runtimeConfig(null as never, 'mac'), () => hasCapability(undefined as never, 'mac'), () => validAttachments('{}' as never)]) {
       expect(call).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
     }
+    expect(() => hasCapability([] as never, 'mac')).toThrow(expect.objectContaining({ message: expect.stringMatching(/^hasCapability /) }));
+    expect(() => runtimeConfig([] as never, 'mac')).toThrow(expect.objectContaining({ message: expect.stringMatching(/^runtimeConfig /) }));
+  });
+
+  it('reads capabilities that are not an object as none declared', () => {
+    for (const capabilities of [null, 'ips', 7]) expect(hasCapability({ ...config, capabilities } as never, 'ips'), String(capabilities)).toBe(false);
   });
 
   it('reads own properties only', () => {
