@@ -63,5 +63,29 @@ describe('host end names', () => {
     expect(leadingKey(`${key}x`)).toBeUndefined();
     expect(leadingKey("a user's alias")).toBeUndefined();
     expect(() => hostEndNames('not a key')).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+    expect(leadingKey(`0${key}`)).toBeUndefined(); // only at the start
+    expect(leadingKey(`${key}, if:eth0`)).toBe(key);
+  });
+
+  it('are refused for anything but a whole key, by message', () => {
+    const message = 'hostEndNames: key must be an attachment key (attachmentKey)';
+    for (const bad of [`${key}0`, `0${key}`, key.toUpperCase(), 7]) expect(() => hostEndNames(bad as never), String(bad)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG', message }));
+  });
+});
+
+describe('names given to the identity functions', () => {
+  it('are refused when empty or not strings, saying which and what came', () => {
+    const refused = (message: string) => expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG', message });
+    expect(() => attachmentKey('net', { containerID: '', ifname: 'eth0' })).toThrow(refused('containerID must be a non-empty string, got an empty string'));
+    expect(() => attachmentKey('net', { containerID: 'c', ifname: 7 as never })).toThrow(refused('ifname must be a non-empty string, got number'));
+    expect(() => networkTagPrefix('')).toThrow(refused('network must be a non-empty string, got an empty string'));
+    expect(() => keyOfTag('net', 42 as never)).toThrow(refused("keyOfTag: tag must be a string (a link's alias), got number"));
+  });
+
+  it('escape a control character in an alias as two hex digits, and read it back', () => {
+    const attachment = { containerID: 'c\u0001d', ifname: 'eth0' };
+    const alias = hostAlias('net', attachment);
+    expect(alias).toContain(', id:c%01d,');
+    expect(attachmentOf('net', alias)).toEqual(attachment);
   });
 });
