@@ -15,6 +15,7 @@ import {
   type NetConf,
   type Result,
 } from '../../dist/cni/index.js';
+import { netnsError } from '../../dist/core/errors.js';
 
 const FULL: Result = {
   cniVersion: '1.1.0',
@@ -189,12 +190,19 @@ describe('CniError and versions', () => {
     expect(toCniError(typed)).toBe(typed);
     expect(toCniError(new TypeError('bad'))).toMatchObject({ code: 999, message: 'bad' });
     expect(toCniError('text')).toMatchObject({ code: 999, message: 'text' });
+    expect(toCniError(typed).name).toBe('CniError');
+  });
+
+  it("turns a CHECK helper's finding into 110 (CHECK_FAILED), and any other NetnsError into 999", () => {
+    expect(toCniError(netnsError('ERR_NETNS_CNI_CHECK' as never, 'eth0 has no address 10.0.0.2/24'))).toMatchObject({ code: 110, message: 'eth0 has no address 10.0.0.2/24' });
+    expect(toCniError(netnsError('ENOENT' as never, 'no such namespace'))).toMatchObject({ code: 999, message: 'no such namespace' });
   });
 
   it('refuses a code that is not a non-negative integer (ERR_NETNS_INVALID_ARG)', () => {
     for (const code of [-1, 1.5, Number.NaN, '4' as unknown as number]) {
-      expect(() => new CniError(code, 'x')).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG' }));
+      expect(() => new CniError(code, 'x')).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG', message: `a CNI error code is a non-negative integer, got ${String(code)}` }));
     }
+    expect(new CniError(0, 'x').code).toBe(0);
   });
 
   it('orders versions numerically; a malformed one is code 6', () => {
