@@ -23,7 +23,7 @@ function request(env: string[], stdin: string): Buffer {
 
 describe('the resident wire format', () => {
   it('reads a request cut anywhere, the first of two entries of a name winning', () => {
-    const bytes = request(['CNI_COMMAND=ADD', 'CNI_PATH=/a:/b', 'CNI_PATH=/evil', 'NOEQUALS', 'EMPTY='], '{"name":"n"}');
+    const bytes = request(['CNI_COMMAND=ADD', 'CNI_PATH=/a:/b', 'CNI_PATH=/evil', 'NOEQUALS', '=nameless', 'EMPTY='], '{"name":"n"}');
     for (const size of [1, 3, 7, 8, 12, 13, bytes.length]) {
       const reader = new RequestReader();
       const pieces: (ReturnType<RequestReader['push']>)[] = [];
@@ -42,6 +42,9 @@ describe('the resident wire format', () => {
 
   it('refuses another program, an older shim, lengths over the limits, and bytes past the announced end', () => {
     expect(() => new RequestReader().push(Buffer.from('GET / HTTP/1.1\r\n'))).toThrow(BadRequest);
+    const other = request(['A=1'], '{}');
+    other.write('XCS3'); // lengths that fit: only the magic tells
+    expect(() => new RequestReader().push(other)).toThrow('not a netns CNI shim request (another program, or a shim of another version)');
     expect(REQUEST_MAGIC).toBe('NCS3');
     for (const version of [1, 2]) {
       const old = Buffer.alloc(16);
