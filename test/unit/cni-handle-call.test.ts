@@ -50,6 +50,15 @@ describe('handleCall', () => {
     expect(await answer('{"cniVersion":"1.1.0","name":"n","type":"t"}', gc)).toEqual({ exitCode: 0, json: undefined, stderr: '' });
   });
 
+  it('refuses a configuration version the plugin does not support (1), listing those it does; no version or an empty one is 0.1.0', async () => {
+    const details = 'config is "0.3.0", plugin supports ["0.4.0", "1.0.0", "1.1.0"]';
+    expect(await answer('{"cniVersion":"0.3.0","name":"n","type":"t"}')).toEqual(errorObject(1, 'incompatible CNI versions', { details }, '0.3.0'));
+    for (const version of ['', undefined]) {
+      expect(await answer(JSON.stringify({ cniVersion: version, name: 'n', type: 't' }))).toEqual(errorObject(1, 'incompatible CNI versions', { details: details.replace('0.3.0', '0.1.0') }, '0.1.0'));
+    }
+    expect(await answer('{"cniVersion":"1.0","name":"n","type":"t"}')).toEqual(errorObject(1, 'incompatible CNI versions', { details: details.replace('0.3.0', '1.0') }, '1.0')); // malformed: supported by none
+  });
+
   it('answers an ADD handler that returns no result with an internal error (999)', async () => {
     expect(await answer('{"cniVersion":"1.1.0","name":"n","type":"t"}', ENV, { ...FUNCS, add: () => undefined })).toEqual(errorObject(999, "the plugin's ADD handler returned no result"));
   });
