@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CniError, delegate, delegateAdd, delegateVersions, execAdd, execAddThen, execDel, execPlugin, findInPath, ipamType, type NetConf } from '../../dist/cni/index.js';
+import { pluginFailure } from '../../dist/cni/invoke.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cni-invoke-'));
 const bin = join(dir, 'bin');
@@ -195,5 +196,30 @@ describe('IPAM', () => {
     expect(error).toMatchObject({ code: 999, message: 'duplicate allocation is not allowed' });
     expect(ran).toBe(false);
     expect(commands()).toEqual(['ADD']);
+  });
+});
+
+describe('pluginFailure: what a failed plugin reported', () => {
+  const exit = (stdout: string, stderr = '', code: number | null = 1, signal: NodeJS.Signals | null = null) => ({ code, signal, stdout: Buffer.from(stdout), stderr: Buffer.from(stderr) });
+  const failure = (stdout: string, stderr?: string, code?: number | null, signal?: NodeJS.Signals | null) => {
+    const error = pluginFailure('/bin/p', exit(stdout, stderr, code, signal));
+    return { code: error.code, message: error.message, details: error.details };
+  };
+
+  it("takes its stdout's error object, code 0 included, details only when text", () => {
+    expect(failure('  {"code":11,"msg":"try again","details":"pool busy"}\n')).toEqual({ code: 11, message: 'try again', details: 'pool busy' });
+    expect(failure('{"code":0,"msg":"odd"}')).toEqual({ code: 0, message: 'odd', details: '' });
+    expect(failure('{"code":7,"msg":"bad","details":{"k":1}}')).toEqual({ code: 7, message: 'bad', details: '' });
+  });
+
+  it('reports an error object it cannot take, with the text, as 999', () => {
+    for (const stdout of ['{"code":"7","msg":"x"}', '{"code":7}', '{"code":-1,"msg":"x"}', '{"code":1.5,"msg":"x"}', 'panic']) {
+      expect(failure(stdout), stdout).toEqual({ code: 999, message: `plugin /bin/p failed (exit status 1) and its error could not be read: ${stdout}`, details: '' });
+    }
+  });
+
+  it('falls back on its stderr, trimmed, then on how it ended', () => {
+    expect(failure(' \n', '  disk full\n', 3)).toEqual({ code: 999, message: 'plugin /bin/p failed (exit status 3): disk full', details: '' });
+    expect(failure('', ' \n', null, 'SIGKILL')).toEqual({ code: 999, message: 'plugin /bin/p failed with no error message (killed by SIGKILL)', details: '' });
   });
 });
