@@ -30,7 +30,7 @@ const PICK_ATTEMPTS = 64;
 /** The uplink of router `node`: the given subnet, or a /30 of 100.64.0.0/10 overlapping no subnet in `taken`. */
 export function planNat(node: string, subnet: string | undefined, taken: string[]): PlannedNat {
   const chosen = subnet ?? pickSubnet(taken);
-  const network = networkOf(parsePrefix(chosen, 'nat subnet', false));
+  const network = networkOf(parsePrefix(chosen)); // checked already, by the spec or as picked
   const length = chosen.split('/')[1]!;
   const host = (n: number): string => `${formatAddress(offset(network, n))}/${length}`;
   return { node, subnet: chosen, iface: UPLINK, routerAddress: host(2), machineIface: `nslab${randomBytes(4).toString('hex')}`, machineAddress: host(1) };
@@ -43,8 +43,8 @@ function offset(network: Buffer, n: number): Buffer {
 }
 
 function pickSubnet(taken: string[]): string {
-  const space = networkOf(parsePrefix(SHARED_SPACE, 'space', false)).readUInt32BE(0);
-  const used = taken.map((cidr) => parsePrefix(cidr, 'subnet', false)).filter((prefix) => prefix.family === 2);
+  const space = networkOf(parsePrefix(SHARED_SPACE)).readUInt32BE(0);
+  const used = taken.map((cidr) => parsePrefix(cidr)); // checked already; an IPv6 one overlaps no /30
   for (let attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
     const candidate = Buffer.alloc(4);
     candidate.writeUInt32BE((space + randomInt(1 << 20) * 4) >>> 0); // a random /30 of the /10: two labs rarely pick the same

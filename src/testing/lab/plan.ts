@@ -381,8 +381,9 @@ export function planLab(spec: CheckedLabSpec, machineSubnets: string[] = []): La
 function planUplink(nat: { node: string; subnet?: string }, segments: Segment[], machineSubnets: string[]): PlannedNat {
   const lab = segments.map((segment) => segment.subnet);
   if (nat.subnet !== undefined) {
-    const given = parsePrefix(nat.subnet, 'nat subnet', false);
-    const clash = (subnets: string[]) => subnets.find((subnet) => prefixesOverlap(given, parsePrefix(subnet, 'subnet', false)));
+    // All checked already (the spec's, the lab's, the machine's routes): parsed for their bytes alone.
+    const given = parsePrefix(nat.subnet);
+    const clash = (subnets: string[]) => subnets.find((subnet) => prefixesOverlap(given, parsePrefix(subnet)));
     const inLab = clash(lab);
     if (inLab) throw invalid(`router ${nat.node}'s nat subnet ${nat.subnet} overlaps the lab's ${inLab}`);
     // the machine's end would take over the machine's own addresses or routes
