@@ -70,6 +70,10 @@ describe('the mutation score table', () => {
     mkdirSync(join(dir, 'src/cni'), { recursive: true });
     writeFileSync(join(dir, 'src/cni/args.ts'), '');
     saveSummaries(dir, { files: { 'src/cni/args.ts': { mutants: [mutant('Killed', 1)] } } }, ['src/cni/args.ts'], { commit: 'ddd4444', date: '2026-12-07', tests: 'unit' });
-    expect(savedTable(dir)).toContain('src/cni: all 1 files (2026-12-07, commit ddd4444, unit tests only: a lower bound)');
+    const table = savedTable(dir);
+    expect(table).toContain('src/cni: all 1 files (2026-12-07, commit ddd4444, unit tests only: a lower bound)');
+    // A row of its own, so that a folder's row keeps one measure.
+    expect(rowOf(table, 'src/cni (unit tests only)')?.slice(1, 3)).toEqual(['1', '1']);
+    expect(table.split('\n').filter((line) => line.split('|')[1]?.trim() === 'src/cni')).toEqual([]);
   });
 });
