@@ -173,6 +173,21 @@ function describeErrno(errno: number): [code: ErrorCode, description: string] {
 /** What a refused value is, for messages: 'null', 'an array', or its typeof. */
 export const kindOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
 
+/**
+ * A refused value as a message shows it: its JSON (text quoted), a number or
+ * bigint as written (JSON prints NaN and Infinity as null, and throws on a
+ * bigint), else `unshowable(value)` (a function, a symbol, undefined), or its
+ * kind for what JSON refuses (a circular object, a toJSON that throws). Never throws.
+ */
+export function shownValue(value: unknown, unshowable: (value: unknown) => string = kindOf): string {
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  try {
+    return JSON.stringify(value) ?? unshowable(value);
+  } catch {
+    return kindOf(value);
+  }
+}
+
 /** A system error in Node's wording: "ENOENT: no such file or directory, open '/x'". */
 export function systemError(errno: number, syscall: string, path?: string): NetnsError {
   const [code, description] = describeErrno(errno);

@@ -1,7 +1,7 @@
 // createTestNetwork's spec, checked whole before anything is made: a bad spec
 // must never leave half a network behind, nor be built as something else
 // (a string's characters taken as host keys, an address ignored).
-import { ErrorCodes, kindOf, netnsError } from '../core/errors.js';
+import { ErrorCodes, kindOf, netnsError, shownValue } from '../core/errors.js';
 import { refuseUnknownKeys } from '../core/known-keys.js';
 import { assertValidName } from '../core/names.js';
 import { own } from '../core/own.js';
@@ -58,7 +58,7 @@ function checkLink(link: unknown, hosts: Record<string, TestHostSpec>): TestLink
   }
   const [a, b, addresses] = link as unknown[];
   for (const end of [a, b]) {
-    if (typeof end !== 'string' || !Object.hasOwn(hosts, end)) throw invalid(`link names unknown host ${JSON.stringify(end) ?? String(end)}`);
+    if (typeof end !== 'string' || !Object.hasOwn(hosts, end)) throw invalid(`link names unknown host ${shownValue(end, String)}`);
   }
   if (a === b) throw invalid(`a link joins two different hosts, not ${String(a)} to itself`);
   if (addresses === undefined) return [a as string, b as string];

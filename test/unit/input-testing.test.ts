@@ -23,6 +23,7 @@ describe('createTestNetwork refuses a bad spec before making anything', () => {
     ['an addr on a host with no link to put it on', { hosts: { a: { addr: '10.0.0.1/24' } } }],
     ['links that are not an array', { hosts: { a: {}, b: {} }, links: 'ab' }],
     ['a link that is not a pair', { hosts: { a: {}, b: {} }, links: [['a']] }],
+    ['a link end JSON cannot print (a bigint)', { hosts: { a: {}, b: {} }, links: [['a', 10n]] }],
     ['a link address for a host not on the link', { hosts: { a: {}, b: {}, c: {} }, links: [['a', 'b', { c: '10.0.0.3/24' }]] }],
     ['a malformed link address', { hosts: { a: {}, b: {} }, links: [['a', 'b', { a: '10.0.0.300/24' }]] }],
     ['a prefix that is not a string', { hosts: { a: {} }, prefix: 7 }],

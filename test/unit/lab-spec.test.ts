@@ -117,6 +117,7 @@ describe('links', () => {
     ['a node not named by text', { ...two, links: [['a', 5]] }, 'a link names unknown node 5'],
     ['a node missing', { ...two, links: [['a', undefined]] }, 'a link names unknown node undefined'],
     ['a node that JSON cannot show', { ...two, links: [['a', Symbol('b')]] }, 'a link names unknown node Symbol(b)'],
+    ['a node JSON throws on', { ...two, links: [['a', 10n]] }, 'a link names unknown node 10'],
     ['a link to itself', { ...two, links: [['a', 'a']] }, 'createLab: a link joins two different nodes, not a to itself'],
     ['options not an object', { ...two, links: [['a', 'b', 'fast']] }, "createLab: link a-b's options must be an object, got string"],
     ['options null', { ...two, links: [['a', 'b', null]] }, "link a-b's options must be an object, got null"],

@@ -36,6 +36,11 @@ describe('rates: bits per second or tc text, to bytes per second', () => {
     expect(() => kernel({ rate: NaN })).toThrow(refused('got NaN'));
     expect(() => kernel({ rate: true })).toThrow(refused('got true'));
     expect(() => kernel({ rate: () => 1 })).toThrow(refused('got function'));
+    // What the types omit but JavaScript passes: refused with the code, never a TypeError from JSON.
+    expect(() => kernel({ rate: 10n })).toThrow(refused('got 10'));
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    expect(() => kernel({ rate: circular })).toThrow(refused('got object'));
   });
 
   it('takes from 1 byte a second (rounded) up to the 32-bit field of tbf, and no further', () => {

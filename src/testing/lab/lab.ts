@@ -11,7 +11,7 @@ import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onExit } from 'signal-exit';
-import { ErrorCodes, kindOf, netnsError, type NetnsError } from '../../core/errors.js';
+import { ErrorCodes, kindOf, netnsError, shownValue, type NetnsError } from '../../core/errors.js';
 import { refuseUnknownKeys } from '../../core/known-keys.js';
 import { assertValidName, checkRunDir, mountableRunDir, NETNS_RUN_DIR, type RunDirOption } from '../../core/names.js';
 import { ownOptions } from '../../core/own.js';
@@ -317,7 +317,7 @@ export class Lab implements AsyncDisposable {
 
   #node(key: unknown): LabNode {
     const node = typeof key === 'string' ? this.#nodes.get(key) : undefined;
-    if (!node) throw invalid(`lab has no node ${JSON.stringify(key) ?? String(key)} (nodes: ${[...this.#nodes.keys()].join(', ')})`);
+    if (!node) throw invalid(`lab has no node ${shownValue(key, String)} (nodes: ${[...this.#nodes.keys()].join(', ')})`);
     return node;
   }
 

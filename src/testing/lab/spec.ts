@@ -1,7 +1,7 @@
 // A lab's spec, checked whole before anything is made: an unknown node, a
 // duplicate link, a loop of switches or a bad address is refused with
 // ERR_NETNS_INVALID_ARG naming it, and nothing is built.
-import { ErrorCodes, kindOf, netnsError, type NetnsError } from '../../core/errors.js';
+import { ErrorCodes, kindOf, netnsError, shownValue, type NetnsError } from '../../core/errors.js';
 import { refuseUnknownKeys } from '../../core/known-keys.js';
 import { assertValidName } from '../../core/names.js';
 import { own } from '../../core/own.js';
@@ -181,7 +181,7 @@ function checkLink(link: unknown, nodes: Map<string, LabNodeKind>): { a: string;
   if (!Array.isArray(link) || link.length < 2 || link.length > 3) throw invalid(`a link is [nodeA, nodeB] or [nodeA, nodeB, options], got ${kindOf(link)}`);
   const [a, b, given] = link as unknown[];
   for (const end of [a, b]) {
-    if (typeof end !== 'string' || !nodes.has(end)) throw invalid(`a link names unknown node ${JSON.stringify(end) ?? String(end)}`);
+    if (typeof end !== 'string' || !nodes.has(end)) throw invalid(`a link names unknown node ${shownValue(end, String)}`);
   }
   if (a === b) throw invalid(`a link joins two different nodes, not ${String(a)} to itself`);
   const name = `${String(a)}-${String(b)}`;

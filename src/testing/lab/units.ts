@@ -1,6 +1,6 @@
 // An impairment as users write it (tc's units: "10mbit", "20ms") and as the
 // kernel takes it (bytes per second, microseconds, percent).
-import { ErrorCodes, kindOf, netnsError, type NetnsError } from '../../core/errors.js';
+import { ErrorCodes, kindOf, netnsError, shownValue, type NetnsError } from '../../core/errors.js';
 import { refuseUnknownKeys } from '../../core/known-keys.js';
 import { own } from '../../core/own.js';
 
@@ -42,33 +42,30 @@ const MAX_TIME_MS = 3_600_000;
 
 const invalid = (message: string): NetnsError => netnsError(ErrorCodes.INVALID_ARG, message);
 
-/** A refused value as the message shows it: text quoted, a number as written (JSON would print NaN and Infinity as null). */
-const shown = (value: unknown): string => (typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? kindOf(value)));
-
 function quantity(value: unknown, units: Record<string, number>, bare: string, what: string): number {
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
   const match = typeof value === 'string' ? /^(\d+(?:\.\d+)?)([a-z]+)$/i.exec(value.trim()) : null;
   const unit = match?.[2]!.toLowerCase();
   if (!match || unit === undefined || !Object.hasOwn(units, unit)) {
-    throw invalid(`${what} must be a number (${bare}) or text with a unit (${Object.keys(units).join(', ')}), got ${shown(value)}`);
+    throw invalid(`${what} must be a number (${bare}) or text with a unit (${Object.keys(units).join(', ')}), got ${shownValue(value)}`);
   }
   return Number(match[1]) * units[unit]!;
 }
 
 function percent(value: unknown, what: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 100) throw invalid(`${what} must be a percent from 0 to 100, got ${shown(value)}`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 100) throw invalid(`${what} must be a percent from 0 to 100, got ${shownValue(value)}`);
   return value;
 }
 
 function rateBytes(value: unknown, what: string): number {
   const bytes = Math.round(quantity(value, RATE_UNITS, 'bits per second', what) / 8);
-  if (bytes < 1 || bytes > MAX_RATE_BYTES) throw invalid(`${what} must be from 8bit to ${(MAX_RATE_BYTES * 8) / 1e9}gbit, got ${shown(value)}`);
+  if (bytes < 1 || bytes > MAX_RATE_BYTES) throw invalid(`${what} must be from 8bit to ${(MAX_RATE_BYTES * 8) / 1e9}gbit, got ${shownValue(value)}`);
   return bytes;
 }
 
 function microseconds(value: unknown, what: string): number {
   const ms = quantity(value, TIME_UNITS, 'milliseconds', what);
-  if (ms > MAX_TIME_MS) throw invalid(`${what} must be at most an hour, got ${shown(value)}`);
+  if (ms > MAX_TIME_MS) throw invalid(`${what} must be at most an hour, got ${shownValue(value)}`);
   return Math.round(ms * 1000);
 }
 
