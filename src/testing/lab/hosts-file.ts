@@ -104,15 +104,14 @@ export class HostsFiles {
 export function removeHostsFolder(name: string): void {
   const dir = `${ETC_NETNS}/${name}`;
   try {
-    if (!hostsFileIsTheLabs(`${dir}/hosts`)) return;
-    rmdirSync(dir);
+    if (removeLabHostsFile(`${dir}/hosts`)) rmdirSync(dir);
   } catch {
     // gone already, not ours, or no longer empty: left as it is
   }
 }
 
-/** Whether `path` is a hosts file the lab wrote, removing it if so; true as well when there is none. */
-function hostsFileIsTheLabs(path: string): boolean {
+/** Removes the hosts file at `path` if the lab wrote it; whether none is left there (removed, or never written). */
+function removeLabHostsFile(path: string): boolean {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
