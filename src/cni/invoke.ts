@@ -154,7 +154,8 @@ export function pluginFailure(pluginPath: string, exit: PluginExit): CniError {
 /**
  * Runs the plugin at `pluginPath` (no shell) with `env` and `stdin`, however
  * it exits; retried while the binary is being replaced (ETXTBSY), as Go's
- * invoke does. A plugin that cannot be started at all is code 999. `signal`
+ * invoke does. A plugin that cannot be started at all is code 999; an
+ * environment or path execve would misread is ERR_NETNS_INVALID_ARG. `signal`
  * (the addon's start only) kills it when aborted.
  */
 export async function runPlugin(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv, spawn?: SpawnPlugin, signal?: AbortSignal): Promise<PluginExit> {
@@ -163,6 +164,7 @@ export async function runPlugin(pluginPath: string, stdin: ConfigBytes, env: Nod
       return await runOnce(pluginPath, stdin, env, spawn, signal);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      if (code === ErrorCodes.INVALID_ARG) throw error; // the caller's environment or path, not a plugin that cannot run
       if (code === 'ETXTBSY' && attempt < BUSY_ATTEMPTS) {
         // Nothing to wait on: the writer holding the file open is another process.
         await process.getBuiltinModule('node:timers/promises').setTimeout(BUSY_PAUSE_MS);

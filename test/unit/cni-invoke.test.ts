@@ -3,12 +3,13 @@
 // configuration bytes, and its answer (a result by its own version, or an
 // error object, or only stderr) comes back typed. The delegates here are tiny
 // sh scripts that log what they were given.
+import { getEventListeners } from 'node:events';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CniError, delegate, delegateAdd, delegateVersions, execAdd, execAddThen, execDel, execPlugin, findInPath, ipamType, type NetConf } from '../../dist/cni/index.js';
-import { pluginFailure } from '../../dist/cni/invoke.js';
+import { pluginFailure, runPlugin } from '../../dist/cni/invoke.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cni-invoke-'));
 const bin = join(dir, 'bin');
@@ -117,7 +118,29 @@ describe('delegateAdd and delegate', () => {
   });
 
   it('refuses ADD or VERSION through delegate (ERR_NETNS_INVALID_ARG): ADD has a result, delegateAdd reads it', async () => {
-    await expect(delegate('ADD' as never, 'ipam-ok', configText('1.0.0'))).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    await expect(delegate('ADD' as never, 'ipam-ok', configText('1.0.0'))).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: 'delegate runs DEL, CHECK, GC or STATUS, not ADD' });
+    expect(existsSync(log)).toBe(false);
+  });
+
+  it('refuses an environment that is not an object, naming the function, before running anything', async () => {
+    const refused = (caller: string) => ({ code: 'ERR_NETNS_INVALID_ARG', message: `${caller} takes the call's environment as an object (CmdArgs.env)` });
+    await expect(delegateAdd('ipam-ok', configText('1.0.0'), null as never)).rejects.toMatchObject(refused('delegateAdd'));
+    await expect(delegate('DEL', 'ipam-ok', configText('1.0.0'), 'CNI_PATH=/bin' as never)).rejects.toMatchObject(refused('delegate'));
+    await expect(delegateVersions('ipam-ok', null as never)).rejects.toMatchObject(refused('delegateVersions'));
+    await expect(delegateAdd('ipam-ok', 42 as never)).rejects.toMatchObject({ message: "delegateAdd takes the configuration's bytes, a Buffer or a string" });
+    expect(existsSync(log)).toBe(false);
+  });
+
+  it('refuses a configuration that is not JSON, or states no readable version (6), before the delegate allocates anything', async () => {
+    await expect(delegateAdd('ipam-ok', '{"cniVersion":')).rejects.toMatchObject({ code: 6, message: expect.stringMatching(/^the configuration given to a delegate is not JSON: ./) });
+    await expect(delegateAdd('ipam-ok', '{"cniVersion":7}')).rejects.toMatchObject({ code: 6, message: expect.stringMatching(/^cniVersion must be a string/) });
+    expect(existsSync(log)).toBe(false);
+  });
+
+  it('names the delegate whose result is not JSON (6), and reads a result whose cniVersion is empty by the configuration\'s', async () => {
+    await expect(delegateAdd('ipam-notjson', configText('1.0.0'))).rejects.toMatchObject({ code: 6, message: expect.stringMatching(/^plugin ipam-notjson printed a result that is not JSON: ./) });
+    script('ipam-empty-version', `echo '{"cniVersion":"","ip4":{"ip":"10.9.0.2/24"}}'`);
+    expect((await delegateAdd('ipam-empty-version', configText('0.2.0'))).ips).toEqual([{ address: '10.9.0.2/24' }]);
   });
 });
 
@@ -133,6 +156,24 @@ describe('delegateVersions', () => {
     expect(await delegateVersions('ancient')).toEqual(['0.1.0']);
     script('confused', `echo '{"cniVersion":"1.0.0"}'`);
     await expect(delegateVersions('confused')).rejects.toMatchObject({ code: 6 });
+  });
+
+  it('gives an old skel a value for each variable it requires, CNI_PATH included', async () => {
+    script('old-skel', `echo "$CNI_NETNS $CNI_IFNAME $CNI_PATH" > ${dir}/old-skel-env\necho '{"supportedVersions":["0.3.1"]}'`);
+    expect(await delegateVersions('old-skel')).toEqual(['0.3.1']);
+    expect(readFileSync(join(dir, 'old-skel-env'), 'utf8')).toBe('dummy dummy dummy\n');
+  });
+
+  it('passes on any other VERSION failure', async () => {
+    script('version-broken', `echo '{"code":11,"msg":"try again later"}'\nexit 1`);
+    await expect(delegateVersions('version-broken')).rejects.toMatchObject({ code: 11, message: 'try again later' });
+  });
+
+  it('refuses an answer that is not an object with a list of texts (6), quoting it', async () => {
+    for (const answer of ['null', '7', '{"supportedVersions":"1.0.0"}', '{"supportedVersions":["1.0.0",1]}', 'not json']) {
+      script('odd-versions', `echo '${answer}'`);
+      await expect(delegateVersions('odd-versions'), answer).rejects.toMatchObject({ code: 6, message: `plugin odd-versions answered VERSION without a list of versions: ${answer}` });
+    }
   });
 });
 
@@ -161,10 +202,78 @@ describe('execPlugin', () => {
     expect(existsSync(log)).toBe(false);
   });
 
+  it('gives the plugin exactly the environment asked for, no more', async () => {
+    const stdout = await execPlugin('/usr/bin/env', '', { A: '1', B: undefined, C: 'x=y' });
+    expect(stdout.toString()).toBe('A=1\nC=x=y\n');
+  });
+
+  it('refuses a variable that execve would read as another (ERR_NETNS_INVALID_ARG), running nothing', async () => {
+    for (const env of [{ '': 'x' }, { 'A=B': 'x' }, { A: 'x\0B=y' }, { 'A\0': 'x' }]) {
+      const name = JSON.stringify(Object.keys(env)[0]);
+      await expect(execPlugin(join(bin, 'ipam-ok'), '{}', env), name).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: `a plugin's environment cannot hold ${name}: names without = or NUL, values without NUL` });
+    }
+    await expect(execPlugin(`${join(bin, 'ipam-ok')}\0x`, '{}', {})).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: expect.stringMatching(/^a plugin path cannot hold NUL/) });
+    expect(existsSync(log)).toBe(false);
+  });
+
+  it('passes a successful plugin\'s stderr on to ours, and writes nothing when it printed none', async () => {
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      await execPlugin(join(bin, 'ipam-ok'), '{}', { ...process.env, CNI_COMMAND: 'DEL' });
+      expect(write.mock.calls.map(([data]) => String(data))).toEqual(['ipam-ok says hello\n']);
+      write.mockClear();
+      await execPlugin(join(bin, 'ipam-bare'), '{}', { ...process.env, CNI_COMMAND: 'ADD' });
+      expect(write).not.toHaveBeenCalled();
+    } finally {
+      write.mockRestore();
+    }
+  });
+
+  it('stops listening to the signal once the plugin has ended', async () => {
+    const controller = new AbortController();
+    await execPlugin(join(bin, 'ipam-ok'), '{}', { ...process.env, CNI_COMMAND: 'DEL' }, controller.signal);
+    expect(getEventListeners(controller.signal, 'abort')).toEqual([]);
+  });
+
+  it('gives up on a binary that stays busy (999 with ETXTBSY) after its retries', async () => {
+    const path = script('always-busy', 'exit 0');
+    const writer = openSync(path, 'r+');
+    try {
+      await expect(execPlugin(path, '{}', process.env)).rejects.toMatchObject({ code: 999, message: expect.stringMatching(new RegExp(`^cannot run plugin ${path}: .*ETXTBSY`)) });
+    } finally {
+      closeSync(writer);
+    }
+    expect(existsSync(log)).toBe(false);
+  }, 20_000);
+
   it('refuses a file it cannot execute (999, with the reason)', async () => {
     const path = join(dir, 'not-executable');
     writeFileSync(path, '#!/bin/sh\n', { mode: 0o644 });
     await expect(execPlugin(path, '{}', process.env)).rejects.toMatchObject({ code: 999, message: expect.stringContaining('EACCES') });
+  });
+});
+
+describe('runPlugin with a spawn of its own (a test harness running plugins in a namespace)', () => {
+  const spawn = async () => (await import('node:child_process')).spawn;
+
+  it('gives the plugin its stdin and environment, and returns its exit, stdout and stderr', async () => {
+    const exit = await runPlugin(join(bin, 'ipam-stderr'), 'the config', { ...process.env, CNI_COMMAND: 'DEL' }, await spawn());
+    expect({ ...exit, stdout: exit.stdout.toString(), stderr: exit.stderr.toString() }).toEqual({ code: 3, signal: null, stdout: '', stderr: 'disk full\n' });
+    expect(readFileSync(join(dir, 'stdin-ipam-stderr'), 'utf8')).toBe('the config');
+    expect(commands()).toEqual(['DEL']);
+    const ok = await runPlugin(join(bin, 'ipam-ok'), '{}', { ...process.env, CNI_COMMAND: 'ADD' }, await spawn());
+    expect(JSON.parse(ok.stdout.toString())).toMatchObject({ cniVersion: '0.4.0' });
+  });
+
+  it('reports how a plugin that never read its stdin ended, not the broken pipe', async () => {
+    const path = join(dir, 'no-reader');
+    writeFileSync(path, '#!/bin/sh\nexit 4\n', { mode: 0o755 });
+    const exit = await runPlugin(path, Buffer.alloc(4 << 20), process.env, await spawn());
+    expect(exit.code).toBe(4);
+  });
+
+  it('rejects with 999 when the spawn itself fails', async () => {
+    await expect(runPlugin(join(dir, 'missing-plugin'), '{}', process.env, await spawn())).rejects.toMatchObject({ code: 999, message: expect.stringContaining('ENOENT') });
   });
 });
 
