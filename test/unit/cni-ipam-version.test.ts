@@ -36,6 +36,7 @@ plugin('upto-1.0', ['0.1.0', '0.2.0', '0.3.0', '0.3.1', '0.4.0', '1.0.0']);
 plugin('upto-0.3', ['0.1.0', '0.2.0', '0.3.0', '0.3.1']);
 plugin('only-1.1', ['1.1.0']);
 plugin('moody', ['1.0.0', '1.1.0'], true);
+plugin('newest-first', ['1.0.0', '0.4.0', '0.3.1']);
 
 const saved = { ...process.env };
 beforeAll(() => {
@@ -85,6 +86,26 @@ describe('IPAM delegation to a plugin older than the configuration', () => {
     expect(error).toMatchObject({ code: 1, message: expect.stringMatching(/only-1\.1.*1\.0\.0.*\[1\.1\.0\]/) });
     expect(calls()).toEqual(['ADD 1.0.0', 'VERSION 1.1.0']); // VERSION is asked in the newest version
     await expect(execCheck(input('1.1.0', 'upto-0.3'))).rejects.toMatchObject({ code: 1, message: expect.stringContaining('none from 0.4.0 to 1.1.0') });
+  });
+
+  it('says which versions it had and which it needed, with the refusal as details', async () => {
+    const error = await execAdd(input('1.0.0', 'only-1.1')).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 1,
+      message: 'IPAM plugin only-1.1 cannot take this configuration: it is cniVersion 1.0.0, the plugin supports [1.1.0], none from 0.1.0 to 1.0.0',
+      details: 'incompatible CNI versions: config is 1.0.0',
+    });
+  });
+
+  it('goes again in the newest version the plugin lists, whatever their order', async () => {
+    await execAdd(input('1.1.0', 'newest-first'));
+    expect(calls()).toEqual(['ADD 1.1.0', 'VERSION 1.1.0', 'ADD 1.0.0']);
+  });
+
+  it('refuses a prevResult it cannot read, naming it, before going again', async () => {
+    const error = await execCheck(input('1.1.0', 'upto-1.0', { prevResult: { ips: 'none' } })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 6, message: 'prevResult.ips must be an array' });
+    expect(calls()).toEqual(['CHECK 1.1.0', 'VERSION 1.1.0']);
   });
 
   it("passes on a code 1 the plugin gave for a version it supports, without trying another", async () => {
