@@ -3,7 +3,7 @@
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { isIPv4, isIPv6 } from '../core/ip.js';
 import type { KeyValue } from '../nftables/elements.js';
-import { formatAddress } from '../netlink/validate.js';
+import { formatAddress, parseAddress } from '../netlink/validate.js';
 
 /** An address family by IP version: 4 or 6. */
 export type Family = 4 | 6;
@@ -25,26 +25,11 @@ export interface Entry {
 
 const BITS: Record<Family, number> = { 4: 32, 6: 128 };
 
-function v4ToBigint(text: string): bigint {
-  return text.split('.').reduce((acc, part) => (acc << 8n) | BigInt(Number(part)), 0n);
-}
-
-function v6ToBigint(text: string): bigint {
-  let head = text;
-  let tailV4: bigint | undefined;
-  const lastColon = text.lastIndexOf(':');
-  if (text.includes('.', lastColon)) {
-    tailV4 = v4ToBigint(text.slice(lastColon + 1));
-    head = `${text.slice(0, lastColon + 1)}0:0`;
-  }
-  const [left, right] = head.includes('::') ? head.split('::') : [head, undefined];
-  const leftGroups = left ? left.split(':') : [];
-  const rightGroups = right === undefined ? [] : right ? right.split(':') : [];
-  const missing = 8 - leftGroups.length - rightGroups.length;
-  const groups = [...leftGroups, ...Array<string>(right === undefined ? 0 : missing).fill('0'), ...rightGroups];
-  let value = groups.reduce((acc, group) => (acc << 16n) | BigInt(parseInt(group, 16)), 0n);
-  if (tailV4 !== undefined) value = (value & ~0xffffffffn) | tailV4;
-  return value;
+// netlink's parser, which reads IPv6 as ip and nft do (an IPv4 tail only as a
+// plain dotted quad, never "::10.0.0.1" taken for "::ffff:10.0.0.1").
+function addressValue(address: string): bigint {
+  const { bytes } = parseAddress(address);
+  return bytes.length === 4 ? BigInt(bytes.readUInt32BE(0)) : (bytes.readBigUInt64BE(0) << 64n) | bytes.readBigUInt64BE(8);
 }
 
 function v4ToText(value: bigint): string {
@@ -118,7 +103,7 @@ export function parseEntry(input: unknown): Entry | string {
     if (!/^\d{1,3}$/.test(lengthText) || Number(lengthText) > bits) return `prefix length must be 0 to ${bits}`;
     length = Number(lengthText);
   }
-  const value = family === 4 ? v4ToBigint(address) : v6ToBigint(address);
+  const value = addressValue(address);
   const hostMask = (1n << BigInt(bits - length)) - 1n;
   if ((value & hostMask) !== 0n) {
     const network = value & ~hostMask;

@@ -1,4 +1,5 @@
 import { isIPv4 } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
 import { parseEntries, parseEntry } from '../../dist/addrset/addresses.js';
 import { decodeRecord, encodeRecord, familyOfSetName, setName, ownerHash, checkPrefix } from '../../dist/addrset/naming.js';
@@ -41,6 +42,25 @@ describe('addresses', () => {
       expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_ADDRESS', message: expect.stringMatching(/"1\.2\.3".*"x; flush ruleset"/) }),
     );
     expect(() => parseEntries('10.0.0.1' as unknown as string[])).toThrow(expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_ADDRESS' }));
+  });
+
+  it('gives each entry the first and last address it covers, as integers', () => {
+    const v6 = (text: string) => BigInt(`0x${Buffer.from(ipaddr.IPv6.parse(text).toByteArray()).toString('hex')}`);
+    const bounds = (input: string) => {
+      const parsed = parseEntry(input);
+      return typeof parsed === 'string' ? parsed : [parsed.first, parsed.last];
+    };
+    expect(bounds('10.1.0.0/16')).toEqual([0x0a010000, 0x0a01ffff]);
+    expect(bounds(' 192.168.1.0/24 ')).toEqual([0xc0a80100, 0xc0a801ff]);
+    expect(bounds('0.0.0.0/0')).toEqual([0, 0xffffffff]);
+    expect(bounds('fd00:1::/64')).toEqual([v6('fd00:1::'), v6('fd00:1::ffff:ffff:ffff:ffff')]);
+    expect(bounds('::/0')).toEqual([0n, (1n << 128n) - 1n]);
+    for (const text of ['FD00:0:0::0007', '2001:db8:0:0:1:0:0:1', '::ffff:10.0.0.1', '::ffff:a00:1', '1::', '::', '1:2:3:4:5:6:7:8', 'fe80::1:2']) {
+      expect(bounds(text), text).toEqual([v6(text), v6(text)]);
+    }
+    // An IPv4 tail after "::" is the last 32 bits as written (ipaddr.js alone would read it as ::ffff:1.2.0.0).
+    expect(bounds('::1.2.0.0')).toEqual([0x01020000n, 0x01020000n]);
+    expect(bounds('64:ff9b::10.0.0.1')).toEqual([v6('64:ff9b::a00:1'), v6('64:ff9b::a00:1')]);
   });
 
   it('takes exactly the dotted quads Node takes, at their value (the fast path for plain IPv4)', () => {
