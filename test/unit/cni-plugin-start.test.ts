@@ -170,11 +170,11 @@ describe.skipIf(!haveHostLocal)('delegateAdd', () => {
 
 describe('what the addon cannot pass to execve', () => {
   // A NUL cuts a C string: '/bin/sh\0x' ran /bin/sh, a value lost its tail; '=' in a name makes another variable.
-  it('refuses a NUL in the path, or in a variable, and = in a name, before starting anything (code 999, naming why)', async () => {
+  it('refuses a NUL in the path, or in a variable, and = in a name, before starting anything (ERR_NETNS_INVALID_ARG, naming why, as child_process refuses them)', async () => {
     const marker = join(dir, 'started');
     const path = plugin('marks', `touch ${marker}`);
     for (const [file, env] of [[`${path}\0x`, {}], [path, { A: 'x\0y' }], [path, { 'A=B': 'c' }], [path, { '': 'c' }]] as const) {
-      await expect(execPlugin(file, '{}', { PATH: process.env.PATH, ...env })).rejects.toMatchObject({ code: 999, message: expect.stringMatching(/cannot hold/) });
+      await expect(execPlugin(file, '{}', { PATH: process.env.PATH, ...env })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: expect.stringMatching(/cannot hold/) });
     }
     expect(existsSync(marker)).toBe(false);
   });
