@@ -3,6 +3,7 @@
 // silently truncated name). Addresses are parsed and printed with ipaddr.js
 // (RFC 5952 text for IPv6).
 import ipaddr from 'ipaddr.js';
+import { DOTTED_QUAD } from '../core/ip.js';
 import { checkUint, invalid } from './checks.js';
 import { AF_INET, AF_INET6, AF_UNSPEC } from './constants.js';
 
@@ -59,8 +60,6 @@ export interface ParsedPrefix extends ParsedAddress {
   prefixLength: number;
 }
 
-const OCTET = '(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
-const DOTTED_QUAD = new RegExp(`^${OCTET}\\.${OCTET}\\.${OCTET}\\.${OCTET}$`);
 
 /**
  * An IPv4 (dotted quad only) or IPv6 address, without zone. IPv4 is matched
