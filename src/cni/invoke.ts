@@ -100,6 +100,7 @@ async function runNative(pluginPath: string, stdin: ConfigBytes, env: NodeJS.Pro
     throw fromNative(error);
   }
   const kill = () => native().killProgram(started.id);
+  // Stryker disable next-line ObjectLiteral,BooleanLiteral: the listener is removed in the finally below either way
   signal?.addEventListener('abort', kill, { once: true });
   try {
     exit = await started.exit;
@@ -140,15 +141,20 @@ export function pluginFailure(pluginPath: string, exit: PluginExit): CniError {
     const stderr = exit.stderr.toString('utf8').trim();
     return new CniError(CniCode.INTERNAL, stderr ? `plugin ${pluginPath} failed (${how}): ${stderr}` : `plugin ${pluginPath} failed with no error message (${how})`);
   }
+  return printedError(stdout) ?? new CniError(CniCode.INTERNAL, `plugin ${pluginPath} failed (${how}) and its error could not be read: ${stdout}`);
+}
+
+/** The spec's error object, if `stdout` is one: a non-negative integer code and a text msg. */
+function printedError(stdout: string): CniError | undefined {
+  let parsed: unknown;
   try {
-    const { code, msg, details } = JSON.parse(stdout) as { code?: unknown; msg?: unknown; details?: unknown };
-    if (typeof code === 'number' && Number.isSafeInteger(code) && code >= 0 && typeof msg === 'string') {
-      return new CniError(code, msg, typeof details === 'string' ? details : '');
-    }
+    parsed = JSON.parse(stdout);
   } catch {
-    // not JSON: reported below with the text itself
+    return undefined;
   }
-  return new CniError(CniCode.INTERNAL, `plugin ${pluginPath} failed (${how}) and its error could not be read: ${stdout}`);
+  const { code, msg, details } = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as { code?: unknown; msg?: unknown; details?: unknown };
+  if (!Number.isSafeInteger(code) || (code as number) < 0 || typeof msg !== 'string') return undefined;
+  return new CniError(code as number, msg, typeof details === 'string' ? details : '');
 }
 
 /**
@@ -280,7 +286,7 @@ export async function delegateVersions(plugin: string, env: DelegateEnvironment 
   try {
     answer = JSON.parse(stdout.toString('utf8'));
   } catch {
-    answer = undefined;
+    // not JSON: refused below, quoted
   }
   const versions = typeof answer === 'object' && answer !== null ? (answer as { supportedVersions?: unknown }).supportedVersions : undefined;
   if (!Array.isArray(versions) || !versions.every((v) => typeof v === 'string')) {

@@ -18,6 +18,7 @@ const made = new Set<Name>();
 export function noteStdioStreams(): void {
   for (const name of ['stdout', 'stderr'] as const) {
     const own = Object.getOwnPropertyDescriptor(process, name);
+    // Stryker disable next-line OptionalChaining: Node defines both on process; the ?. is for a host that does not
     if (!own?.get || !own.configurable) {
       made.add(name);
       continue;
@@ -48,6 +49,7 @@ export async function readStdin(): Promise<Buffer> {
 
 /** Writes all of `data` to stdout (1) or stderr (2). */
 export function writeOut(fd: 1 | 2, data: Buffer | string): void {
+  // Stryker disable next-line ConditionalExpression: Buffer.from copies a Buffer: the same bytes, one copy more
   let bytes = typeof data === 'string' ? Buffer.from(data) : data;
   try {
     while (bytes.length > 0) bytes = bytes.subarray(fs().writeSync(fd, bytes));

@@ -33,7 +33,14 @@ describe('handleCall', () => {
   });
 
   it('refuses a configuration that is not a JSON object (6)', async () => {
-    expect(await answer('{')).toEqual(errorObject(6, expect.stringMatching(/^error decoding the network configuration: .*JSON/) as never));
+    const syntax = (() => {
+      try {
+        return JSON.parse('{');
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(await answer('{')).toEqual(errorObject(6, `error decoding the network configuration: ${syntax}`));
     for (const text of ['[]', 'null', '"n"']) expect(await answer(text), text).toEqual(errorObject(6, 'error decoding the network configuration: it is not a JSON object'));
   });
 
@@ -63,8 +70,33 @@ describe('handleCall', () => {
     expect(await answer('{"cniVersion":"1.1.0","name":"n","type":"t"}', ENV, { ...FUNCS, add: () => undefined })).toEqual(errorObject(999, "the plugin's ADD handler returned no result"));
   });
 
+  it('answers GC and STATUS with success when the plugin has no handler for them', async () => {
+    const { gc: _gc, ...withoutGc } = FUNCS;
+    for (const command of ['GC', 'STATUS']) {
+      expect(await answer('{"cniVersion":"1.1.0","name":"n","type":"t"}', { CNI_COMMAND: command, CNI_PATH: '/nonexistent' }, withoutGc), command).toEqual({ exitCode: 0, json: undefined, stderr: '' });
+    }
+  });
+
+  it("refuses the caller's own namespace as CNI_NETNS unless CNI_NETNS_OVERRIDE says so, before the handler runs", async () => {
+    let ran = 0;
+    const add = () => (ran++, RESULT);
+    const { CNI_NETNS_OVERRIDE: _override, ...env } = ENV;
+    const refused = await answer('{"cniVersion":"1.1.0","name":"n","type":"t"}', env, { ...FUNCS, add });
+    expect(refused).toMatchObject({ exitCode: 1, json: { code: 8, msg: 'CNI_NETNS "/proc/self/ns/net" is the plugin\'s own network namespace' } });
+    expect(ran).toBe(0);
+    expect(await answer('{"cniVersion":"1.1.0","name":"n","type":"t"}', ENV, { ...FUNCS, add })).toMatchObject({ exitCode: 0 });
+    expect(ran).toBe(1);
+  });
+
   it('refuses its own misuse (ERR_NETNS_INVALID_ARG), answering nothing', async () => {
     const stdin = async () => Buffer.from('{}');
+    const misuse = (message: string) => ({ code: 'ERR_NETNS_INVALID_ARG', message });
+    await expect(handleCall({ add: () => RESULT } as never, INFO, ENV, stdin)).rejects.toMatchObject(misuse('handleCall needs del as a function'));
+    await expect(handleCall(FUNCS as never, INFO, null as never, stdin)).rejects.toMatchObject(misuse("handleCall needs env: the call's environment variables (an object)"));
+    await expect(handleCall(FUNCS as never, INFO, ENV, Buffer.from('{}') as never)).rejects.toMatchObject(misuse("handleCall needs readStdin: a function resolving with the configuration's bytes"));
+    await expect(handleCall(FUNCS as never, INFO, ENV, stdin, 'fast' as never)).rejects.toMatchObject(misuse("handleCall's options must be an object"));
+    await expect(handleCall(FUNCS as never, INFO, ENV, stdin, { signal: {} } as never)).rejects.toMatchObject(misuse("handleCall's options.signal must be an AbortSignal"));
+    await expect(handleCall(FUNCS as never, INFO, ENV, stdin, { hostNs: '/proc/self/ns/net' } as never)).rejects.toMatchObject(misuse("handleCall's options.hostNs must be a NetNS"));
     await expect(handleCall(FUNCS as never, INFO, ENV, stdin, null as never)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: "handleCall's options must be an object" });
     await expect(handleCall(FUNCS as never, { ...INFO, about: 7 } as never, ENV, stdin)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: 'info.about must be a string' });
   });

@@ -9,8 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CniError, delegate, delegateAdd, delegateVersions, execAdd, execAddThen, execDel, execPlugin, findInPath, ipamType, type NetConf } from '../../dist/cni/index.js';
-import { pluginFailure, runPlugin } from '../../dist/cni/invoke.js';
+import { pluginFailure, readPluginResult, runPlugin } from '../../dist/cni/invoke.js';
 
+// The module invoke.ts takes its pause from (process.getBuiltinModule gives this same object).
+const timers = process.getBuiltinModule('node:timers/promises');
 const dir = mkdtempSync(join(tmpdir(), 'cni-invoke-'));
 const bin = join(dir, 'bin');
 const other = join(dir, 'other');
@@ -122,6 +124,29 @@ describe('delegateAdd and delegate', () => {
     expect(existsSync(log)).toBe(false);
   });
 
+  it('forwards GC and STATUS as it does DEL and CHECK', async () => {
+    for (const command of ['DEL', 'CHECK', 'GC', 'STATUS'] as const) await delegate(command, 'ipam-ok', configText('1.1.0'));
+    expect(commands()).toEqual(['DEL', 'CHECK', 'GC', 'STATUS']);
+  });
+
+  it('says CNI_PATH is empty when the environment has none (4)', async () => {
+    const empty = { code: 4, message: 'CNI_PATH is empty: cannot find plugin "ipam-ok"' };
+    await expect(delegate('DEL', 'ipam-ok', configText('1.0.0'), { CNI_COMMAND: 'DEL' })).rejects.toMatchObject(empty);
+    await expect(delegateAdd('ipam-ok', configText('1.0.0'), {})).rejects.toMatchObject(empty);
+    await expect(delegateVersions('ipam-ok', {})).rejects.toMatchObject(empty);
+  });
+
+  it('names the delegate whose result it cannot read', async () => {
+    script('ipam-bad-ips', `echo '{"cniVersion":"1.0.0","ips":"10.0.0.1"}'`);
+    await expect(delegateAdd('ipam-bad-ips', configText('1.0.0'))).rejects.toMatchObject({ code: 6, message: 'the result of ipam-bad-ips.ips must be an array' });
+  });
+
+  it("reads a result by its own version, and by the configuration's when it states none or an empty one", () => {
+    expect(readPluginResult('{"cniVersion":"0.4.0","ips":[]}', '1.0.0', 'p').version).toBe('0.4.0');
+    expect(readPluginResult('{"cniVersion":"","ips":[]}', '1.0.0', 'p').version).toBe('1.0.0');
+    expect(readPluginResult('{"ips":[]}', '1.0.0', 'p').version).toBe('1.0.0');
+  });
+
   it('refuses an environment that is not an object, naming the function, before running anything', async () => {
     const refused = (caller: string) => ({ code: 'ERR_NETNS_INVALID_ARG', message: `${caller} takes the call's environment as an object (CmdArgs.env)` });
     await expect(delegateAdd('ipam-ok', configText('1.0.0'), null as never)).rejects.toMatchObject(refused('delegateAdd'));
@@ -181,9 +206,15 @@ describe('execPlugin', () => {
   it('retries a plugin binary busy being written (ETXTBSY) and runs it once it is closed', async () => {
     const path = script('busy', `echo '${RESULT_040}'`);
     const writer = openSync(path, 'r+');
-    const running = execPlugin(path, configText('0.4.0'), { ...process.env, CNI_COMMAND: 'ADD' }); // the first attempt fails now
-    closeSync(writer);
-    expect(JSON.parse((await running).toString())).toMatchObject({ cniVersion: '0.4.0' });
+    // The pause between attempts is where the writer finishes: the first attempt must fail, the second run it.
+    const pause = vi.spyOn(timers, 'setTimeout').mockImplementation((async () => closeSync(writer)) as never);
+    try {
+      const stdout = await execPlugin(path, configText('0.4.0'), { ...process.env, CNI_COMMAND: 'ADD' });
+      expect(JSON.parse(stdout.toString())).toMatchObject({ cniVersion: '0.4.0' });
+      expect(pause.mock.calls).toEqual([[1000]]);
+    } finally {
+      pause.mockRestore();
+    }
     expect(commands()).toEqual(['ADD']);
   });
 
@@ -197,6 +228,7 @@ describe('execPlugin', () => {
     const takes = 'execPlugin takes a path, the configuration bytes and an environment object';
     await expect(execPlugin(7 as never, '{}', process.env)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: takes });
     await expect(execPlugin(join(bin, 'ipam-ok'), '{}', null as never)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: takes });
+    await expect(execPlugin(join(bin, 'ipam-ok'), '{}', 'CNI_COMMAND=ADD' as never)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: takes });
     await expect(execPlugin(join(bin, 'ipam-ok'), '{}', process.env, {} as never)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: "execPlugin's signal must be an AbortSignal" });
     await expect(delegateAdd('ipam-ok', 42 as never)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
     expect(existsSync(log)).toBe(false);
@@ -235,16 +267,29 @@ describe('execPlugin', () => {
     expect(getEventListeners(controller.signal, 'abort')).toEqual([]);
   });
 
-  it('gives up on a binary that stays busy (999 with ETXTBSY) after its retries', async () => {
+  it('gives up on a binary that stays busy (999 with ETXTBSY) after six attempts, 1 s apart', async () => {
     const path = script('always-busy', 'exit 0');
     const writer = openSync(path, 'r+');
+    const pause = vi.spyOn(timers, 'setTimeout').mockImplementation((async () => {}) as never);
     try {
       await expect(execPlugin(path, '{}', process.env)).rejects.toMatchObject({ code: 999, message: expect.stringMatching(new RegExp(`^cannot run plugin ${path}: .*ETXTBSY`)) });
+      expect(pause.mock.calls).toEqual(Array.from({ length: 5 }, () => [1000]));
     } finally {
+      pause.mockRestore();
       closeSync(writer);
     }
     expect(existsSync(log)).toBe(false);
-  }, 20_000);
+  });
+
+  it('does not retry a plugin that cannot run for another reason', async () => {
+    const pause = vi.spyOn(timers, 'setTimeout');
+    try {
+      await expect(execPlugin(join(dir, 'no-such-plugin'), '{}', process.env)).rejects.toMatchObject({ code: 999, message: expect.stringContaining('ENOENT') });
+      expect(pause).not.toHaveBeenCalled();
+    } finally {
+      pause.mockRestore();
+    }
+  });
 
   it('refuses a file it cannot execute (999, with the reason)', async () => {
     const path = join(dir, 'not-executable');
@@ -263,6 +308,13 @@ describe('runPlugin with a spawn of its own (a test harness running plugins in a
     expect(commands()).toEqual(['DEL']);
     const ok = await runPlugin(join(bin, 'ipam-ok'), '{}', { ...process.env, CNI_COMMAND: 'ADD' }, await spawn());
     expect(JSON.parse(ok.stdout.toString())).toMatchObject({ cniVersion: '0.4.0' });
+  });
+
+  it('starts the plugin with no arguments, as runtimes do', async () => {
+    const path = join(dir, 'counts-arguments');
+    writeFileSync(path, '#!/bin/sh\necho "$#"\n', { mode: 0o755 });
+    expect((await runPlugin(path, '', process.env, await spawn())).stdout.toString()).toBe('0\n');
+    expect((await runPlugin(path, '', process.env)).stdout.toString()).toBe('0\n');
   });
 
   it('reports how a plugin that never read its stdin ended, not the broken pipe', async () => {
@@ -322,7 +374,7 @@ describe('pluginFailure: what a failed plugin reported', () => {
   });
 
   it('reports an error object it cannot take, with the text, as 999', () => {
-    for (const stdout of ['{"code":"7","msg":"x"}', '{"code":7}', '{"code":-1,"msg":"x"}', '{"code":1.5,"msg":"x"}', 'panic']) {
+    for (const stdout of ['{"code":"7","msg":"x"}', '{"code":7}', '{"code":-1,"msg":"x"}', '{"code":1.5,"msg":"x"}', '{"code":7,"msg":5}', 'null', '7', 'panic']) {
       expect(failure(stdout), stdout).toEqual({ code: 999, message: `plugin /bin/p failed (exit status 1) and its error could not be read: ${stdout}`, details: '' });
     }
   });

@@ -85,7 +85,10 @@ describe('IPAM delegation to a plugin older than the configuration', () => {
     const error = await execAdd(input('1.0.0', 'only-1.1')).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 1, message: expect.stringMatching(/only-1\.1.*1\.0\.0.*\[1\.1\.0\]/) });
     expect(calls()).toEqual(['ADD 1.0.0', 'VERSION 1.1.0']); // VERSION is asked in the newest version
-    await expect(execCheck(input('1.1.0', 'upto-0.3'))).rejects.toMatchObject({ code: 1, message: expect.stringContaining('none from 0.4.0 to 1.1.0') });
+    await expect(execCheck(input('1.1.0', 'upto-0.3'))).rejects.toMatchObject({
+      code: 1,
+      message: 'IPAM plugin upto-0.3 cannot take this configuration: it is cniVersion 1.1.0, the plugin supports [0.1.0, 0.2.0, 0.3.0, 0.3.1], none from 0.4.0 to 1.1.0',
+    });
   });
 
   it('says which versions it had and which it needed, with the refusal as details', async () => {
