@@ -40,6 +40,15 @@ function replace(name: 'stdin' | 'stdout' | 'stderr', descriptor: PropertyDescri
 }
 const getter = (value: unknown, configurable = true): PropertyDescriptor => ({ get: () => value, configurable, enumerable: true });
 
+/** Stand-ins for process.stdout and stderr, behind getters as Node has them. */
+function standInStreams(): { stdout: Stream; stderr: Stream; written: () => { stdout: string[]; stderr: string[] } } {
+  const stdout = stream();
+  const stderr = stream();
+  replace('stdout', getter(stdout));
+  replace('stderr', getter(stderr));
+  return { stdout, stderr, written: () => ({ stdout: stdout.written, stderr: stderr.written }) };
+}
+
 beforeEach(() => vi.resetModules());
 afterEach(() => {
   for (const [name, descriptor] of Object.entries(saved)) {
@@ -134,13 +143,10 @@ describe('writeOut', () => {
       if (calls++ > 0) throw errno('EAGAIN');
       return 4;
     };
-    const stdout = stream();
-    const stderr = stream();
-    replace('stdout', getter(stdout));
-    replace('stderr', getter(stderr));
+    const { written } = standInStreams();
     const { writeOut } = await stdio();
     writeOut(fd, 'sent-rest');
-    expect({ stdout: stdout.written, stderr: stderr.written }).toEqual(
+    expect(written()).toEqual(
       name === 'stdout' ? { stdout: ['-rest'], stderr: [] } : { stdout: [], stderr: ['-rest'] },
     );
   });
@@ -159,26 +165,20 @@ describe('writeOut', () => {
 
 describe('noteStdioStreams and waitForStreams', () => {
   it('waits for no stream that was never made', async () => {
-    const stdout = stream();
-    const stderr = stream();
-    replace('stdout', getter(stdout));
-    replace('stderr', getter(stderr));
+    const { written } = standInStreams();
     const { noteStdioStreams, waitForStreams } = await stdio();
     noteStdioStreams();
     await waitForStreams();
-    expect({ stdout: stdout.written, stderr: stderr.written }).toEqual({ stdout: [], stderr: [] });
+    expect(written()).toEqual({ stdout: [], stderr: [] });
   });
 
   it('waits for a stream made after the note, and for it alone, still returning it from the getter', async () => {
-    const stdout = stream();
-    const stderr = stream();
-    replace('stdout', getter(stdout));
-    replace('stderr', getter(stderr));
+    const { stdout, written } = standInStreams();
     const { noteStdioStreams, waitForStreams } = await stdio();
     noteStdioStreams();
     expect(process.stdout).toBe(stdout);
     await waitForStreams();
-    expect({ stdout: stdout.written, stderr: stderr.written }).toEqual({ stdout: [''], stderr: [] });
+    expect(written()).toEqual({ stdout: [''], stderr: [] });
   });
 
   it('resolves only once each made stream has called back', async () => {
