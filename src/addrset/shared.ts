@@ -108,7 +108,14 @@ const dup = (ns: NetNS): NetNS => NetNS.open(`/proc/self/fd/${ns.fd}`);
 /** The lease key: the namespace's identity and every other option. */
 function keyOf(ns: NetNS, options: AddressSetsOptions): string {
   const { netns: _, backend, clock, ...rest } = options;
-  return `${ns.dev}:${ns.inode}:${JSON.stringify({ ...rest, backend: typeof backend === 'object' ? idOf(backend) : backend, clock: idOf(clock) })}`;
+  let text: string;
+  try {
+    text = JSON.stringify({ ...rest, backend: typeof backend === 'object' ? idOf(backend) : backend, clock: idOf(clock) });
+  } catch (error) {
+    // A bigint or a cycle: AddressSets.open would refuse the option too, but the key is made first.
+    throw netnsError(ErrorCodes.ADDRSET_INVALID_OPTION, `options other than netns, backend and clock must be plain data: ${(error as Error).message}`);
+  }
+  return `${ns.dev}:${ns.inode}:${text}`;
 }
 
 function checkMs(value: number | undefined, fallback: number, what: string): number {

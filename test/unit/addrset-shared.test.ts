@@ -4,6 +4,7 @@
 // table creates nothing, one call's failure is its own, and a lease held too
 // long lets a writer waiting elsewhere in first; a table left with a delete
 // pending is opened again at its deadline (on a manual clock) with no call.
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { AddressSets, SharedAddressSets } from '../../dist/addrset/index.js';
@@ -215,9 +216,62 @@ describe('SharedAddressSets (in-memory backend)', () => {
     });
   });
 
-  it('rejects a bad maxHoldMs or handoffMs', () => {
-    expect(() => new SharedAddressSets({ maxHoldMs: -1 })).toThrow(expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_OPTION' }));
-    expect(() => new SharedAddressSets({ handoffMs: 1.5 })).toThrow(expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_OPTION' }));
+  it('calls at once on different backends, tables or prefixes each get a writer of their own', async () => {
+    const shared = new SharedAddressSets();
+    const first = countingBackend();
+    const second = countingBackend();
+    const gate = deferred();
+    const calls = [
+      shared.use(options(first.backend), () => gate.promise),
+      shared.use(options(second.backend), () => gate.promise),
+      shared.use({ ...options(first.backend), table: 'other' }, () => gate.promise),
+      shared.use({ ...options(first.backend), prefix: 'bs' }, () => gate.promise),
+      shared.use(options(first.backend), () => gate.promise), // joins the first
+    ];
+    await until(() => shared.size === 4);
+    gate.resolve();
+    await Promise.all(calls);
+    // The first backend's three writers took its lock in turn; the fifth call joined the first writer.
+    expect([first.counts.locks, second.counts.locks]).toEqual([3, 1]);
+  });
+
+  it('deletes the table only when a user asked for it', async () => {
+    const { backend, counts } = countingBackend();
+    const shared = new SharedAddressSets();
+    await shared.use(options(backend), async () => {});
+    expect(counts.tableDeletes).toBe(0);
+    await shared.use(options(backend), async () => {}, { deleteTableIfEmpty: true });
+    expect(counts.tableDeletes).toBe(1);
+  });
+
+  it('takes the namespace as a path too, closing the handle it opened', async () => {
+    const { backend } = countingBackend();
+    const shared = new SharedAddressSets();
+    const fds = () => readdirSync('/proc/self/fd').length;
+    const before = fds();
+    await shared.use({ ...options(backend), netns: '/proc/self/ns/net' }, (sets) => sets.ensure('a', ['10.9.3.1']));
+    expect(fds()).toBe(before);
+    await expect(shared.use({ ...options(backend), netns: '/proc/self/ns/net', retryIntervalMs: 10n } as never, async () => {})).rejects.toMatchObject({
+      code: 'ERR_NETNS_ADDRSET_INVALID_OPTION',
+      message: expect.stringMatching(/^options other than netns, backend and clock must be plain data: /),
+    });
+    expect(fds()).toBe(before);
+  });
+
+  it('arms nothing once closed', async () => {
+    const { backend } = countingBackend();
+    const shared = new SharedAddressSets();
+    shared.close();
+    await shared.use({ ...options(backend), deleteDelayMs: 60_000, clock: new ManualClock() }, (sets) => sets.ensure('a', ['10.9.4.1']).then(() => sets.delete('a')));
+    expect(shared.armed).toBe(0);
+  });
+
+  it('rejects bad options, naming which', () => {
+    const message = (what: string) => `${what} must be a whole number of ms from 0 to ${2 ** 31 - 1}`;
+    expect(() => new SharedAddressSets(null as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_OPTION', message: 'SharedAddressSets takes { maxHoldMs?, handoffMs? }' }));
+    expect(() => new SharedAddressSets(1000 as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_OPTION', message: 'SharedAddressSets takes { maxHoldMs?, handoffMs? }' }));
+    expect(() => new SharedAddressSets({ maxHoldMs: -1 })).toThrow(expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_OPTION', message: message('maxHoldMs') }));
+    expect(() => new SharedAddressSets({ handoffMs: 1.5 })).toThrow(expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_OPTION', message: message('handoffMs') }));
     // Past Node's timer limit a handoff would fire after 1 ms.
     expect(() => new SharedAddressSets({ handoffMs: 2 ** 31 })).toThrow(expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_OPTION' }));
     expect(() => new SharedAddressSets({ maxHoldMs: 2 ** 31 })).toThrow(expect.objectContaining({ code: 'ERR_NETNS_ADDRSET_INVALID_OPTION' }));
