@@ -1,7 +1,7 @@
 // IP addresses and CIDR prefixes as the address sets hold them: validated and
 // put in canonical text (the form nft lists them in) before anything is sent.
 import { ErrorCodes, netnsError } from '../core/errors.js';
-import { isIPv4, isIPv6 } from '../core/ip.js';
+import { isIPv6 } from '../core/ip.js';
 import type { KeyValue } from '../nftables/elements.js';
 import { formatAddress, parseAddress } from '../netlink/validate.js';
 
@@ -27,9 +27,9 @@ const BITS: Record<Family, number> = { 4: 32, 6: 128 };
 
 // netlink's parser, which reads IPv6 as ip and nft do (an IPv4 tail only as a
 // plain dotted quad, never "::10.0.0.1" taken for "::ffff:10.0.0.1").
-function addressValue(address: string): bigint {
+function v6Value(address: string): bigint {
   const { bytes } = parseAddress(address);
-  return bytes.length === 4 ? BigInt(bytes.readUInt32BE(0)) : (bytes.readBigUInt64BE(0) << 64n) | bytes.readBigUInt64BE(8);
+  return (bytes.readBigUInt64BE(0) << 64n) | bytes.readBigUInt64BE(8);
 }
 
 function v4ToText(value: bigint): string {
@@ -92,10 +92,13 @@ function plainV4(input: string): Entry | undefined {
 export function parseEntry(input: unknown): Entry | string {
   if (typeof input !== 'string') return 'not a string';
   const fast = plainV4(input);
+  // Stryker disable next-line ConditionalExpression: a shortcut for the common case; the path below gives the same entry
   if (fast) return fast;
-  const [address = '', lengthText, extra] = input.trim().split('/');
+  const [address, lengthText, extra] = input.trim().split('/') as [string, string?, string?];
   if (extra !== undefined) return 'more than one "/"';
-  const family: Family | 0 = isIPv4(address) ? 4 : isIPv6(address) && !address.includes('%') ? 6 : 0;
+  // The same reader as the shortcut's: a plain dotted quad is the only IPv4 form nft lists.
+  const v4 = plainV4Value(address);
+  const family: Family | 0 = v4 >= 0 ? 4 : isIPv6(address) && !address.includes('%') ? 6 : 0;
   if (family === 0) return 'not an IPv4 or IPv6 address';
   const bits = BITS[family];
   let length = bits;
@@ -103,7 +106,7 @@ export function parseEntry(input: unknown): Entry | string {
     if (!/^\d{1,3}$/.test(lengthText) || Number(lengthText) > bits) return `prefix length must be 0 to ${bits}`;
     length = Number(lengthText);
   }
-  const value = addressValue(address);
+  const value = family === 4 ? BigInt(v4) : v6Value(address);
   const hostMask = (1n << BigInt(bits - length)) - 1n;
   if ((value & hostMask) !== 0n) {
     const network = value & ~hostMask;
