@@ -2,7 +2,7 @@
 // JSON, and how nft's failures become coded errors, without privileges.
 import { describe, expect, it } from 'vitest';
 import { NetNS } from '../../dist/index.js';
-import { NftBackend, type NftExec } from '../../dist/addrset/nft-backend.js';
+import { NftBackend, nftMissing, type NftExec } from '../../dist/addrset/nft-backend.js';
 
 interface Call {
   args: string[];
@@ -110,5 +110,78 @@ describe('NftBackend (fake nft)', () => {
     const { exec } = fakeNft((call) => (call.input.includes('"list"') ? { stdout: 'not json' } : {}));
     const backend = await NftBackend.create(NetNS.current(), ref, exec);
     await expect(backend.read({ elements: true, registry: 'as_owners' })).rejects.toMatchObject({ code: 'ERR_NETNS_NFT' });
+  });
+});
+
+describe('NftBackend (fake nft): the exact texts and listings', () => {
+  const failing = (stderr: string, code = 1) => fakeNft((call) => (call.args.includes('--version') || call.args[0] === '--check' ? {} : { code, stderr }));
+
+  it("quotes nft's first error line, else its whole stderr, else its exit status, and keeps stderr on the error", async () => {
+    const cases: [string, string][] = [
+      ['In file included from x:\nError: Could not process rule: No such file or directory\ndelete set inet t s\n', 'nft -f -: Could not process rule: No such file or directory'],
+      ['  something odd\n', 'nft -f -: something odd'],
+      ['', 'nft -f -: exit 1'],
+      ['Error: syntax error, unexpected junk', 'nft -f -: syntax error, unexpected junk'],
+    ];
+    for (const [stderr, message] of cases) {
+      const backend = await NftBackend.create(NetNS.current(), ref, failing(stderr).exec);
+      await expect(backend.apply([{ op: 'deleteSet', name: 's' }], lock), JSON.stringify(stderr)).rejects.toMatchObject({ message, stderr });
+    }
+  });
+
+  it('names the package to install when nft is missing, and asks nft its version with no input', async () => {
+    expect(nftMissing()).toMatchObject({ code: 'ERR_NETNS_NFT_MISSING', message: 'nft is not installed: install the Debian package nftables (apt-get install nftables)' });
+    const { exec, calls } = fakeNft(() => ({}));
+    await NftBackend.create(NetNS.current(), ref, exec);
+    expect(calls[0]).toEqual({ args: ['--version'], input: '', inheritFd: null });
+  });
+
+  it('reads records with and without comments, and takes as ours only interval sets of an address type with no other flag', async () => {
+    const listing = JSON.stringify({
+      nftables: [
+        { table: { family: 'inet', name: 't' } },
+        { set: { family: 'inet', table: 't', name: 'as_owners', type: 'ifname', elem: ['bare', { elem: { val: 'uncommented' } }, { elem: { val: 'commented', comment: 'c' } }] } },
+        { set: { family: 'inet', table: 't', name: 'v6', type: 'ipv6_addr', flags: ['interval'], elem: ['fd00::1', { elem: { val: { concat: ['x'] } } }] } },
+        { set: { family: 'inet', table: 't', name: 'empty', type: 'ipv4_addr', flags: ['interval'] } },
+        { set: { family: 'inet', table: 't', name: 'timed', type: 'ipv4_addr', flags: ['interval', 'timeout'], elem: ['10.0.0.1'] } },
+        { set: { family: 'inet', table: 't', name: 'constant', type: 'ipv4_addr', flags: ['constant'], elem: ['10.0.0.1'] } },
+        { set: { family: 'inet', table: 't', name: 'ports', type: 'inet_service', flags: ['interval'], elem: [80] } },
+      ],
+    });
+    const { exec } = fakeNft(() => ({ stdout: listing }));
+    const backend = await NftBackend.create(NetNS.current(), ref, exec);
+    const view = await backend.read({ elements: true, registry: 'as_owners' });
+    expect(view.records).toEqual(new Map([['bare', ''], ['uncommented', ''], ['commented', 'c']]));
+    const sets = Object.fromEntries([...view.sets].map(([name, set]) => [name, [set.family, set.elements?.map((entry) => entry.text) ?? null]]));
+    expect(sets).toEqual({ v6: [6, ['fd00::1']], empty: [4, []], timed: ['other', null], constant: ['other', null], ports: ['other', null] });
+  });
+
+  it('lists tersely when elements are not wanted, and asks for the records only when the registry is there', async () => {
+    const withRegistry = fakeNft((call) => (call.input.includes('"list"') ? { stdout: LISTING } : {}));
+    const backend = await NftBackend.create(NetNS.current(), ref, withRegistry.exec);
+    const view = await backend.read({ elements: false, registry: 'as_owners' });
+    const lists = withRegistry.calls.filter((call) => call.input.includes('"list"'));
+    expect(lists.map((call) => [call.args, JSON.parse(call.input)])).toEqual([
+      [['-j', '-t', '-f', '-'], { nftables: [{ list: { table: { family: 'inet', name: 't' } } }] }],
+      [['-j', '-f', '-'], { nftables: [{ list: { set: { family: 'inet', table: 't', name: 'as_owners' } } }] }],
+    ]);
+    expect(view.records).toEqual(new Map([['as4_0123456789a', 'v1 o=b3duZXI']]));
+    const withoutRegistry = fakeNft((call) => (call.input.includes('"list"') ? { stdout: JSON.stringify({ nftables: [{ table: { family: 'inet', name: 't' } }] }) } : {}));
+    await (await NftBackend.create(NetNS.current(), ref, withoutRegistry.exec)).read({ elements: false, registry: 'as_owners' });
+    expect(withoutRegistry.calls.filter((call) => call.input.includes('"list"'))).toHaveLength(1);
+  });
+
+  it('takes only a missing table as an empty view: any other listing failure is passed on', async () => {
+    const { exec } = fakeNft((call) => (call.input.includes('"list"') ? { code: 1, stderr: 'Error: Could not process rule: Operation not permitted' } : {}));
+    const backend = await NftBackend.create(NetNS.current(), ref, exec);
+    await expect(backend.read({ elements: true, registry: 'as_owners' })).rejects.toMatchObject({ code: 'EPERM' });
+  });
+
+  it('says what is wrong with a listing that is not nft JSON', async () => {
+    for (const [stdout, reason] of [['{"x": 1}', 'no "nftables" array'], ['{"nftables": {}}', 'no "nftables" array']]) {
+      const { exec } = fakeNft((call) => (call.input.includes('"list"') ? { stdout } : {}));
+      const backend = await NftBackend.create(NetNS.current(), ref, exec);
+      await expect(backend.read({ elements: true, registry: 'as_owners' })).rejects.toMatchObject({ code: 'ERR_NETNS_NFT', message: `nft printed a listing that is not nft JSON: ${reason}` });
+    }
   });
 });
