@@ -8,9 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { parseEntries } from '../../dist/addrset/addresses.js';
 import { encodeOps } from '../../dist/addrset/netlink-ops.js';
 import type { Op } from '../../dist/addrset/ops.js';
-import { NFT_MSG_DELSETELEM, NFT_MSG_NEWSETELEM, NFTA_SET_ELEM_LIST_SET_ID } from '../../dist/nftables/constants.js';
+import type { TableName } from '../../dist/nftables/messages.js';
+import { NFPROTO_INET, NFT_MSG_DELSETELEM, NFT_MSG_NEWSETELEM, NFTA_SET_ELEM_LIST_SET_ID } from '../../dist/nftables/constants.js';
 
-const TABLE = { family: 'inet', table: 'policy' } as const;
+const TABLE: TableName = { family: NFPROTO_INET, table: 'policy' };
 const entries = (...texts: string[]) => parseEntries(texts);
 const messageType = (type: number) => type & 0xff;
 const setId = (request: { attributes?: readonly { type: number; value?: Buffer }[] }) => {
