@@ -8,7 +8,7 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CniError, delegate, delegateAdd, delegateVersions, execAdd, execAddThen, execDel, execPlugin, findInPath, ipamType, type NetConf } from '../../dist/cni/index.js';
+import { CniError, delegate, delegateAdd, delegateVersions, execAdd, execAddThen, execCheck, execDel, execGc, execPlugin, execStatus, findInPath, ipamType, type NetConf } from '../../dist/cni/index.js';
 import { pluginFailure, readPluginResult, runPlugin } from '../../dist/cni/invoke.js';
 
 // The module invoke.ts takes its pause from (process.getBuiltinModule gives this same object).
@@ -330,6 +330,39 @@ describe('runPlugin with a spawn of its own (a test harness running plugins in a
 });
 
 describe('IPAM', () => {
+  it('forwards each verb to the IPAM plugin, DEL with the attachment it names over the environment', async () => {
+    await execCheck(input('1.1.0'));
+    await execGc(input('1.1.0'));
+    await execStatus(input('1.1.0'));
+    await execDel({ ...input('1.1.0'), containerId: 'c-other', ifname: 'net9' });
+    expect(commands()).toEqual(['CHECK', 'GC', 'STATUS', 'DEL']);
+    expect(readFileSync(join(dir, 'env-ipam-ok'), 'utf8')).toBe('mark-1 DEL c-other\n');
+    await execDel(input('1.1.0'));
+    expect(readFileSync(join(dir, 'env-ipam-ok'), 'utf8')).toBe('mark-1 DEL c-invoke\n');
+  });
+
+  it('refuses what is not an input object or a function, naming the function (ERR_NETNS_INVALID_ARG)', async () => {
+    for (const [fn, name] of [[execAdd, 'execAdd'], [execDel, 'execDel'], [execCheck, 'execCheck'], [execGc, 'execGc'], [execStatus, 'execStatus']] as const) {
+      await expect((fn as (i: unknown) => Promise<unknown>)(null), name).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: `${name} takes { config, stdin, env? } (a handler's CmdArgs will do), got null` });
+      await expect((fn as (i: unknown) => Promise<unknown>)([]), name).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+    }
+    await expect(execAddThen(input('1.1.0'), 'use' as never)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: 'execAddThen needs a function to run with the IPAM result' });
+    expect(() => ipamType({ cniVersion: '1.0.0', name: 'n', type: 't', ipam: null } as never)).toThrow(expect.objectContaining({ code: 7, message: 'ipam.type is required: it names the IPAM plugin' }));
+    expect(existsSync(log)).toBe(false);
+  });
+
+  it('writes a failed release to stderr, and rethrows the failure of the step after IPAM ADD', async () => {
+    script('ipam-add-only', `[ "$CNI_COMMAND" = ADD ] && { echo '${RESULT_040}'; exit 0; }\necho '{"code":11,"msg":"release refused"}'\nexit 1`);
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const failure = new Error('veth creation failed');
+      await expect(execAddThen(input('1.0.0', 'ipam-add-only'), () => Promise.reject(failure))).rejects.toBe(failure);
+      expect(write.mock.calls.map(([text]) => String(text))).toEqual(['releasing the IPAM allocation after a failed ADD failed too: release refused\n']);
+    } finally {
+      write.mockRestore();
+    }
+  });
+
   it("runs the plugin ipam.type names; code 7 when it names none", async () => {
     expect((await execAdd(input('0.4.0'))).ips).toEqual([{ address: '10.7.0.2/24', gateway: '10.7.0.1' }]);
     await execDel(input('0.4.0'));
