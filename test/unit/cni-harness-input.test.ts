@@ -1,0 +1,68 @@
+// CniHarness refuses a test's slips before any plugin runs, each with what is
+// wrong: its options, a runtime configuration, GC's list, and a network list
+// that parseConfList did not make (named by the method it was given to).
+// Found by the mutation pass over src/cni/testing/harness.ts (issue 34).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CniHarness, parseConfList } from '../../dist/cni/testing/index.js';
+
+const cacheDir = mkdtempSync(join(tmpdir(), 'cni-harness-input-'));
+afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
+const refused = (message: string) => expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG', message });
+const list = parseConfList({ name: 'net1', cniVersion: '1.1.0', plugins: [{ type: 'missing-plugin' }] });
+const rt = { containerId: 'c1', netns: '/run/netns/x', ifname: 'eth0' };
+
+describe('CniHarness refuses misuse before running anything', () => {
+  it('its options', () => {
+    const cases: [unknown, string][] = [
+      [null, 'CniHarness takes { path, cacheDir, env?, spawn? }'],
+      ['/opt/cni/bin', 'CniHarness takes { path, cacheDir, env?, spawn? }'],
+      [{ path: ['/bin', 7], cacheDir }, 'path must be a list of directories'],
+      [{ path: [], cacheDir: '' }, 'cacheDir must be a directory path'],
+      [{ path: [], cacheDir: 7 }, 'cacheDir must be a directory path'],
+      [{ path: [], cacheDir, env: null }, 'env must be an object'],
+      [{ path: [], cacheDir, env: 'PATH=/bin' }, 'env must be an object'],
+      [{ path: [], cacheDir, spawn: 'sh' }, 'spawn must be a function'],
+    ];
+    for (const [options, message] of cases) expect(() => new CniHarness(options as never), JSON.stringify(options)).toThrow(refused(message));
+    expect(() => new CniHarness({ path: [], cacheDir, env: {}, spawn: () => undefined as never })).not.toThrow();
+  });
+
+  it('a runtime configuration', async () => {
+    const harness = new CniHarness({ path: [], cacheDir });
+    const cases: [unknown, string][] = [
+      [null, 'the runtime configuration must be an object: { containerId, netns, ifname, args?, capabilityArgs? }'],
+      ['c1', 'the runtime configuration must be an object: { containerId, netns, ifname, args?, capabilityArgs? }'],
+      [{ ...rt, containerId: 'a/b' }, 'containerId and ifname must be non-empty strings without / (they name the cache file)'],
+      [{ ...rt, ifname: '' }, 'containerId and ifname must be non-empty strings without / (they name the cache file)'],
+      [{ ...rt, netns: undefined }, 'netns must be a string (empty for a namespace that is gone)'],
+      [{ ...rt, args: [['K', 1]] }, 'args must be a list of [key, value] string pairs'],
+      [{ ...rt, capabilityArgs: null }, 'capabilityArgs must be an object'],
+      [{ ...rt, capabilityArgs: [] }, 'capabilityArgs must be an object'],
+      [{ ...rt, capabilityArgs: 'portMappings' }, 'capabilityArgs must be an object'],
+    ];
+    for (const [given, message] of cases) await expect(harness.add(list, given as never), JSON.stringify(given)).rejects.toThrow(refused(message));
+  });
+
+  it("GC's list of the attachments still held", async () => {
+    const harness = new CniHarness({ path: [], cacheDir });
+    const message = 'GC takes { validAttachments: [{ containerID, ifname }, ...] }';
+    for (const args of [null, 'c1', {}, { validAttachments: [null] }, { validAttachments: [{ containerID: 'c1' }] }, { validAttachments: [{ containerID: 'c1', ifname: 'eth0' }, { ifname: 'eth0' }] }]) {
+      await expect(harness.gc(list, args as never), JSON.stringify(args)).rejects.toThrow(refused(message));
+    }
+  });
+
+  it('a network list parseConfList did not make, naming the method', async () => {
+    const harness = new CniHarness({ path: [], cacheDir });
+    const fake = { name: 'net1', cniVersion: '1.1.0', plugins: [{ type: 'x' }] }; // no bytes
+    const message = (method: string) => `${method} takes a network configuration list from parseConfList or loadConfList`;
+    await expect(harness.add(fake as never, rt)).rejects.toThrow(refused(message('add')));
+    await expect(harness.check(fake as never, rt)).rejects.toThrow(refused(message('check')));
+    await expect(harness.del(fake as never, rt)).rejects.toThrow(refused(message('del')));
+    await expect(harness.gc(fake as never)).rejects.toThrow(refused(message('gc')));
+    await expect(harness.status(fake as never)).rejects.toThrow(refused(message('status')));
+    await expect(harness.cachedResult(fake as never, rt)).rejects.toThrow(refused(message('cachedResult')));
+  });
+});
