@@ -88,6 +88,29 @@ describe('handleCall', () => {
     expect(ran).toBe(1);
   });
 
+  it('checks CNI_NETNS before the handler: ADD and CHECK need a namespace, DEL is told it is gone, GC and STATUS have none', async () => {
+    const seen: [string, boolean][] = [];
+    const record = (args: { command: string; netnsGone: boolean }) => void seen.push([args.command, args.netnsGone]);
+    const funcs = { add: (args: never) => (record(args), RESULT), del: record, check: record, gc: record, status: record };
+    const config = '{"cniVersion":"1.1.0","name":"n","type":"t"}';
+    const missing = '/nonexistent/netns';
+    for (const command of ['ADD', 'CHECK']) {
+      const outcome = await answer(config, { ...ENV, CNI_COMMAND: command, CNI_NETNS: missing }, funcs);
+      expect(outcome, command).toMatchObject({ exitCode: 1, json: { code: 8, msg: `CNI_NETNS "${missing}" is not a usable network namespace`, details: expect.stringContaining('ENOENT') } });
+    }
+    for (const netns of [missing, '/proc/self/status', '']) {
+      expect(await answer(config, { ...ENV, CNI_COMMAND: 'DEL', CNI_NETNS: netns }, funcs), netns).toMatchObject({ exitCode: 0 });
+    }
+    await answer(config, { ...ENV, CNI_COMMAND: 'DEL' }, funcs); // a namespace that is there
+    for (const command of ['GC', 'STATUS']) await answer(config, { CNI_COMMAND: command, CNI_PATH: '/nonexistent', CNI_NETNS: missing }, funcs);
+    expect(seen).toEqual([['DEL', true], ['DEL', true], ['DEL', true], ['DEL', false], ['GC', false], ['STATUS', false]]);
+    const { CNI_NETNS_OVERRIDE: _override, ...own } = ENV;
+    expect(await answer(config, { ...own, CNI_COMMAND: 'DEL' }, funcs)).toMatchObject({
+      exitCode: 1,
+      json: { code: 8, details: "a runtime passes the container's; test harnesses set CNI_NETNS_OVERRIDE=1" },
+    });
+  });
+
   it('refuses its own misuse (ERR_NETNS_INVALID_ARG), answering nothing', async () => {
     const stdin = async () => Buffer.from('{}');
     const misuse = (message: string) => ({ code: 'ERR_NETNS_INVALID_ARG', message });
