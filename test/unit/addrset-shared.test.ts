@@ -192,6 +192,32 @@ describe('SharedAddressSets (in-memory backend)', () => {
       expect(backend.elements(d!.v4)).toBeUndefined();
     });
 
+    it('a destroy the kernel keeps refusing is tried again at once, then 1 s, 2 s, 4 s later; once it lands, nothing is armed', async () => {
+      const { backend, counts } = countingBackend();
+      const clock = new ManualClock();
+      const shared = new SharedAddressSets();
+      const refs = await shared.use(delayed(backend, clock), (sets) => sets.ensure('busy', ['10.9.5.30']));
+      backend.reference(refs.v4); // a rule uses the set: each destroy fails with EBUSY
+      await shared.use(delayed(backend, clock), (sets) => sets.delete('busy'));
+      const runs = () => counts.locks - 2;
+      const afterRun = async (ms: number, expected: number) => {
+        await clock.advance(ms);
+        await until(() => runs() === expected && shared.size === 0 && shared.armed === 1);
+      };
+      await afterRun(DELAY, 1);
+      await afterRun(1, 2); // again at once (Node's shortest timer)
+      for (const wait of [1000, 2000, 4000]) {
+        const before = runs();
+        await clock.advance(wait - 1);
+        expect(shared.armed, `${wait} ms`).toBe(1); // not yet: a run that starts disarms at once
+        await afterRun(1, before + 1); // one run at its time
+      }
+      backend.unreference(refs.v4);
+      await clock.advance(8000);
+      await until(() => backend.elements(refs.v4) === undefined && shared.size === 0);
+      expect(shared.armed).toBe(0);
+    });
+
     it('a run that cannot take the lock tries again; close() cancels what is armed', async () => {
       const { backend, counts } = countingBackend();
       const clock = new ManualClock();
