@@ -2,11 +2,11 @@
 // wrong: its options, a runtime configuration, GC's list, and a network list
 // that parseConfList did not make (named by the method it was given to).
 // Found by the mutation pass over src/cni/testing/harness.ts (issue 34).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { CniHarness, parseConfList } from '../../dist/cni/testing/index.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { CniHarness, parseConfList, ResultCache } from '../../dist/cni/testing/index.js';
 
 const cacheDir = mkdtempSync(join(tmpdir(), 'cni-harness-input-'));
 afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
@@ -64,5 +64,33 @@ describe('CniHarness refuses misuse before running anything', () => {
     await expect(harness.gc(fake as never)).rejects.toThrow(refused(message('gc')));
     await expect(harness.status(fake as never)).rejects.toThrow(refused(message('status')));
     await expect(harness.cachedResult(fake as never, rt)).rejects.toThrow(refused(message('cachedResult')));
+  });
+});
+
+describe('CniHarness passes on what a plugin says', () => {
+  const bin = join(cacheDir, 'bin');
+  mkdirSync(bin);
+  const RESULT = '{"cniVersion":"1.1.0","ips":[]}';
+  writeFileSync(join(bin, 'noisy'), `#!/bin/sh\ncat > /dev/null\necho "noisy says hi" >&2\n[ "$CNI_COMMAND" = ADD ] && echo '${RESULT}'\nexit 0\n`, { mode: 0o755 });
+  writeFileSync(join(bin, 'quiet'), `#!/bin/sh\ncat > /dev/null\n[ "$CNI_COMMAND" = ADD ] && echo '${RESULT}'\nexit 0\n`, { mode: 0o755 });
+  const harness = new CniHarness({ path: [bin], cacheDir: join(cacheDir, 'cache'), env: { PATH: process.env.PATH, CNI_NETNS_OVERRIDE: '1' } });
+
+  it("writes a plugin's stderr to ours, as libcni does, and nothing for a quiet one", async () => {
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      await harness.add(parseConfList({ name: 'noisy-net', cniVersion: '1.1.0', plugins: [{ type: 'noisy' }] }), { ...rt, netns: '' });
+      expect(write.mock.calls.map(([text]) => String(text))).toEqual(['noisy says hi\n']);
+      write.mockClear();
+      await harness.add(parseConfList({ name: 'quiet-net', cniVersion: '1.1.0', plugins: [{ type: 'quiet' }] }), { ...rt, netns: '' });
+      expect(write).not.toHaveBeenCalled();
+    } finally {
+      write.mockRestore();
+    }
+  });
+
+  it('names the cached result it cannot read', async () => {
+    const quiet = parseConfList({ name: 'cached-net', cniVersion: '1.1.0', plugins: [{ type: 'quiet' }] });
+    await new ResultCache(join(cacheDir, 'cache')).write('cached-net', { ...rt, netns: '' }, quiet.bytes, { cniVersion: '1.1.0', ips: 'x' } as never);
+    await expect(harness.cachedResult(quiet, rt)).rejects.toMatchObject({ code: 6, message: 'the cached result.ips must be an array' });
   });
 });
