@@ -96,6 +96,34 @@ describe('SharedAddressSets (in-memory backend)', () => {
     await lockIsFree(backend);
   });
 
+  it('calls at once that join a look finding no table: the looks get nothing, a writer after them makes the table', async () => {
+    const { backend } = countingBackend();
+    const shared = new SharedAddressSets();
+    let ran = 0;
+    const calls = [
+      shared.use(options(backend), async () => ran++, { onlyExisting: true }),
+      shared.use(options(backend), async () => ran++, { onlyExisting: true }),
+      shared.use(options(backend), (sets) => sets.ensure('a', ['10.9.6.1'])),
+    ];
+    const [first, second, refs] = await Promise.all(calls);
+    expect([first, second, ran]).toEqual([undefined, undefined, 0]);
+    expect(backend.elements((refs as { v4: string }).v4)).toEqual(['10.9.6.1']);
+    expect(shared.size).toBe(0);
+    await lockIsFree(backend);
+  });
+
+  it('calls at once that join an open that fails all fail with its error, and leave nothing held', async () => {
+    const { backend } = countingBackend();
+    const shared = new SharedAddressSets();
+    const elsewhere = await backend.lock({ timeoutMs: 0 }); // another writer holds the table
+    const calls = Array.from({ length: 3 }, () => shared.use({ ...options(backend), lockTimeoutMs: 0 }, async () => 'ran'));
+    const outcomes = await Promise.allSettled(calls);
+    expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as { code: string }).code : outcome.value))).toEqual(Array(3).fill('ERR_NETNS_ADDRSET_LOCKED'));
+    expect(shared.size).toBe(0);
+    elsewhere.release();
+    expect(await shared.use(options(backend), async () => 'ran')).toBe('ran');
+  });
+
   it("one call's failure is its own: the others land, and the writer is still released", async () => {
     const { backend } = countingBackend();
     const shared = new SharedAddressSets();
