@@ -34,10 +34,12 @@ describe('encodeOps', () => {
     { op: 'flushSet', name: 'old4' },
     { op: 'deleteSet', name: 'old4' },
   ];
-  const { requests, opOf } = encodeOps(TABLE, ops);
-  const whats = requests.map((request, i) => [opOf[i], request.what]);
+  // Encoded in each test, not when the file is collected: the mutation tool switches a mutant on per test.
+  const encoded = () => encodeOps(TABLE, ops);
 
   it('says of each message what it does and which op it came from; empty element lists send nothing', () => {
+    const { requests, opOf } = encoded();
+    const whats = requests.map((request, i) => [opOf[i], request.what]);
     expect(whats.filter(([op]) => op === 3 || op === 6 || op === 7 || op === 8 || op === 9)).toEqual([
       [3, 'add element inet policy as4'],
       [6, 'put record as4 in set inet policy as_owners'],
@@ -53,6 +55,7 @@ describe('encodeOps', () => {
   });
 
   it('adds and deletes elements and records with the kernel messages for each', () => {
+    const { requests, opOf } = encoded();
     const typeOf = (op: number) => requests.filter((_, i) => opOf[i] === op).map((request) => messageType(request.type));
     expect(typeOf(3)).toEqual([NFT_MSG_NEWSETELEM]);
     expect(typeOf(6)).toEqual([NFT_MSG_NEWSETELEM, NFT_MSG_DELSETELEM, NFT_MSG_NEWSETELEM]);
@@ -61,6 +64,7 @@ describe('encodeOps', () => {
   });
 
   it('names a set made in this batch by its batch id (the registry 1, the next set 2), and others by name alone', () => {
+    const { requests, opOf } = encoded();
     const ids = (op: number) => requests.filter((_, i) => opOf[i] === op).map(setId);
     expect(ids(3)).toEqual([2]);
     expect(ids(6)).toEqual([1, undefined, 1]); // a delete names the set by name only, as nft does

@@ -171,6 +171,14 @@ describe('NftBackend (fake nft): the exact texts and listings', () => {
     expect(withoutRegistry.calls.filter((call) => call.input.includes('"list"'))).toHaveLength(1);
   });
 
+  it('reads no records from a registry that has none', async () => {
+    const listing = JSON.stringify({ nftables: [{ table: { family: 'inet', name: 't' } }, { set: { family: 'inet', table: 't', name: 'as_owners', type: 'ifname' } }] });
+    const { exec } = fakeNft(() => ({ stdout: listing }));
+    const view = await (await NftBackend.create(NetNS.current(), ref, exec)).read({ elements: true, registry: 'as_owners' });
+    expect(view.records).toEqual(new Map());
+    expect(view.sets).toEqual(new Map());
+  });
+
   it('takes only a missing table as an empty view: any other listing failure is passed on', async () => {
     const { exec } = fakeNft((call) => (call.input.includes('"list"') ? { code: 1, stderr: 'Error: Could not process rule: Operation not permitted' } : {}));
     const backend = await NftBackend.create(NetNS.current(), ref, exec);
