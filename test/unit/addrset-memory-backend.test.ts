@@ -78,6 +78,15 @@ describe('MemoryBackend', () => {
     expect(backend.setNames()).toEqual(['reg', 's']);
   });
 
+  it('gives up on a lock still held when its timeout passes, and leaves no waiter behind', async () => {
+    const { backend, lock } = await withTable();
+    await expect(backend.lock({ timeoutMs: 20 })).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_LOCKED', message: 'the table has another writer' });
+    lock.release();
+    const next = await backend.lock({ timeoutMs: 0 });
+    await backend.apply([{ op: 'createSet', name: 's', family: 4 }], next);
+    expect(backend.setNames()).toEqual(['reg', 's']);
+  });
+
   it('crashWriter lets what was sent land by default, or not, and frees the lock; with no writer it does nothing', async () => {
     new MemoryBackend().crashWriter();
     for (const lands of [undefined, false]) {
