@@ -59,3 +59,15 @@ describe('invokePlugin', () => {
     }
   });
 });
+
+describe('PluginError', () => {
+  it('refuses what is not a CniError and a context object', async () => {
+    const { CniError } = await import('../../dist/cni/index.js');
+    const message = 'new PluginError(failure, context) takes a CniError and { command, plugin, stderr }';
+    const context = { command: 'ADD' as const, plugin: '/bin/p', stderr: '' };
+    for (const [failure, given] of [[new Error('x'), context], [new CniError(7, 'x'), null], [new CniError(7, 'x'), 'ADD']] as const) {
+      expect(() => new PluginError(failure as never, given as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG', message }));
+    }
+    expect(new PluginError(new CniError(7, 'bad', 'why'), context)).toMatchObject({ name: 'PluginError', code: 7, message: 'bad', details: 'why', ...context });
+  });
+});
