@@ -27,9 +27,10 @@ const BITS: Record<Family, number> = { 4: 32, 6: 128 };
 
 // netlink's parser, which reads IPv6 as ip and nft do (an IPv4 tail only as a
 // plain dotted quad, never "::10.0.0.1" taken for "::ffff:10.0.0.1").
-function v6Value(address: string): bigint {
-  const { bytes } = parseAddress(address);
-  return (bytes.readBigUInt64BE(0) << 64n) | bytes.readBigUInt64BE(8);
+// Its value and its canonical text, made once.
+function v6Address(address: string): { value: bigint; text: string } {
+  const { bytes, text } = parseAddress(address);
+  return { value: (bytes.readBigUInt64BE(0) << 64n) | bytes.readBigUInt64BE(8), text };
 }
 
 function v4ToText(value: bigint): string {
@@ -106,13 +107,14 @@ export function parseEntry(input: unknown): Entry | string {
     if (!/^\d{1,3}$/.test(lengthText) || Number(lengthText) > bits) return `prefix length must be 0 to ${bits}`;
     length = Number(lengthText);
   }
-  const value = family === 4 ? BigInt(v4) : v6Value(address);
+  const v6 = family === 6 ? v6Address(address) : undefined;
+  const value = v6 ? v6.value : BigInt(v4);
   const hostMask = (1n << BigInt(bits - length)) - 1n;
   if ((value & hostMask) !== 0n) {
     const network = value & ~hostMask;
     return `host bits set (did you mean ${family === 4 ? v4ToText(network) : v6ToText(network)}/${length}?)`;
   }
-  const base = family === 4 ? v4ToText(value) : v6ToText(value);
+  const base = v6 ? v6.text : v4ToText(value); // no host bits: the address is the network
   const text = length === bits ? base : `${base}/${length}`;
   const last = value | hostMask;
   return family === 4 ? { family, text, first: Number(value), last: Number(last) } : { family, text, first: value, last };

@@ -89,9 +89,7 @@ function environmentList(env: NodeJS.ProcessEnv): string[] {
  * its errno error (code ETXTBSY...). `signal` aborted kills it (SIGKILL): a call
  * abandoned mid-delegate must not leave the delegate working on.
  */
-async function runNative(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv, signal: AbortSignal | undefined): Promise<PluginExit> {
-  if (pluginPath.includes('\0')) throw netnsError(ErrorCodes.INVALID_ARG, `a plugin path cannot hold NUL: ${JSON.stringify(pluginPath)}`);
-  const environment = environmentList(env);
+async function runNative(pluginPath: string, stdin: ConfigBytes, environment: string[], signal: AbortSignal | undefined): Promise<PluginExit> {
   let exit: { status: number | null; signal: number | null; stdout: Buffer; stderr: Buffer };
   let started: ReturnType<NativeBinding['runProgram']>;
   try {
@@ -118,8 +116,14 @@ function signalName(signal: number): NodeJS.Signals {
   return (Object.keys(names) as NodeJS.Signals[]).find((name) => names[name] === signal) ?? (`SIG${signal}` as NodeJS.Signals);
 }
 
-function runOnce(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv, spawn: SpawnPlugin | undefined, signal: AbortSignal | undefined): Promise<PluginExit> {
-  if (spawn === undefined) return runNative(pluginPath, stdin, env, signal);
+/** One start by the addon, its arguments checked once: a path or environment execve would misread is the caller's slip (ERR_NETNS_INVALID_ARG), not a plugin that cannot run. */
+function nativeRunner(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv, signal: AbortSignal | undefined): () => Promise<PluginExit> {
+  if (pluginPath.includes('\0')) throw netnsError(ErrorCodes.INVALID_ARG, `a plugin path cannot hold NUL: ${JSON.stringify(pluginPath)}`);
+  const environment = environmentList(env);
+  return () => runNative(pluginPath, stdin, environment, signal);
+}
+
+function runSpawned(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv, spawn: SpawnPlugin): Promise<PluginExit> {
   return new Promise((resolve, reject) => {
     const child = spawn(pluginPath, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
@@ -165,12 +169,12 @@ function printedError(stdout: string): CniError | undefined {
  * (the addon's start only) kills it when aborted.
  */
 export async function runPlugin(pluginPath: string, stdin: ConfigBytes, env: NodeJS.ProcessEnv, spawn?: SpawnPlugin, signal?: AbortSignal): Promise<PluginExit> {
+  const runOnce = spawn === undefined ? nativeRunner(pluginPath, stdin, env, signal) : () => runSpawned(pluginPath, stdin, env, spawn);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await runOnce(pluginPath, stdin, env, spawn, signal);
+      return await runOnce();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === ErrorCodes.INVALID_ARG) throw error; // the caller's environment or path, not a plugin that cannot run
       if (code === 'ETXTBSY' && attempt < BUSY_ATTEMPTS) {
         // Nothing to wait on: the writer holding the file open is another process.
         await process.getBuiltinModule('node:timers/promises').setTimeout(BUSY_PAUSE_MS);

@@ -60,7 +60,6 @@ export interface ParsedPrefix extends ParsedAddress {
   prefixLength: number;
 }
 
-
 /**
  * An IPv4 (dotted quad only) or IPv6 address, without zone. IPv4 is matched
  * here rather than by ipaddr.js, which takes a microsecond per address on the
