@@ -70,13 +70,17 @@ export type SpawnPlugin = (command: string, args: string[], options: { env: Node
 
 /**
  * `env` as execve takes it; a variable set to undefined is left out, as
- * child_process does. A NUL would cut the C string short (a path would name
+ * child_process does, and a number or boolean is written as text. A NUL would cut the C string short (a path would name
  * another program) and `=` in a name would make another variable: refused,
  * as child_process refuses them.
  */
 function environmentList(env: NodeJS.ProcessEnv): string[] {
   return Object.entries(env).flatMap(([name, value]) => {
     if (value === undefined) return [];
+    // A number or boolean is written as child_process writes it; a symbol, object or function is a slip, not text.
+    if (!['string', 'number', 'boolean', 'bigint'].includes(typeof value)) {
+      throw netnsError(ErrorCodes.INVALID_ARG, `a plugin's environment variable ${JSON.stringify(name)} must be text, got ${typeof value}`);
+    }
     if (name === '' || name.includes('=') || `${name}${value}`.includes('\0')) {
       throw netnsError(ErrorCodes.INVALID_ARG, `a plugin's environment cannot hold ${JSON.stringify(name)}: names without = or NUL, values without NUL`);
     }

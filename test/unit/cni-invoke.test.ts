@@ -244,6 +244,10 @@ describe('execPlugin', () => {
       const name = JSON.stringify(Object.keys(env)[0]);
       await expect(execPlugin(join(bin, 'ipam-ok'), '{}', env), name).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: `a plugin's environment cannot hold ${name}: names without = or NUL, values without NUL` });
     }
+    for (const value of [Symbol('x'), {}, () => 'x']) {
+      await expect(execPlugin(join(bin, 'ipam-ok'), '{}', { A: value } as never), typeof value).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: `a plugin's environment variable "A" must be text, got ${typeof value}` });
+    }
+    expect((await execPlugin('/usr/bin/env', '', { A: 5, B: true } as never)).toString()).toBe('A=5\nB=true\n'); // as child_process writes them
     await expect(execPlugin(`${join(bin, 'ipam-ok')}\0x`, '{}', {})).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: expect.stringMatching(/^a plugin path cannot hold NUL/) });
     expect(existsSync(log)).toBe(false);
   });
