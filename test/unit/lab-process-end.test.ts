@@ -47,7 +47,7 @@ describe('waiting for a killed process to end', () => {
     await vi.advanceTimersByTimeAsync(1);
     await waiting;
     expect(settled).toBe(true);
-    expect(state(child.pid!)).toBe('S');
+    expect(state(child.pid!)).toMatch(/^[RS]$/); // still there: sleeping, or running on a busy machine
   });
 
   it('waits while any one of the processes runs', async () => {
@@ -78,7 +78,7 @@ describe('waiting for a killed process to end', () => {
       untilEndedSync([gone.pid!, running.pid!]);
       // The deadline is read at 1 s (6 s); pauses follow the looks at 2, 3, 4 and 5 s; at 6 s it gives up.
       expect(pauses.mock.calls.map((call) => call[3])).toEqual([5, 5, 5, 5]);
-      expect(state(running.pid!)).toBe('S');
+      expect(state(running.pid!)).toMatch(/^[RS]$/); // still there: sleeping, or running on a busy machine
     } finally {
       clock.mockRestore();
       pauses.mockRestore();
