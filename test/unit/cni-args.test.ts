@@ -82,6 +82,11 @@ describe('runtimeConfig and capabilities', () => {
     expect(hasCapability(config, 'portMappings')).toBe(true);
     expect(hasCapability(config, 'ips')).toBe(false);
     expect(hasCapability(config, 'bandwidth')).toBe(false);
+    expect(hasCapability({ cniVersion: '1.1.0', name: 'n', type: 't' }, 'portMappings')).toBe(false);
+  });
+
+  it('reads a runtimeConfig that is not an object as nothing passed', () => {
+    for (const given of [null, 'mac', 7]) expect(runtimeConfig({ ...config, runtimeConfig: given } as never, 'mac'), String(given)).toBeUndefined();
   });
 
   it('refuse what is not a parsed configuration (ERR_NETNS_INVALID_ARG)', () => {
@@ -129,5 +134,25 @@ describe('validAttachments', () => {
     for (const list of [{}, [null], [{ containerID: 'c1' }], [{ containerID: '', ifname: 'eth0' }]]) {
       expect(() => validAttachments(gc({ 'cni.dev/valid-attachments': list })), JSON.stringify(list)).toThrow(expect.objectContaining({ code: 7 }));
     }
+  });
+
+  it('names the key, or the item and what it lacks, in a malformed list', () => {
+    expect(() => validAttachments(gc({ 'cni.dev/attachments': 'c1/eth0' }))).toThrow(expect.objectContaining({ code: 7, message: 'cni.dev/attachments must be an array' }));
+    const item = 'must be an object with non-empty containerID and ifname';
+    const items = [undefined, 7, { containerID: 5, ifname: 'eth0' }, { containerID: 'c1', ifname: '' }, { containerID: 'c1', ifname: ['eth0'] }];
+    for (const bad of items) {
+      const list = [{ containerID: 'c0', ifname: 'eth0' }, bad];
+      expect(() => validAttachments(gc({ 'cni.dev/valid-attachments': list })), String(bad)).toThrow(expect.objectContaining({ code: 7, message: `cni.dev/valid-attachments[1] ${item}` }));
+    }
+  });
+
+  it('takes a key present but undefined as absent, so the other key is read', () => {
+    const one = [{ containerID: 'c1', ifname: 'eth0' }];
+    expect(validAttachments(gc({ 'cni.dev/valid-attachments': undefined, 'cni.dev/attachments': one }))).toEqual(one);
+    expect(validAttachments(gc({ 'cni.dev/valid-attachments': undefined }))).toBeUndefined();
+  });
+
+  it('names itself when given what is not a configuration', () => {
+    expect(() => validAttachments([] as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG', message: expect.stringMatching(/^validAttachments /) }));
   });
 });

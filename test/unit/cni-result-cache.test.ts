@@ -5,8 +5,14 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CACHE_KIND, ResultCache } from '../../dist/cni/testing/index.js';
+
+// The directory's order reversed, so list()'s own sort is what orders it (ext4 here lists small directories by name, tmpfs newest first).
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  return { ...actual, readdir: async (path: string) => (await actual.readdir(path)).reverse() };
+});
 
 const root = mkdtempSync(join(tmpdir(), 'cni-result-cache-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

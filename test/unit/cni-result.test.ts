@@ -252,5 +252,33 @@ describe('parseResult, message by message', () => {
   it('converts a result without routes down to 0.2.0', () => {
     expect(convertResult(v1({ ips: [{ address: '10.0.0.2/24' }] }) as Result, '0.2.0')).toEqual({ cniVersion: '0.2.0', ip4: { ip: '10.0.0.2/24' } });
   });
+
+  it('names the field of a 0.1.0/0.2.0 result under ip4 or ip6', () => {
+    const old = (fields: object) => ({ cniVersion: '0.2.0', ...fields });
+    fails(old({ ip4: '10.0.0.2/24' }), 'result.ip4 must be an object');
+    fails(old({ ip6: { ip: 7 } }), 'result.ip6.ip must be a string');
+    fails(old({ ip4: { ip: '10.0.0.2' } }), 'result.ip4.ip must be an address with a prefix length, got "10.0.0.2"');
+    fails(old({ ip4: { ip: '10.0.0.2/24', gateway: 'gw' } }), 'result.ip4.gateway must be an IP address, got "gw"');
+    fails(old({ ip6: { ip: 'fd00::2/64', routes: [{ dst: '::/0', gw: 'x' }] } }), 'result.ip6.routes[0].gw must be an IP address, got "x"');
+    fails(old({ ip4: { ip: '10.0.0.2/24' }, dns: { domain: 5 } }), 'result.dns.domain must be a string');
+  });
+
+  it('names the cniVersion no spec defines, given or wanted (code 1)', () => {
+    expect(() => parseResult({ cniVersion: '0.5.0' })).toThrow(expect.objectContaining({ code: 1, message: 'result has cniVersion "0.5.0", which no spec defines' }));
+    expect(() => convertResult(FULL, '1.2.0')).toThrow(expect.objectContaining({ code: 1, message: 'cniVersion "1.2.0" is not one the spec defines' }));
+    const message = 'the result cannot be given in cniVersion 0.1.0: it has no IP address, which that version requires';
+    expect(() => convertResult(v1({ interfaces: [{ name: 'eth0' }] }) as Result, '0.1.0')).toThrow(expect.objectContaining({ code: 1, message }));
+  });
+
+  it('converts a result without addresses down to 0.4.0, and writes no dns key to 0.2.0 when there is none', () => {
+    expect(convertResult(v1({ interfaces: [{ name: 'eth0' }] }) as Result, '0.4.0')).toEqual({ cniVersion: '0.4.0', interfaces: [{ name: 'eth0' }] });
+    expect(Object.keys(convertResult(v1({ ips: [{ address: '10.0.0.2/24' }] }) as Result, '0.2.0'))).toEqual(['cniVersion', 'ip4']);
+  });
+
+  it('names prevResultOf and the missing prevResult in their refusals', () => {
+    expect(() => prevResultOf([] as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG', message: expect.stringMatching(/^prevResultOf /) }));
+    const message = 'prevResult is required: this plugin only adds to the result of a plugin before it in the chain';
+    expect(() => passThrough({ cniVersion: '1.0.0', name: 'n', type: 't' })).toThrow(expect.objectContaining({ code: 7, message }));
+  });
 });
 
