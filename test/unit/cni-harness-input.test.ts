@@ -65,6 +65,14 @@ describe('CniHarness refuses misuse before running anything', () => {
     await expect(harness.status(fake as never)).rejects.toThrow(refused(message('status')));
     await expect(harness.cachedResult(fake as never, rt)).rejects.toThrow(refused(message('cachedResult')));
   });
+
+  it('a network list with one field changed by hand from what parseConfList made', async () => {
+    const harness = new CniHarness({ path: [], cacheDir });
+    const made = parseConfList({ name: 'net1', cniVersion: '1.1.0', plugins: [{ type: 'x' }] });
+    for (const change of [{ name: 7 }, { name: 1 }, { name: '../net1' }, { cniVersion: 1 }, { plugins: [] }, { plugins: {} }, { bytes: 'text' }]) {
+      await expect(harness.status({ ...made, ...change } as never), JSON.stringify(change)).rejects.toThrow(refused('status takes a network configuration list from parseConfList or loadConfList'));
+    }
+  });
 });
 
 describe('CniHarness passes on what a plugin says', () => {

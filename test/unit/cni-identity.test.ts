@@ -33,6 +33,13 @@ describe('host aliases', () => {
     expect(attachmentOf(network, undefined)).toBeUndefined();
   });
 
+  it('name no attachment from a tag missing its if: field, whatever the key', () => {
+    // Were a missing field read as the text "undefined", this key would match it.
+    const key = attachmentKey('net', { containerID: 'c1', ifname: 'undefined' });
+    expect(attachmentOf('net', `${key}, id:c1, net:net`)).toBeUndefined();
+    expect(attachmentOf('net', `${attachmentKey('net', { containerID: 'undefined', ifname: 'eth0' })}, if:eth0, net:net`)).toBeUndefined();
+  });
+
   it('read a null alias (as parsed JSON has it) as none, and refuse a tag or network of the wrong type with a coded error', () => {
     expect(attachmentOf('net', null)).toBeUndefined();
     expect(keyOfTag('net', null)).toBeUndefined();
@@ -70,6 +77,8 @@ describe('host end names', () => {
   it('are refused for anything but a whole key, by message', () => {
     const message = 'hostEndNames: key must be an attachment key (attachmentKey)';
     for (const bad of [`${key}0`, `0${key}`, key.toUpperCase(), 7]) expect(() => hostEndNames(bad as never), String(bad)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG', message }));
+    // Something that only prints as a key is not one.
+    expect(() => hostEndNames({ toString: () => key } as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG', message }));
   });
 });
 

@@ -27,7 +27,7 @@ function script(name: string, body: string, where = bin): string {
   const path = join(where, name);
   writeFileSync(
     path,
-    `#!/bin/sh\necho "$CNI_COMMAND" >> ${log}\ncat > ${dir}/stdin-${name}\necho "$TEST_MARK $CNI_COMMAND $CNI_CONTAINERID" > ${dir}/env-${name}\n${body}\n`,
+    `#!/bin/sh\necho "$CNI_COMMAND" >> ${log}\ncat > ${dir}/stdin-${name}\necho "$TEST_MARK $CNI_COMMAND $CNI_CONTAINERID \${CNI_IFNAME-unset}" > ${dir}/env-${name}\n${body}\n`,
     { mode: 0o755 },
   );
   return path;
@@ -48,6 +48,7 @@ beforeAll(() => {
   process.env.CNI_PATH = `${other}:${bin}:${later}`;
   process.env.CNI_COMMAND = 'VERSION'; // the delegate's must be the verb, not ours
   process.env.CNI_CONTAINERID = 'c-invoke';
+  process.env.CNI_IFNAME = 'eth-host';
   process.env.TEST_MARK = 'mark-1';
 });
 afterEach(() => rmSync(log, { force: true }));
@@ -88,7 +89,7 @@ describe('delegateAdd and delegate', () => {
     await delegateAdd('ipam-ok', stdin);
     await delegate('DEL', 'ipam-ok', stdin);
     expect(commands()).toEqual(['ADD', 'DEL']);
-    expect(readFileSync(join(dir, 'env-ipam-ok'), 'utf8')).toBe('mark-1 DEL c-invoke\n');
+    expect(readFileSync(join(dir, 'env-ipam-ok'), 'utf8')).toBe('mark-1 DEL c-invoke eth-host\n');
     expect(readFileSync(join(dir, 'stdin-ipam-ok'))).toEqual(stdin);
   });
 
@@ -220,7 +221,7 @@ describe('execPlugin', () => {
 
   it('leaves out of the plugin\'s environment a variable set to undefined, as child_process does', async () => {
     await execPlugin(join(bin, 'ipam-ok'), '{}', { PATH: process.env.PATH, CNI_COMMAND: 'VERSION', TEST_MARK: undefined, CNI_CONTAINERID: 'c-env' });
-    expect(readFileSync(join(dir, 'env-ipam-ok'), 'utf8')).toBe(' VERSION c-env\n');
+    expect(readFileSync(join(dir, 'env-ipam-ok'), 'utf8')).toBe(' VERSION c-env unset\n');
   });
 
   it('refuses stdin that is not bytes, before running anything (ERR_NETNS_INVALID_ARG)', async () => {
@@ -340,9 +341,9 @@ describe('IPAM', () => {
     await execStatus(input('1.1.0'));
     await execDel({ ...input('1.1.0'), containerId: 'c-other', ifname: 'net9' });
     expect(commands()).toEqual(['CHECK', 'GC', 'STATUS', 'DEL']);
-    expect(readFileSync(join(dir, 'env-ipam-ok'), 'utf8')).toBe('mark-1 DEL c-other\n');
+    expect(readFileSync(join(dir, 'env-ipam-ok'), 'utf8')).toBe('mark-1 DEL c-other net9\n');
     await execDel(input('1.1.0'));
-    expect(readFileSync(join(dir, 'env-ipam-ok'), 'utf8')).toBe('mark-1 DEL c-invoke\n');
+    expect(readFileSync(join(dir, 'env-ipam-ok'), 'utf8')).toBe('mark-1 DEL c-invoke eth-host\n');
   });
 
   it('refuses what is not an input object or a function, naming the function (ERR_NETNS_INVALID_ARG)', async () => {
@@ -385,6 +386,16 @@ describe('IPAM', () => {
   it('execAddThen gives the later steps the result and returns what they return', async () => {
     expect(await execAddThen(input('1.0.0'), (result) => result.ips?.[0]?.address)).toBe('10.7.0.2/24');
     expect(commands()).toEqual(['ADD']);
+  });
+
+  it('execAddThen releases the allocation when its signal aborted IPAM ADD, which may have allocated', async () => {
+    const error = await execAddThen({ ...input('1.0.0'), signal: AbortSignal.abort() }, () => 'used').catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'AbortError' });
+    expect(commands().at(-1)).toBe('DEL');
+  });
+
+  it('names ipamType when given what is not a configuration', () => {
+    expect(() => ipamType([] as never)).toThrow(expect.objectContaining({ code: 'ERR_NETNS_INVALID_ARG', message: expect.stringMatching(/^ipamType /) }));
   });
 
   it('execAddThen releases nothing when IPAM ADD itself fails (a DEL could free a live allocation)', async () => {

@@ -15,6 +15,7 @@ import {
   type NetConf,
   type Result,
 } from '../../dist/cni/index.js';
+import { isVersionText } from '../../dist/cni/version.js';
 import { netnsError } from '../../dist/core/errors.js';
 
 const FULL: Result = {
@@ -210,7 +211,12 @@ describe('CniError and versions', () => {
     expect(versionAtLeast('0.10.0', '0.4.0')).toBe(true);
     expect(versionAtLeast('0.3.1', '0.4.0')).toBe(false);
     expect(versionAtLeast('1.0.0', '1.0.0')).toBe(true);
-    expect(() => versionAtLeast('1.0', '1.0.0')).toThrow(expect.objectContaining({ code: 6 }));
+    expect(() => versionAtLeast('1.0', '1.0.0')).toThrow(expect.objectContaining({ code: 6, message: 'cniVersion "1.0" is not of the form X.Y.Z' }));
+  });
+
+  it('takes only text as a version, not what prints as one', () => {
+    expect(isVersionText('0.4.0')).toBe(true);
+    for (const value of [['1.0.0'], { toString: () => '1.0.0' }, '1.0.0 ', 100]) expect(isVersionText(value), String(value)).toBe(false);
   });
 });
 
