@@ -2,12 +2,15 @@
 // and counts transactions): calls at once share one writer and its
 // transactions, the last to leave gives the lock back, a look that finds no
 // table creates nothing, one call's failure is its own, and a lease held too
-// long lets a writer waiting elsewhere in first; a table left with a delete
-// pending is opened again at its deadline (on a manual clock) with no call.
+// long lets a writer waiting elsewhere in first (the hold measured on a
+// stand-in for the monotonic clock, a lease opened as the last one closed
+// continuing its hold); a table left with a delete pending is opened again at
+// its deadline (on a manual clock) with no call.
 import { readdirSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { AddressSets, SharedAddressSets } from '../../dist/addrset/index.js';
+import { performance as monotonic } from '../../dist/addrset/clock.js';
 import { ManualClock, MemoryBackend } from '../../dist/testing.js';
 
 /** A backend whose lock() and table deletions are counted (the in-memory one deletes no table: it keeps it). */
@@ -160,6 +163,98 @@ describe('SharedAddressSets (in-memory backend)', () => {
     gate.resolve();
     await Promise.all([long, elsewhere, next]);
     expect(order).toEqual(['elsewhere', 'next']);
+  });
+
+  describe("a lease's hold, on a stand-in for the monotonic clock", () => {
+    let now = 0;
+    beforeEach(() => {
+      now = 0;
+      vi.spyOn(monotonic, 'now').mockImplementation(() => now);
+    });
+    afterEach(() => vi.restoreAllMocks());
+
+    /** A call that notes its start, holds the writer until `release`, then notes its end. */
+    function holder(shared: SharedAddressSets, backend: MemoryBackend, name: string, order: string[], share = {}) {
+      const gate = deferred();
+      const done = shared.use(options(backend), async () => {
+        order.push(`${name} in`);
+        await gate.promise;
+        order.push(`${name} out`);
+      }, share);
+      return { release: gate.resolve, done };
+    }
+    const note = (shared: SharedAddressSets, backend: MemoryBackend, name: string, order: string[]) => shared.use(options(backend), async () => void order.push(name));
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+    it('takes new users until maxHoldMs has passed since it took the lock, and none from then', async () => {
+      const { backend, counts } = countingBackend();
+      const shared = new SharedAddressSets({ maxHoldMs: 1000, handoffMs: 0 });
+      const order: string[] = [];
+      const first = holder(shared, backend, 'first', order);
+      await until(() => order.includes('first in'));
+      now = 999; // a call reads the clock as it is made
+      const joined = note(shared, backend, 'joined', order);
+      await settle(); // joining takes no more than this turn
+      expect(order).toContain('joined');
+      now = 1000;
+      const later = note(shared, backend, 'later', order);
+      await settle();
+      first.release();
+      await Promise.all([first.done, joined, later]);
+      expect(order).toEqual(['first in', 'joined', 'first out', 'later']);
+      expect(counts.locks).toBe(2);
+    });
+
+    it('counts its hold from the lease before it when it opened as that one closed, so the lock is not kept past maxHoldMs', async () => {
+      const { backend, counts } = countingBackend();
+      const closing = deferred();
+      let closeBegun = false;
+      backend.removeTableIfEmpty = () => {
+        closeBegun = true;
+        return closing.promise.then(() => false); // the first lease's close waits here
+      };
+      const shared = new SharedAddressSets({ maxHoldMs: 1000, handoffMs: 0 });
+      const order: string[] = [];
+      const first = holder(shared, backend, 'first', order, { deleteTableIfEmpty: true });
+      await until(() => order.includes('first in'));
+      first.release();
+      await until(() => closeBegun); // its user gone, the lease is closing
+      now = 500;
+      const second = holder(shared, backend, 'second', order);
+      closing.resolve();
+      await until(() => order.includes('second in'));
+      now = 999; // 999 ms since the first lease took the lock: joins
+      const joined = note(shared, backend, 'joined', order);
+      await settle(); // joining takes no more than this turn
+      expect(order).toContain('joined');
+      now = 1000; // 1000 ms since then, 500 since the second opened: joins no more
+      const later = note(shared, backend, 'later', order);
+      await settle();
+      second.release();
+      await Promise.all([first.done, second.done, joined, later]);
+      expect(order).toEqual(['first in', 'first out', 'second in', 'joined', 'second out', 'later']);
+      expect(counts.locks).toBe(3);
+    });
+
+    it('starts a new hold after a lease that took no one new for being too old', async () => {
+      const { backend } = countingBackend();
+      const shared = new SharedAddressSets({ maxHoldMs: 1000, handoffMs: 0 });
+      const order: string[] = [];
+      const first = holder(shared, backend, 'first', order);
+      await until(() => order.includes('first in'));
+      now = 1000;
+      const second = holder(shared, backend, 'second', order); // waits for the first, then opens anew
+      await settle();
+      first.release();
+      await until(() => order.includes('second in'));
+      now = 1999; // 999 ms into the second's own hold
+      const joined = note(shared, backend, 'joined', order);
+      await settle(); // joining takes no more than this turn
+      expect(order).toContain('joined');
+      second.release();
+      await Promise.all([first.done, second.done, joined]);
+      expect(order).toEqual(['first in', 'first out', 'second in', 'joined', 'second out']);
+    });
   });
 
   describe('a delete pending when the last user leaves', () => {
