@@ -15,7 +15,8 @@
 // Without CAP_SYS_ADMIN it refuses: half the tests would skip, and a score of
 // what is left would not be the measure docs/maintainers.md records.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_FOLDERS, REPORT, SAVED, folderOf, saveSummaries, savedTable, scoreTable, sourceFiles } from './mutation-table.mjs';
@@ -75,9 +76,33 @@ async function outer(list) {
   }
   // A mutant can break a test's cleanup: the namespaces the run leaves are removed, not a failure of the run.
   const removeLeftNamespaces = true;
-  const status = await runInThrowawayNetns({ script: fileURLToPath(import.meta.url), args: list, innerFlag: 'NETNS_MUTATE_INNER', what: `mutating ${list.length} files`, say, removeLeftNamespaces });
-  removeSandbox();
-  return status;
+  const scratch = privateTmpdir();
+  try {
+    return await runInThrowawayNetns({ script: fileURLToPath(import.meta.url), args: list, innerFlag: 'NETNS_MUTATE_INNER', what: `mutating ${list.length} files`, say, removeLeftNamespaces });
+  } finally {
+    removeSandbox();
+    removeScratch(scratch);
+  }
+}
+
+/**
+ * A temporary folder for the whole run, as TMPDIR (which os.tmpdir() and so
+ * the tests read): a mutant that hangs a test until Stryker kills its runner
+ * skips the test's own removal of its folder, and these are then removed
+ * with this one, never anything of another program's in /tmp. Open to all,
+ * sticky, as /tmp is: some tests run programs as nobody.
+ */
+function privateTmpdir() {
+  const scratch = mkdtempSync(join(tmpdir(), 'netns-mutate-tmp-'));
+  chmodSync(scratch, 0o1777);
+  process.env.TMPDIR = scratch;
+  return scratch;
+}
+
+function removeScratch(scratch) {
+  const left = readdirSync(scratch);
+  removeWithMounts(scratch, 'the temporary folder');
+  if (left.length > 0) say(`removed ${left.length} temporary files and folders left in ${scratch} (${left.slice(0, 5).join(', ')}${left.length > 5 ? ', ...' : ''})`);
 }
 
 const SANDBOX = join(root, '.stryker-tmp');
@@ -86,20 +111,24 @@ const SANDBOX = join(root, '.stryker-tmp');
  * Stryker's copy of the checkout, and the mounts a mutant left in it: a
  * mutated run-directory check made tests mount namespaces at relative paths
  * in the copy (`relative/NAME`, `Stryker was here!/NAME`), which kept them
- * alive and kept Stryker from removing its copy. Only mounts inside the copy
- * are touched, deepest first.
+ * alive and kept Stryker from removing its copy.
  */
 function removeSandbox() {
+  removeWithMounts(SANDBOX, "Stryker's copy");
+}
+
+/** Removes `dir` after unmounting what is mounted inside it (only there), deepest first. */
+function removeWithMounts(dir, what) {
   const inside = readFileSync('/proc/self/mountinfo', 'utf8')
     .split('\n')
     .map((line) => line.split(' ')[4])
     .filter((point) => point !== undefined)
     .map((point) => point.replace(/\\([0-7]{3})/g, (_, octal) => String.fromCharCode(Number.parseInt(octal, 8))))
-    .filter((point) => point.startsWith(`${SANDBOX}/`))
+    .filter((point) => point.startsWith(`${dir}/`))
     .sort((a, b) => b.length - a.length);
   for (const point of inside) spawnSync('umount', ['--lazy', point]);
-  if (inside.length > 0) say(`unmounted ${inside.length} mounts a mutant left in Stryker's copy (${inside.join(', ')})`);
-  rmSync(SANDBOX, { recursive: true, force: true });
+  if (inside.length > 0) say(`unmounted ${inside.length} mounts a mutant left in ${what} (${inside.join(', ')})`);
+  rmSync(dir, { recursive: true, force: true });
 }
 
 /** The commit the run measured, marked when the checkout had changes beside it, and whether the root tests ran. */
