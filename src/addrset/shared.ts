@@ -207,20 +207,16 @@ export class SharedAddressSets {
       for (;;) {
         const current = this.#leases.get(key);
         if (current && !current.closing && performance.now() - current.heldSince < this.#maxHoldMs) {
+          // Counted at once, so that its last user cannot close it meanwhile. A lease that opens
+          // nothing (no table, or a failure) is finished whatever its count: no one leaves it.
           current.users++;
-          const sets = await current.sets.catch((error: unknown) => {
-            current.users--;
-            throw error;
-          });
-          if (sets) return current;
-          current.users--;
+          if (await current.sets) return current;
           if (onlyExisting) return undefined;
           continue; // a look that found no table: this call makes it
         }
         if (current) {
           current.closing = true; // too old, or its last user has left: it takes no one new
-          await current.closed;
-          if (this.#leases.get(key) === current) this.#leases.delete(key);
+          await current.closed; // it has left #leases by then: its own handler below ran first
           heldSince ??= current.heldSince;
           continue;
         }

@@ -6,7 +6,7 @@
 // stand-in for the monotonic clock, a lease opened as the last one closed
 // continuing its hold); a table left with a delete pending is opened again at
 // its deadline (on a manual clock) with no call.
-import { readdirSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { AddressSets, SharedAddressSets } from '../../dist/addrset/index.js';
@@ -40,6 +40,18 @@ function until(done: () => boolean): Promise<void> {
     const check = () => (done() ? resolve() : setImmediate(check));
     check();
   });
+}
+
+/** This process's descriptors on its own network namespace. */
+function namespaceHandles(): number {
+  const target = readlinkSync('/proc/self/ns/net');
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === target;
+    } catch {
+      return false; // the one readdir used, closed since
+    }
+  }).length;
 }
 
 function deferred() {
@@ -167,10 +179,15 @@ describe('SharedAddressSets (in-memory backend)', () => {
 
   describe("a lease's hold, on a stand-in for the monotonic clock", () => {
     let now = 0;
+    const HANDOFF_MS = 7;
+    let timers: ReturnType<typeof vi.spyOn>;
     beforeEach(() => {
       now = 0;
       vi.spyOn(monotonic, 'now').mockImplementation(() => now);
+      timers = vi.spyOn(globalThis, 'setTimeout');
     });
+    /** The hand-off waits so far: an open that follows a hold of maxHoldMs or more waits handoffMs first. */
+    const handoffs = () => timers.mock.calls.filter(([, ms]) => ms === HANDOFF_MS).length;
     afterEach(() => vi.restoreAllMocks());
 
     /** A call that notes its start, holds the writer until `release`, then notes its end. */
@@ -188,7 +205,7 @@ describe('SharedAddressSets (in-memory backend)', () => {
 
     it('takes new users until maxHoldMs has passed since it took the lock, and none from then', async () => {
       const { backend, counts } = countingBackend();
-      const shared = new SharedAddressSets({ maxHoldMs: 1000, handoffMs: 0 });
+      const shared = new SharedAddressSets({ maxHoldMs: 1000, handoffMs: HANDOFF_MS });
       const order: string[] = [];
       const first = holder(shared, backend, 'first', order);
       await until(() => order.includes('first in'));
@@ -203,6 +220,23 @@ describe('SharedAddressSets (in-memory backend)', () => {
       await Promise.all([first.done, joined, later]);
       expect(order).toEqual(['first in', 'joined', 'first out', 'later']);
       expect(counts.locks).toBe(2);
+      expect(handoffs()).toBe(1); // the next open after a full hold waits, so a writer elsewhere may go first
+    });
+
+    it('lets every call that waited on a lease too old share the one opened after it', async () => {
+      const { backend, counts } = countingBackend();
+      const shared = new SharedAddressSets({ maxHoldMs: 1000, handoffMs: HANDOFF_MS });
+      const order: string[] = [];
+      const first = holder(shared, backend, 'first', order);
+      await until(() => order.includes('first in'));
+      now = 1000;
+      const waiting = ['b', 'c', 'd'].map((name) => note(shared, backend, name, order));
+      await settle();
+      first.release();
+      await Promise.all([first.done, ...waiting]);
+      expect(order.slice(0, 2)).toEqual(['first in', 'first out']);
+      expect(counts.locks).toBe(2);
+      expect(handoffs()).toBe(1);
     });
 
     it('counts its hold from the lease before it when it opened as that one closed, so the lock is not kept past maxHoldMs', async () => {
@@ -213,7 +247,7 @@ describe('SharedAddressSets (in-memory backend)', () => {
         closeBegun = true;
         return closing.promise.then(() => false); // the first lease's close waits here
       };
-      const shared = new SharedAddressSets({ maxHoldMs: 1000, handoffMs: 0 });
+      const shared = new SharedAddressSets({ maxHoldMs: 1000, handoffMs: HANDOFF_MS });
       const order: string[] = [];
       const first = holder(shared, backend, 'first', order, { deleteTableIfEmpty: true });
       await until(() => order.includes('first in'));
@@ -223,6 +257,7 @@ describe('SharedAddressSets (in-memory backend)', () => {
       const second = holder(shared, backend, 'second', order);
       closing.resolve();
       await until(() => order.includes('second in'));
+      expect(handoffs()).toBe(0); // a hold of 500 ms continued: no wait
       now = 999; // 999 ms since the first lease took the lock: joins
       const joined = note(shared, backend, 'joined', order);
       await settle(); // joining takes no more than this turn
@@ -234,11 +269,12 @@ describe('SharedAddressSets (in-memory backend)', () => {
       await Promise.all([first.done, second.done, joined, later]);
       expect(order).toEqual(['first in', 'first out', 'second in', 'joined', 'second out', 'later']);
       expect(counts.locks).toBe(3);
+      expect(handoffs()).toBe(1);
     });
 
     it('starts a new hold after a lease that took no one new for being too old', async () => {
       const { backend } = countingBackend();
-      const shared = new SharedAddressSets({ maxHoldMs: 1000, handoffMs: 0 });
+      const shared = new SharedAddressSets({ maxHoldMs: 1000, handoffMs: HANDOFF_MS });
       const order: string[] = [];
       const first = holder(shared, backend, 'first', order);
       await until(() => order.includes('first in'));
@@ -254,6 +290,21 @@ describe('SharedAddressSets (in-memory backend)', () => {
       second.release();
       await Promise.all([first.done, second.done, joined]);
       expect(order).toEqual(['first in', 'first out', 'second in', 'joined', 'second out']);
+      expect(handoffs()).toBe(1);
+    });
+
+    it('opens without waiting when handoffMs is 0', async () => {
+      const { backend } = countingBackend();
+      const shared = new SharedAddressSets({ maxHoldMs: 1000, handoffMs: 0 });
+      const order: string[] = [];
+      const first = holder(shared, backend, 'first', order);
+      await until(() => order.includes('first in'));
+      now = 1000;
+      const second = note(shared, backend, 'second', order);
+      await settle();
+      first.release();
+      await Promise.all([first.done, second]);
+      expect(timers.mock.calls.filter(([, ms]) => ms === 0)).toEqual([]);
     });
   });
 
@@ -267,6 +318,7 @@ describe('SharedAddressSets (in-memory backend)', () => {
       const { backend, counts } = countingBackend();
       const clock = new ManualClock();
       const shared = new SharedAddressSets();
+      const handlesBefore = namespaceHandles();
       const refs = await shared.use(delayed(backend, clock), (sets) => sets.ensure('a', ['10.9.5.1']));
       expect(shared.armed).toBe(0); // nothing pending: no timer
       await del(shared, backend, clock, 'a');
@@ -282,6 +334,7 @@ describe('SharedAddressSets (in-memory backend)', () => {
       expect(counts.locks).toBe(3);
       expect(shared.armed).toBe(0);
       await lockIsFree(backend);
+      expect(namespaceHandles()).toBe(handlesBefore); // the run's own handle closed after it
     });
 
     it('the owner ensured again before the deadline keeps its sets, and no run is left armed', async () => {
@@ -405,6 +458,13 @@ describe('SharedAddressSets (in-memory backend)', () => {
       message: expect.stringMatching(/^options other than netns, backend and clock must be plain data: /),
     });
     expect(fds()).toBe(before);
+    const own = NetNS.open('/proc/self/ns/net');
+    try {
+      await expect(shared.use({ ...options(backend), netns: own, retryIntervalMs: 10n } as never, async () => {})).rejects.toMatchObject({ code: 'ERR_NETNS_ADDRSET_INVALID_OPTION' });
+      expect(own.closed).toBe(false); // the caller's handle is the caller's to close
+    } finally {
+      own.close();
+    }
   });
 
   it('arms nothing once closed', async () => {
