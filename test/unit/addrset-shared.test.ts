@@ -7,7 +7,7 @@
 // continuing its hold); a table left with a delete pending is opened again at
 // its deadline (on a manual clock) with no call.
 import { readdirSync, readlinkSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { NetNS } from '../../dist/index.js';
 import { AddressSets, SharedAddressSets } from '../../dist/addrset/index.js';
 import { performance as monotonic } from '../../dist/addrset/clock.js';
@@ -180,7 +180,7 @@ describe('SharedAddressSets (in-memory backend)', () => {
   describe("a lease's hold, on a stand-in for the monotonic clock", () => {
     let now = 0;
     const HANDOFF_MS = 7;
-    let timers: ReturnType<typeof vi.spyOn>;
+    let timers: MockInstance<typeof setTimeout>;
     beforeEach(() => {
       now = 0;
       vi.spyOn(monotonic, 'now').mockImplementation(() => now);
