@@ -142,6 +142,45 @@ describe.skipIf(!privileged)('NetlinkBackend on real nftables', () => {
     }
   });
 
+  it('removeTableIfEmpty takes a table whose one object is an empty registry, and keeps it for anything else', async () => {
+    const ns = await namespaces.create();
+    const backend = await netlinkBackend(ns, 't');
+    const exists = async () => (await ns.execFile('nft', ['list', 'table', 'inet', 't']).then(() => true, () => false));
+    const remake = (...ops: Op[]) => backend.apply([{ op: 'addTable' }, ...ops], noLock);
+    expect(await backend.removeTableIfEmpty('reg', noLock)).toBe(false); // no table
+    const kept: [string, () => Promise<unknown>][] = [
+      ['a record in the registry', () => remake({ op: 'addRegistry', name: 'reg' }, { op: 'putRecord', registry: 'reg', key: 'as_a4', comment: 'o=a' })],
+      ['one set of another name', () => remake({ op: 'createSet', name: 'as_a4', family: 4 })],
+      ['one chain', async () => {
+        await remake();
+        await ns.execFile('nft', ['add', 'chain', 'inet', 't', 'hostpolicy']);
+      }],
+      ['the registry and a set', () => remake({ op: 'addRegistry', name: 'reg' }, { op: 'createSet', name: 'as_a4', family: 4 })],
+    ];
+    for (const [what, make] of kept) {
+      await make();
+      expect(await backend.removeTableIfEmpty('reg', noLock), what).toBe(false);
+      expect(await exists(), what).toBe(true);
+      await ns.execFile('nft', ['delete', 'table', 'inet', 't']);
+    }
+    await remake({ op: 'addRegistry', name: 'reg' });
+    expect(await backend.removeTableIfEmpty('reg', noLock)).toBe(true);
+    expect(await exists()).toBe(false);
+  });
+
+  it('reads a set of another shape than ours as other, and a record without a comment as an empty one', async () => {
+    const ns = await namespaces.create();
+    const backend = await netlinkBackend(ns, 't');
+    await backend.apply([{ op: 'addTable' }, { op: 'addRegistry', name: 'reg' }, { op: 'createSet', name: 'as_a4', family: 4 }], noLock);
+    const nft = (...args: string[]) => ns.execFile('nft', args);
+    await nft('add', 'set', 'inet', 't', 'plain4', '{ type ipv4_addr; }'); // no interval flag
+    await nft('add', 'set', 'inet', 't', 'ports', '{ type inet_service; flags interval; }');
+    await nft('add', 'element', 'inet', 't', 'reg', '{ "as_a4" }');
+    const view = await backend.read({ elements: true, registry: 'reg' });
+    expect(Object.fromEntries([...view.sets].map(([name, set]) => [name, set.family]))).toEqual({ as_a4: 4, plain4: 'other', ports: 'other' });
+    expect([...view.records]).toEqual([['as_a4', '']]);
+  });
+
   it('a transaction sent with the generation of an earlier read is refused once anything changed since', async () => {
     const ns = await namespaces.create();
     await (await netlinkBackend(ns, 'kept')).apply(WRITE.slice(0, 2), noLock);
