@@ -16,7 +16,7 @@ const KINDS = ['host', 'router', 'switch'];
 function expectKind(value: unknown, kind: 'object' | 'array' | 'string' | 'number' | 'boolean', what: string): void {
   const actual = kindOf(value);
   const ok = kind === 'array' ? actual === 'an array' : actual === kind;
-  if (!ok) throw invalid(`${what} must be ${kind === 'array' ? 'an array' : `a ${kind}`}, got ${actual}`);
+  if (!ok) throw invalid(`${what} must be ${kind === 'array' || kind === 'object' ? `an ${kind}` : `a ${kind}`}, got ${actual}`);
 }
 
 function checkEnd(end: unknown, keys: Set<string>, what: string): void {
