@@ -4,7 +4,7 @@
 // dependencies); its documents are plain data, never code or custom tags.
 import { readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseDocument } from 'yaml';
 import { ErrorCodes, kindOf, netnsError } from '../../core/errors.js';
 import { LAB_KEY, type LabSpec } from './spec.js';
 
@@ -15,17 +15,28 @@ export interface LabFile {
 }
 
 
+/**
+ * A YAML document as plain data: two equal keys are refused, and so is a tag
+ * the schema does not know (the parser would only warn, and read it as text).
+ */
+function parseYaml(text: string, schema: 'json' | 'core'): unknown {
+  const doc = parseDocument(text, { schema, uniqueKeys: true });
+  const [problem] = [...doc.errors, ...doc.warnings.filter((warning) => warning.code === 'TAG_RESOLVE_FAILED')];
+  if (problem) throw problem;
+  return doc.toJS();
+}
+
 // JSON.parse keeps the last of two equal keys (a second `hosts` silently
 // drops the first): JSON is also read as YAML 1.2, whose parser refuses them.
 function parseJson(text: string): unknown {
   const data: unknown = JSON.parse(text);
-  parseYaml(text, { schema: 'json', uniqueKeys: true });
+  parseYaml(text, 'json');
   return data;
 }
 
 function parse(text: string, path: string): unknown {
   try {
-    return extname(path) === '.json' ? parseJson(text) : parseYaml(text, { schema: 'core', uniqueKeys: true });
+    return extname(path) === '.json' ? parseJson(text) : parseYaml(text, 'core');
   } catch (error) {
     throw netnsError(ErrorCodes.INVALID_ARG, `lab file ${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
