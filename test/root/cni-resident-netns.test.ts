@@ -19,6 +19,7 @@ import { createTestNetwork, type TestNetwork } from '../../dist/testing.js';
 import { installShim } from '../helpers/cni-shim.mjs';
 import { execOutcome, type ExecOutcome } from '../helpers/exec-outcome.js';
 import { privileged } from '../helpers/privileges.js';
+import { writeRawClient } from '../helpers/resident-raw-client.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/cni-ptp/dist/', import.meta.url));
 const GO_PLUGINS = '/usr/lib/cni';
@@ -59,29 +60,6 @@ const descriptors = (pid: number): string[] =>
  */
 const held = (pid: number): string[] => descriptors(pid).filter((target) => !target.startsWith('socket:') && !target.startsWith('net:['));
 
-// A client of the wire format by hand (Python: Node cannot send descriptors on a unix socket).
-// argv: socket, magic, then files whose descriptors go with the header (none: no SCM_RIGHTS).
-const CLIENT = `
-import os, socket, struct, sys
-path, magic, files = sys.argv[1], sys.argv[2].encode(), sys.argv[3:]
-env = b'CNI_COMMAND=VERSION\\0'
-header = magic + struct.pack('>II', len(env), 0)
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(path)
-fds = [os.open(f, os.O_RDONLY) for f in files]
-if fds:
-    socket.send_fds(s, [header], fds)
-else:
-    s.sendall(header)
-s.sendall(env)
-answer = b''
-while True:
-    chunk = s.recv(65536)
-    if not chunk:
-        break
-    answer += chunk
-sys.stdout.buffer.write(answer[16:16 + struct.unpack('>I', answer[8:12])[0]])
-`;
 
 describe.skipIf(!privileged || !haveGoPlugins)('resident mode plumbs in the namespace the shim runs in', () => {
   const tag = randomBytes(3).toString('hex');
@@ -129,8 +107,7 @@ describe.skipIf(!privileged || !haveGoPlugins)('resident mode plumbs in the name
     hosts = net.hosts;
     dir = mkdtempSync(join(tmpdir(), `netns-cni-resident-ns-${tag}-`));
     shim = installShim(dir, name);
-    client = join(dir, 'client.py');
-    writeFileSync(client, CLIENT);
+    client = writeRawClient(dir);
     const dataDir = join(dir, 'ipam');
     config = { cniVersion: '1.1.0', name: network, type: name, ipMasq: true, dataDir: join(dir, 'records'), ipam: { type: 'host-local', subnet: '10.73.0.0/24', dataDir }, addressSets: { deleteDelayMs: 0 } };
     daemon = await startDaemon(hosts.a, [join(EXAMPLE, 'cni-ptp-daemon.cjs'), socketPath]);

@@ -12,38 +12,17 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveResident, type ResidentServer } from '../../dist/cni/index.js';
-
-const CLIENT = `
-import os, socket, struct, sys
-path, files = sys.argv[1], sys.argv[2:]
-env = b'CNI_COMMAND=VERSION\\0'
-header = b'NCS3' + struct.pack('>II', len(env), 0)
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(path)
-fds = [os.open(f, os.O_RDONLY) for f in files]
-if fds:
-    socket.send_fds(s, [header], fds)
-else:
-    s.sendall(header)
-s.sendall(env)
-answer = b''
-while True:
-    chunk = s.recv(65536)
-    if not chunk:
-        break
-    answer += chunk
-sys.stdout.buffer.write(answer[16:16 + struct.unpack('>I', answer[8:12])[0]])
-`;
+import { writeRawClient } from '../helpers/resident-raw-client.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'netns-caller-netns-'));
 const socketPath = join(dir, 'p.sock');
-const client = join(dir, 'client.py');
+let client: string;
 const file = join(dir, 'not-a-namespace');
 const ownNet = `net:[${statSync('/proc/self/ns/net').ino}]`;
 let server: ResidentServer;
 
 beforeAll(async () => {
-  writeFileSync(client, CLIENT);
+  client = writeRawClient(dir);
   writeFileSync(file, 'x');
   server = await serveResident({ add: () => ({ cniVersion: '1.0.0' }), del: () => {}, check: () => {} }, { versions: ['1.0.0'] }, { socketPath, handleSignals: false });
 });
@@ -52,7 +31,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const send = async (files: string[]) => JSON.parse((await promisify(execFile)('python3', [client, socketPath, ...files])).stdout) as { code?: number; msg?: string; supportedVersions?: string[] };
+const send = async (files: string[]) => JSON.parse((await promisify(execFile)('python3', [client, socketPath, 'NCS3', ...files])).stdout) as { code?: number; msg?: string; supportedVersions?: string[] };
 /** This process's descriptors that point at `target`. */
 const held = (target: string) => readdirSync('/proc/self/fd').filter((fd) => {
   try {
