@@ -202,13 +202,18 @@ describe('SharedAddressSets (in-memory backend)', () => {
     }
     const note = (shared: SharedAddressSets, backend: MemoryBackend, name: string, order: string[]) => shared.use(options(backend), async () => void order.push(name));
     const settle = () => new Promise((resolve) => setImmediate(resolve));
-
-    it('takes new users until maxHoldMs has passed since it took the lock, and none from then', async () => {
+    /** A lease taken at time 0 by a call that holds it: the writer, its counts, the order of events. */
+    async function firstHolding(handoffMs = HANDOFF_MS) {
       const { backend, counts } = countingBackend();
-      const shared = new SharedAddressSets({ maxHoldMs: 1000, handoffMs: HANDOFF_MS });
+      const shared = new SharedAddressSets({ maxHoldMs: 1000, handoffMs });
       const order: string[] = [];
       const first = holder(shared, backend, 'first', order);
       await until(() => order.includes('first in'));
+      return { backend, counts, shared, order, first };
+    }
+
+    it('takes new users until maxHoldMs has passed since it took the lock, and none from then', async () => {
+      const { backend, counts, shared, order, first } = await firstHolding();
       now = 999; // a call reads the clock as it is made
       const joined = note(shared, backend, 'joined', order);
       await settle(); // joining takes no more than this turn
@@ -224,11 +229,7 @@ describe('SharedAddressSets (in-memory backend)', () => {
     });
 
     it('lets every call that waited on a lease too old share the one opened after it', async () => {
-      const { backend, counts } = countingBackend();
-      const shared = new SharedAddressSets({ maxHoldMs: 1000, handoffMs: HANDOFF_MS });
-      const order: string[] = [];
-      const first = holder(shared, backend, 'first', order);
-      await until(() => order.includes('first in'));
+      const { backend, counts, shared, order, first } = await firstHolding();
       now = 1000;
       const waiting = ['b', 'c', 'd'].map((name) => note(shared, backend, name, order));
       await settle();
@@ -273,11 +274,7 @@ describe('SharedAddressSets (in-memory backend)', () => {
     });
 
     it('starts a new hold after a lease that took no one new for being too old', async () => {
-      const { backend } = countingBackend();
-      const shared = new SharedAddressSets({ maxHoldMs: 1000, handoffMs: HANDOFF_MS });
-      const order: string[] = [];
-      const first = holder(shared, backend, 'first', order);
-      await until(() => order.includes('first in'));
+      const { backend, shared, order, first } = await firstHolding();
       now = 1000;
       const second = holder(shared, backend, 'second', order); // waits for the first, then opens anew
       await settle();
@@ -294,11 +291,7 @@ describe('SharedAddressSets (in-memory backend)', () => {
     });
 
     it('opens without waiting when handoffMs is 0', async () => {
-      const { backend } = countingBackend();
-      const shared = new SharedAddressSets({ maxHoldMs: 1000, handoffMs: 0 });
-      const order: string[] = [];
-      const first = holder(shared, backend, 'first', order);
-      await until(() => order.includes('first in'));
+      const { backend, shared, order, first } = await firstHolding(0);
       now = 1000;
       const second = note(shared, backend, 'second', order);
       await settle();
