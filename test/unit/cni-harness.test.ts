@@ -253,6 +253,14 @@ describe('CniHarness CHECK and DEL', () => {
     expect(Object.hasOwn(calls()[0]!.stdin, 'prevResult')).toBe(false);
     expect(() => statSync(h.cache.file('net1', rt))).toThrow(/ENOENT/);
   });
+
+  it('drops a cache entry it cannot read even when the DEL then fails, as libcni does', async () => {
+    const h = harness();
+    mkdirSync(join(cacheDir, 'results'), { recursive: true });
+    writeFileSync(h.cache.file('net1', rt), 'not json');
+    await expect(h.del(list('1.0.0', ['fail']), rt)).rejects.toMatchObject({ code: 11, command: 'DEL' });
+    expect(() => statSync(h.cache.file('net1', rt))).toThrow(/ENOENT/);
+  });
 });
 
 describe('CniHarness GC and STATUS', () => {
