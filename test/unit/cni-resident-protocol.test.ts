@@ -81,7 +81,31 @@ describe('serveResident options', () => {
 
   it('refuses a request timeout Node cannot keep (over 2^31-1 ms it would fire at once), before taking a socket', async () => {
     for (const requestTimeoutMs of [2 ** 31, 2 ** 53, 0, 1.5]) {
-      await expect(serveResident(handlers, info, { socketPath: '/nonexistent-netns-test/s.sock', requestTimeoutMs })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG' });
+      await expect(serveResident(handlers, info, { socketPath: '/nonexistent-netns-test/s.sock', requestTimeoutMs })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: `requestTimeoutMs must be an integer from 1 to ${2 ** 31 - 1}` });
+    }
+  });
+
+  it('refuses options that are not an object, or handleSignals that is not a boolean, by message', async () => {
+    await expect(serveResident(handlers, info, null as never)).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: 'serveResident takes options { socketPath } or { name }' });
+    await expect(serveResident(handlers, info, { socketPath: '/nonexistent-netns-test/s.sock', handleSignals: 'yes' as never })).rejects.toMatchObject({ code: 'ERR_NETNS_INVALID_ARG', message: 'handleSignals must be true or false' });
+  });
+
+  it('stops on SIGTERM and SIGINT by default, and stops listening for them once closed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'netns-resident-signals-'));
+    const counts = () => [process.listenerCount('SIGTERM'), process.listenerCount('SIGINT')];
+    const before = counts();
+    try {
+      const server = await serveResident(handlers, info, { socketPath: join(dir, 's.sock') });
+      expect(counts()).toEqual(before.map((n) => n + 1));
+      process.emit('SIGINT', 'SIGINT');
+      await server.closed;
+      expect(counts()).toEqual(before);
+      const again = await serveResident(handlers, info, { socketPath: join(dir, 's.sock') });
+      process.emit('SIGTERM', 'SIGTERM');
+      await again.closed;
+      expect(counts()).toEqual(before);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
