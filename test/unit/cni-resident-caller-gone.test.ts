@@ -25,7 +25,7 @@ describe('a resident call whose shim goes away', () => {
   let dir: string;
   let server: ResidentServer | undefined;
   let started: ReturnType<typeof deferred<AbortSignal>>;
-  let finish: ReturnType<typeof deferred>;
+  let finish: ReturnType<typeof deferred<void>>;
   const held = (args: { signal: AbortSignal }) => {
     started.resolve(args.signal);
     return finish.promise;
