@@ -70,9 +70,10 @@ export type SpawnPlugin = (command: string, args: string[], options: { env: Node
 
 /**
  * `env` as execve takes it; a variable set to undefined is left out, as
- * child_process does, and a number or boolean is written as text. A NUL would cut the C string short (a path would name
- * another program) and `=` in a name would make another variable: refused,
- * as child_process refuses them.
+ * child_process does, and a number, bigint or boolean is written as text. A
+ * NUL would cut the C string short (a path would name another program) and
+ * `=` in a name would make another variable: refused, as child_process
+ * refuses them.
  */
 function environmentList(env: NodeJS.ProcessEnv): string[] {
   return Object.entries(env).flatMap(([name, value]) => {

@@ -14,7 +14,6 @@ export interface LabFile {
   spec: LabSpec;
 }
 
-
 /**
  * A YAML document as plain data: two equal keys are refused, and so is a tag
  * the schema does not know (the parser would only warn, and read it as text).
