@@ -23,6 +23,8 @@
 // the same per-owner guards as any request), deleting the table if it is left
 // empty and its last users asked for that. The deadline is read from the
 // instance as it closes, so deadlines recorded by earlier processes count too.
+import type { AsyncLocalStorage } from 'node:async_hooks';
+import { asyncHooks } from '../core/builtins.js';
 import { ErrorCodes, netnsError } from '../core/errors.js';
 import { MAX_TIMER_MS } from '../core/timer-limit.js';
 import { sleep } from '../core/sleep.js';
@@ -90,6 +92,20 @@ class Lease {
     this.ns.close();
     this.#markClosed();
   }
+}
+
+/**
+ * The leases the running `work` holds. A call nested in it joins its own
+ * lease however old: waiting for that lease to close, as a newcomer does,
+ * would wait for the very call that waits.
+ */
+let holding: AsyncLocalStorage<ReadonlySet<Lease>> | undefined;
+const heldHere = (): ReadonlySet<Lease> | undefined => holding?.getStore();
+
+/** `work` run with `lease` added to what its calls hold. */
+function runHolding<T>(lease: Lease, work: () => Promise<T>): Promise<T> {
+  holding ??= new (asyncHooks().AsyncLocalStorage)();
+  return holding.run(new Set([...(heldHere() ?? []), lease]), work);
 }
 
 const objectIds = new WeakMap<object, number>();
@@ -160,7 +176,9 @@ export class SharedAddressSets {
    * Runs `work` with the shared writer of the table `options` name (opened as
    * AddressSets.open opens it, or joined), then leaves it. Rejects as open
    * does (ERR_NETNS_ADDRSET_LOCKED, ...) or with what `work` throws; the last
-   * user to leave also with a failure to delete or close the table.
+   * user to leave also with a failure to delete or close the table. A call
+   * made inside `work` for the same table joins this one's writer, however
+   * long it has been held.
    */
   use<T>(options: AddressSetsOptions, work: (sets: AddressSets) => Promise<T>, share?: ShareOptions & { onlyExisting?: false }): Promise<T>;
   use<T>(options: AddressSetsOptions, work: (sets: AddressSets) => Promise<T>, share: ShareOptions): Promise<T | undefined>;
@@ -168,7 +186,8 @@ export class SharedAddressSets {
     const lease = await this.#join(options, share.onlyExisting === true);
     if (!lease) return undefined;
     try {
-      return await work((await lease.sets)!);
+      const sets = (await lease.sets)!;
+      return await runHolding(lease, () => work(sets));
     } finally {
       if (share.deleteTableIfEmpty) lease.tidy = true;
       await this.#leave(lease, options);
@@ -206,7 +225,9 @@ export class SharedAddressSets {
       let heldSince: number | undefined; // set while the lock has been held, lease after lease, with no break
       for (;;) {
         const current = this.#leases.get(key);
-        if (current && !current.closing && performance.now() - current.heldSince < this.#maxHoldMs) {
+        // Held by the work this call runs in, and still in use (a call that work left running after it ended is a newcomer).
+        const ours = current !== undefined && current.users > 0 && heldHere()?.has(current) === true;
+        if (current && (ours || (!current.closing && performance.now() - current.heldSince < this.#maxHoldMs))) {
           // Counted at once, so that its last user cannot close it meanwhile. A lease that opens
           // nothing (no table, or a failure) is finished whatever its count: no one leaves it.
           current.users++;

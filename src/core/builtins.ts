@@ -14,6 +14,7 @@ function loadedOnUse<T>(load: () => T): () => T {
 }
 
 export const net = loadedOnUse(() => process.getBuiltinModule('node:net'));
+export const asyncHooks = loadedOnUse(() => process.getBuiltinModule('node:async_hooks'));
 export const dgram = loadedOnUse(() => process.getBuiltinModule('node:dgram'));
 export const childProcess = loadedOnUse(() => process.getBuiltinModule('node:child_process'));
 export const workerThreads = loadedOnUse(() => process.getBuiltinModule('node:worker_threads'));

@@ -202,6 +202,17 @@ describe('SharedAddressSets (in-memory backend)', () => {
     }
     const note = (shared: SharedAddressSets, backend: MemoryBackend, name: string, order: string[]) => shared.use(options(backend), async () => void order.push(name));
     const settle = () => new Promise((resolve) => setImmediate(resolve));
+    /** A backend whose lease close waits in its table check until `closing` resolves; `closeBegun()` says it is there. */
+    function closeWaits() {
+      const { backend, counts } = countingBackend();
+      const closing = deferred();
+      let begun = false;
+      backend.removeTableIfEmpty = () => {
+        begun = true;
+        return closing.promise.then(() => false);
+      };
+      return { backend, counts, closing, closeBegun: () => begun };
+    }
     /** A lease taken at time 0 by a call that holds it: the writer, its counts, the order of events. */
     async function firstHolding(handoffMs = HANDOFF_MS) {
       const { backend, counts } = countingBackend();
@@ -241,19 +252,13 @@ describe('SharedAddressSets (in-memory backend)', () => {
     });
 
     it('counts its hold from the lease before it when it opened as that one closed, so the lock is not kept past maxHoldMs', async () => {
-      const { backend, counts } = countingBackend();
-      const closing = deferred();
-      let closeBegun = false;
-      backend.removeTableIfEmpty = () => {
-        closeBegun = true;
-        return closing.promise.then(() => false); // the first lease's close waits here
-      };
+      const { backend, counts, closing, closeBegun } = closeWaits();
       const shared = new SharedAddressSets({ maxHoldMs: 1000, handoffMs: HANDOFF_MS });
       const order: string[] = [];
       const first = holder(shared, backend, 'first', order, { deleteTableIfEmpty: true });
       await until(() => order.includes('first in'));
       first.release();
-      await until(() => closeBegun); // its user gone, the lease is closing
+      await until(closeBegun); // its user gone, the lease is closing
       now = 500;
       const second = holder(shared, backend, 'second', order);
       closing.resolve();
@@ -288,6 +293,38 @@ describe('SharedAddressSets (in-memory backend)', () => {
       await Promise.all([first.done, second.done, joined]);
       expect(order).toEqual(['first in', 'first out', 'second in', 'joined', 'second out']);
       expect(handoffs()).toBe(1);
+    });
+
+    it("lets a call nested in a call's work join its lease however old, where waiting for it to close would wait forever", async () => {
+      const { backend, counts } = countingBackend();
+      const shared = new SharedAddressSets({ maxHoldMs: 1000, handoffMs: HANDOFF_MS });
+      const refs = await shared.use(options(backend), async (sets) => {
+        await sets.ensure('outer', ['10.9.8.1']);
+        now = 5000; // the outer call has held the lock past maxHoldMs
+        return shared.use(options(backend), (inner) => inner.ensure('inner', ['10.9.8.2']));
+      });
+      expect(backend.elements(refs.v4)).toEqual(['10.9.8.2']);
+      expect(counts.locks).toBe(1);
+      expect(shared.size).toBe(0);
+      await lockIsFree(backend);
+    });
+
+    it("takes a call a work left running after it ended as a newcomer, not as a user of that work's closing lease", async () => {
+      const { backend, counts, closing, closeBegun } = closeWaits();
+      const shared = new SharedAddressSets({ maxHoldMs: 1000, handoffMs: HANDOFF_MS });
+      let detached!: Promise<{ v4: string }>;
+      await Promise.race([
+        shared.use(options(backend), async () => {
+          // Nothing written, so the close asks the backend whether the table is empty, and waits there.
+          detached = until(closeBegun).then(() => shared.use(options(backend), (inner) => inner.ensure('later', ['10.9.8.4'])));
+        }, { deleteTableIfEmpty: true }),
+        until(closeBegun),
+      ]);
+      await settle(); // the detached call has made its choice
+      closing.resolve();
+      expect(backend.elements((await detached).v4)).toEqual(['10.9.8.4']);
+      expect(counts.locks).toBe(2); // a writer of its own, after the closing one
+      await lockIsFree(backend);
     });
 
     it('opens without waiting when handoffMs is 0', async () => {
