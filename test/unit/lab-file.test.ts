@@ -53,6 +53,22 @@ describe('loadLabFile', () => {
     expect(() => loadLabFile(path)).toThrow(refused(`lab file ${path}: name must match /^[A-Za-z0-9_-]{1,32}$/, got "bad name"`));
   });
 
+  it('refuses an alias bomb, and keeps a __proto__ key as a plain key, not the spec\'s prototype', () => {
+    let bomb = 'a: &a [x, x, x, x, x, x, x, x, x]\n';
+    for (const [name, prev] of [['b', 'a'], ['c', 'b'], ['d', 'c'], ['e', 'd'], ['f', 'e'], ['g', 'f']]) bomb += `${name}: &${name} [${Array(9).fill(`*${prev}`).join(', ')}]\n`;
+    expect(() => loadLabFile(file('bomb.yaml', `${bomb}hosts: {}\n`))).toThrow(refused(/^lab file .*bomb\.yaml: Excessive alias count/));
+    for (const [name, text] of [['proto.yaml', '__proto__: { hosts: { h1: {} } }\n'], ['proto.json', '{ "__proto__": { "hosts": { "h1": {} } } }']] as const) {
+      const { spec } = loadLabFile(file(name, text));
+      expect(Object.getPrototypeOf(spec), name).toBe(Object.prototype);
+      expect(Object.hasOwn(spec, '__proto__'), name).toBe(true);
+      expect((spec as { hosts?: unknown }).hosts, name).toBeUndefined();
+    }
+  });
+
+  it('refuses a key given twice in JSON however it is escaped', () => {
+    expect(() => loadLabFile(file('escaped.json', '{ "hosts": { "a": {} }, "ho\\u0073ts": { "b": {} } }'))).toThrow(refused(/escaped\.json: .*unique/));
+  });
+
   it('passes on a file it cannot read as Node reports it', () => {
     expect(() => loadLabFile(join(dir, 'missing.yaml'))).toThrow(expect.objectContaining({ code: 'ENOENT' }));
   });
